@@ -1,0 +1,30 @@
+// swift-tools-version:5.10
+// Tresor: a password vault of individually encrypted JSON entries in a git repository.
+import PackageDescription
+
+let package = Package(
+    name: "Tresor",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "tresor", targets: ["tresor"]),
+        .library(name: "Tresor", targets: ["Tresor"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .target(name: "TresorCore", dependencies: ["CSodium"]),
+        .target(name: "TresorGit", dependencies: ["CGit2"]),
+        .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
+        .executableTarget(
+            name: "tresor",
+            dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
+        .testTarget(name: "TresorGitTests", dependencies: ["TresorGit"]),
+        .testTarget(name: "TresorTests", dependencies: ["Tresor"]),
+        .testTarget(name: "tresorTests", dependencies: ["Tresor"]),
+    ]
+)

@@ -1,0 +1,14 @@
+// C entry point for libgit2; included by the CGit2 module map.
+#ifndef TRESOR_CGIT2_SHIM_H
+#define TRESOR_CGIT2_SHIM_H
+#include <git2.h>
+#include <git2/sys/merge.h>
+
+/// git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option used.
+static inline int tresor_git_set_search_path(int level, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
+}
+static inline int tresor_git_set_owner_validation(int enabled) {
+    return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+}
+#endif

@@ -1,0 +1,2 @@
+// The vault as users see it: store + repository + keys.
+

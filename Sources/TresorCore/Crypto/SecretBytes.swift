@@ -1,0 +1,73 @@
+// Key material and decrypted bytes in locked memory that is zeroed when released.
+internal import CSodium
+import Foundation
+
+/// A buffer for secrets: allocated with `sodium_malloc` (guarded, locked where the OS allows),
+/// zeroed and freed on `deinit`. Compare with `constantTimeEquals`, never `==`.
+public final class SecretBytes: @unchecked Sendable {
+    private let pointer: UnsafeMutableRawPointer
+    /// Number of bytes held.
+    public let count: Int
+
+    /// A zero-filled buffer of `count` bytes.
+    public init(count: Int) {
+        Sodium.ensureInitialized()
+        precondition(count >= 0)
+        guard let p = sodium_malloc(max(count, 1)) else { fatalError("sodium_malloc failed") }
+        pointer = p
+        self.count = count
+        sodium_memzero(p, max(count, 1))
+    }
+
+    /// A copy of `bytes`. The caller should wipe its own copy where it can.
+    public convenience init<C: Collection>(copying bytes: C) where C.Element == UInt8 {
+        self.init(count: bytes.count)
+        var i = 0
+        for b in bytes { pointer.storeBytes(of: b, toByteOffset: i, as: UInt8.self); i += 1 }
+    }
+
+    /// The UTF-8 bytes of `string`.
+    public convenience init(utf8 string: String) {
+        var s = string
+        let n = s.utf8.count
+        self.init(count: n)
+        s.withUTF8 { buf in
+            if let base = buf.baseAddress, n > 0 { pointer.copyMemory(from: base, byteCount: n) }
+        }
+    }
+
+    /// `count` bytes from the system CSPRNG.
+    public static func random(count: Int) -> SecretBytes {
+        let s = SecretBytes(count: count)
+        if count > 0 { randombytes_buf(s.pointer, count) }
+        return s
+    }
+
+    deinit {
+        sodium_free(pointer)
+    }
+
+    /// Runs `body` with read access to the bytes.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    internal func withMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Constant-time comparison (`sodium_memcmp`).
+    public func constantTimeEquals(_ other: SecretBytes) -> Bool {
+        guard count == other.count else { return false }
+        if count == 0 { return true }
+        return sodium_memcmp(pointer, other.pointer, count) == 0
+    }
+
+    /// The bytes decoded as UTF-8. The result is an ordinary `String` the caller must keep short-lived.
+    public func utf8String() -> String? {
+        withBytes { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// A copy in ordinary memory, for handing to APIs that need `Data` (JSON parsing).
+    public func unsafeData() -> Data { withBytes { Data($0) } }
+}

@@ -1,0 +1,151 @@
+// The libsodium primitives Tresor uses: Argon2id, XChaCha20-Poly1305-IETF, crypto_kdf, randomness.
+internal import CSodium
+import Foundation
+
+/// Failures of the crypto layer; callers add the file or entry they were working on.
+public enum CryptoError: Error, Equatable {
+    /// Authentication failed: wrong key, or the ciphertext or its additional data was changed.
+    case authenticationFailed
+    /// Argon2id could not run with the given parameters (usually: not enough memory).
+    case kdfFailed
+    /// A key, nonce or salt of the wrong length.
+    case badLength(String)
+}
+
+/// Thin, safe wrappers over libsodium. Spec/FORMAT.md §2 names each primitive.
+public enum Sodium {
+    private static let initialized: Bool = { sodium_init() >= 0 }()
+
+    /// Calls `sodium_init` once; aborts if libsodium cannot initialise (no entropy source).
+    public static func ensureInitialized() {
+        guard initialized else { fatalError("libsodium failed to initialise") }
+    }
+
+    public static let keyBytes = 32
+    public static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
+    public static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
+    public static let saltBytes = Int(crypto_pwhash_saltbytes())
+    /// Argon2id's own lower bounds (libsodium `crypto_pwhash_argon2id_*_MIN`).
+    public static let minOps = UInt64(crypto_pwhash_argon2id_opslimit_min())
+    public static let minMem = UInt64(crypto_pwhash_argon2id_memlimit_min())
+
+    /// `count` random bytes (not secret: nonces, salts, ids).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: count)
+        out.withUnsafeMutableBytes { if count > 0 { randombytes_buf($0.baseAddress!, count) } }
+        return out
+    }
+
+    /// A uniformly random integer in `0..<upperBound` without modulo bias (`randombytes_uniform`).
+    public static func randomUniform(_ upperBound: UInt32) -> UInt32 {
+        ensureInitialized()
+        return randombytes_uniform(upperBound)
+    }
+
+    /// Argon2id13 (`crypto_pwhash`) of `passphrase` into a 32-byte key.
+    /// - Throws: `CryptoError.kdfFailed` when libsodium refuses (out of memory, bad limits).
+    public static func argon2id(passphrase: SecretBytes, salt: [UInt8], ops: UInt64, mem: UInt64) throws -> SecretBytes {
+        ensureInitialized()
+        guard salt.count == saltBytes else { throw CryptoError.badLength("salt") }
+        let key = SecretBytes(count: keyBytes)
+        let rc = key.withMutableBytes { out in
+            passphrase.withBytes { pw in
+                salt.withUnsafeBytes { s in
+                    crypto_pwhash(
+                        out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(keyBytes),
+                        pw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(pw.count),
+                        s.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        ops, Int(mem), crypto_pwhash_ALG_ARGON2ID13)
+                }
+            }
+        }
+        guard rc == 0 else { throw CryptoError.kdfFailed }
+        return key
+    }
+
+    /// XChaCha20-Poly1305-IETF encryption; returns ciphertext || 16-byte tag.
+    public static func seal(_ plaintext: SecretBytes, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> [UInt8] {
+        ensureInitialized()
+        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
+        guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
+        var out = [UInt8](repeating: 0, count: plaintext.count + tagBytes)
+        var outLen: UInt64 = 0
+        let rc = out.withUnsafeMutableBufferPointer { o in
+            plaintext.withBytes { m in
+                key.withBytes { k in
+                    nonce.withUnsafeBufferPointer { n in
+                        ad.withUnsafeBufferPointer { a in
+                            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                                o.baseAddress!, &outLen,
+                                m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                                a.baseAddress, UInt64(a.count), nil,
+                                n.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        }
+                    }
+                }
+            }
+        }
+        guard rc == 0 else { throw CryptoError.authenticationFailed }
+        return out
+    }
+
+    /// XChaCha20-Poly1305-IETF decryption into a zeroing buffer.
+    /// - Throws: `CryptoError.authenticationFailed` on a wrong key or any changed byte.
+    public static func open(_ ciphertext: [UInt8], key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
+        ensureInitialized()
+        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
+        guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
+        guard ciphertext.count >= tagBytes else { throw CryptoError.authenticationFailed }
+        let out = SecretBytes(count: ciphertext.count - tagBytes)
+        var outLen: UInt64 = 0
+        let rc = out.withMutableBytes { o in
+            ciphertext.withUnsafeBufferPointer { c in
+                key.withBytes { k in
+                    nonce.withUnsafeBufferPointer { n in
+                        ad.withUnsafeBufferPointer { a in
+                            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                                o.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                &outLen, nil,
+                                c.baseAddress!, UInt64(c.count),
+                                a.baseAddress, UInt64(a.count),
+                                n.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        }
+                    }
+                }
+            }
+        }
+        guard rc == 0 else { throw CryptoError.authenticationFailed }
+        return out
+    }
+
+    /// `crypto_kdf_derive_from_key`: a 32-byte subkey for `id` under the 8-byte `context`.
+    public static func deriveSubkey(from key: SecretBytes, id: UInt64, context: String) throws -> SecretBytes {
+        ensureInitialized()
+        let ctx = Array(context.utf8)
+        guard ctx.count == Int(crypto_kdf_contextbytes()) else { throw CryptoError.badLength("context") }
+        guard key.count == Int(crypto_kdf_keybytes()) else { throw CryptoError.badLength("key") }
+        let sub = SecretBytes(count: keyBytes)
+        let rc = sub.withMutableBytes { o in
+            key.withBytes { k in
+                ctx.map { CChar(bitPattern: $0) }.withUnsafeBufferPointer { c in
+                    crypto_kdf_derive_from_key(
+                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes, id,
+                        c.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        guard rc == 0 else { throw CryptoError.kdfFailed }
+        return sub
+    }
+
+    /// Overwrites an ordinary byte array with zeros (`sodium_memzero`).
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if $0.count > 0 { sodium_memzero($0.baseAddress!, $0.count) } }
+    }
+
+    /// Overwrites `data` with zeros.
+    public static func wipe(_ data: inout Data) {
+        data.withUnsafeMutableBytes { if $0.count > 0 { sodium_memzero($0.baseAddress!, $0.count) } }
+    }
+}

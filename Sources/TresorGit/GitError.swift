@@ -1,0 +1,2 @@
+// The libgit2 layer: repositories, commits, history and sync, with no knowledge of the vault format.
+

@@ -1,0 +1,2 @@
+// Entry point of the tresor command-line tool.
+print("tresor")

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderTresorCoreTests: XCTestCase { func testBuilds() {} }
