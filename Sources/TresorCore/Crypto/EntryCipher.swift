@@ -1,0 +1,44 @@
+// Sealing and opening entry files with the entry subkey (Spec/FORMAT.md §6.3).
+import Foundation
+
+/// Encrypts and decrypts entries under one vault key. Holds only the derived entry subkey.
+public final class EntryCipher: @unchecked Sendable {
+    /// `crypto_kdf` context and subkey id of the entry key (Spec/FORMAT.md §2.3).
+    static let kdfContext = "tresorv1"
+    static let entryKeyID: UInt64 = 1
+    private let entryKey: SecretBytes
+
+    /// - Throws: `CryptoError` if the vault key has the wrong length.
+    public init(vaultKey: SecretBytes) throws {
+        entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
+    }
+
+    /// The entry as file bytes, with a fresh random nonce.
+    public func seal(_ entry: Entry) throws -> [UInt8] {
+        let plaintext = SecretBytes(copying: entry.payloadJSON().canonicalBytes())
+        var env = Envelope(id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes), ciphertext: [])
+        env.ciphertext = try Sodium.seal(plaintext, key: entryKey, nonce: env.nonce, ad: env.associatedData)
+        return env.serialized()
+    }
+
+    /// Decrypts the payload of parsed file bytes into a zeroing buffer.
+    public func openPayload(_ env: Envelope) throws -> SecretBytes {
+        do { return try Sodium.open(env.ciphertext, key: entryKey, nonce: env.nonce, ad: env.associatedData) }
+        catch { throw CoreError.authenticationFailed }
+    }
+
+    /// Parses, decrypts and checks an entry file. When `expectedPath` is given the inner path must equal it.
+    /// - Throws: `CoreError` of the first rule broken (Spec/FORMAT.md §6.2 order).
+    public func open(_ bytes: [UInt8], expectedPath: EntryPath?) throws -> Entry {
+        let env = try Envelope.parse(bytes)
+        let plaintext = try openPayload(env)
+        let payload: JSONValue
+        do { payload = try plaintext.withBytes { try JSONValue.parse($0) } }
+        catch { throw CoreError.malformed("decrypted payload is not JSON") }
+        let entry = try Entry(id: env.id, payload: payload)
+        if let expectedPath, entry.path != expectedPath {
+            throw CoreError.pathMismatch(inner: entry.path.string, outer: expectedPath.string)
+        }
+        return entry
+    }
+}

@@ -1,0 +1,15 @@
+// Canonical base64 (RFC 4648 §4, padded): the only encoding of bytes in Tresor files.
+import Foundation
+
+enum Base64 {
+    static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
+    /// Decodes `text`, refusing anything that does not re-encode to exactly the same text
+    /// (missing padding, non-zero pad bits, white space, the URL alphabet).
+    static func decodeCanonical(_ text: String) -> [UInt8]? {
+        guard let d = Data(base64Encoded: text) else { return nil }
+        let bytes = [UInt8](d)
+        guard encode(bytes) == text else { return nil }
+        return bytes
+    }
+}

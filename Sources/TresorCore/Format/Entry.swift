@@ -1,0 +1,155 @@
+// The decrypted entry: fields with per-field time and origin, history, and preserved unknown members.
+import Foundation
+
+/// A field value: text, or a list of texts (`urls`, `tags`).
+public enum FieldValue: Hashable, Sendable {
+    case text(String)
+    case list([String])
+
+    /// Text form for display and search: lists joined by newlines.
+    public var displayText: String {
+        switch self {
+        case .text(let s): return s
+        case .list(let l): return l.joined(separator: "\n")
+        }
+    }
+    var json: JSONValue {
+        switch self {
+        case .text(let s): return .string(s)
+        case .list(let l): return .array(l.map(JSONValue.string))
+        }
+    }
+    init(json: JSONValue) throws {
+        switch json {
+        case .string(let s): self = .text(s)
+        case .array(let a):
+            self = .list(try a.map { guard let s = $0.stringValue else { throw CoreError.malformed("list field holds a non-string") }; return s })
+        default: throw CoreError.malformed("field value must be a string or an array of strings")
+        }
+    }
+}
+
+/// One field of an entry with the time and device of its last change (Spec/FORMAT.md §5.3).
+public struct Field: Hashable, Sendable {
+    public var value: FieldValue
+    public var modified: Timestamp
+    public var origin: String
+    public init(value: FieldValue, modified: Timestamp, origin: String) {
+        self.value = value; self.modified = modified; self.origin = origin
+    }
+}
+
+/// A previous value of a field (Spec/FORMAT.md §5.4).
+public struct HistoryItem: Hashable, Sendable {
+    public var field: String
+    public var value: FieldValue
+    public var modified: Timestamp
+    public var origin: String
+    /// When it stopped being the current value.
+    public var replaced: Timestamp
+    /// Why: `edit`, `delete` or `merge`.
+    public var reason: String
+    public init(field: String, value: FieldValue, modified: Timestamp, origin: String, replaced: Timestamp, reason: String) {
+        self.field = field; self.value = value; self.modified = modified; self.origin = origin
+        self.replaced = replaced; self.reason = reason
+    }
+}
+
+/// A decrypted entry (Spec/FORMAT.md §5).
+public struct Entry: Equatable, Sendable {
+    /// The standard fields; every other name is a custom field.
+    public static let standardFields = ["password", "username", "urls", "notes", "tags"]
+    public static let listFields: Set<String> = ["urls", "tags"]
+    /// History items kept per field; older ones are dropped (git history still has them).
+    public static let historyLimitPerField = 64
+
+    public var id: String
+    public var path: EntryPath
+    public var created: Timestamp
+    public var modified: Timestamp
+    public var fields: [String: Field]
+    public var history: [HistoryItem]
+    /// Payload members this version does not know, kept verbatim on rewrite.
+    public var unknownMembers: [String: JSONValue]
+
+    /// A new, empty entry with a fresh random id.
+    public init(path: EntryPath, at time: Timestamp) {
+        self.init(id: UUID().uuidString.lowercased(), path: path, created: time, modified: time,
+                  fields: [:], history: [], unknownMembers: [:])
+    }
+
+    public init(id: String, path: EntryPath, created: Timestamp, modified: Timestamp,
+                fields: [String: Field], history: [HistoryItem], unknownMembers: [String: JSONValue]) {
+        self.id = id; self.path = path; self.created = created; self.modified = modified
+        self.fields = fields; self.history = history; self.unknownMembers = unknownMembers
+    }
+
+    /// The text of a field, nil if absent.
+    public func text(_ name: String) -> String? { fields[name]?.value.displayText }
+    /// The list of a list field, empty if absent.
+    public func list(_ name: String) -> [String] {
+        switch fields[name]?.value {
+        case .list(let l): return l
+        case .text(let t): return [t]
+        case nil: return []
+        }
+    }
+    /// Names of the custom fields, sorted.
+    public var customFieldNames: [String] { fields.keys.filter { !Entry.standardFields.contains($0) }.sorted() }
+
+    /// Checks a field name: 1–64 bytes, no control characters, no leading dot.
+    public static func validateFieldName(_ name: String) throws {
+        guard !name.isEmpty, name.utf8.count <= 64 else { throw CoreError.invalidField("field name \"\(name)\" must be 1 to 64 bytes") }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw CoreError.invalidField("field name \"\(name)\" contains a control character")
+        }
+        guard !name.hasPrefix(".") && !name.contains("=") else { throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\"") }
+    }
+
+    /// Sets (or with nil removes) a field, moving the previous value into history.
+    /// Returns true if anything changed. An empty text or list removes the field.
+    @discardableResult
+    public mutating func set(_ name: String, _ value: FieldValue?, at time: Timestamp, origin: String) -> Bool {
+        var newValue = value
+        if case .text(let t)? = newValue, t.isEmpty { newValue = nil }
+        if case .list(let l)? = newValue, l.isEmpty { newValue = nil }
+        let old = fields[name]
+        guard old?.value != newValue else { return false }
+        if let old {
+            history.append(HistoryItem(field: name, value: old.value, modified: old.modified, origin: old.origin,
+                                       replaced: time, reason: newValue == nil ? "delete" : "edit"))
+            capHistory()
+        }
+        if let newValue {
+            fields[name] = Field(value: newValue, modified: time, origin: origin)
+        } else {
+            fields[name] = nil
+        }
+        modified = max(modified, time)
+        return true
+    }
+
+    /// Keeps the newest `historyLimitPerField` items of each field, in a canonical order
+    /// (by `replaced`, then field, origin, value).
+    public mutating func capHistory() {
+        history.sort(by: HistoryItem.canonicalOrder)
+        var counts: [String: Int] = [:]
+        var kept: [HistoryItem] = []
+        for item in history.reversed() {
+            let n = counts[item.field, default: 0]
+            if n < Entry.historyLimitPerField { kept.append(item); counts[item.field] = n + 1 }
+        }
+        history = kept.reversed()
+    }
+}
+
+extension HistoryItem {
+    /// Oldest first; ties broken by field, origin, modified and value so the order is total.
+    public static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
+        if a.replaced != b.replaced { return a.replaced < b.replaced }
+        if a.field != b.field { return a.field.utf8.lexicographicallyPrecedes(b.field.utf8) }
+        if a.modified != b.modified { return a.modified < b.modified }
+        if a.origin != b.origin { return a.origin.utf8.lexicographicallyPrecedes(b.origin.utf8) }
+        return a.value.json.canonicalBytes().lexicographicallyPrecedes(b.value.json.canonicalBytes())
+    }
+}

@@ -1,0 +1,67 @@
+// Entry paths: validation and normalisation (Spec/FORMAT.md §4).
+import Foundation
+
+/// A validated, NFC-normalised entry path such as `Email/gmail` (file `Email/gmail.json`).
+public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The path, components joined by `/`.
+    public let string: String
+
+    public static let maxBytes = 255
+    public static let maxComponentBytes = 100
+    public static let maxDepth = 16
+    public static let fileExtension = ".json"
+    static let forbidden: Set<Character> = ["\\", ":", "*", "?", "\"", "<", ">", "|"]
+
+    /// Validates and normalises `raw`. A single trailing `/` is not allowed; `//` is not allowed.
+    /// - Throws: `CoreError.invalidPath` naming the rule that failed.
+    public init(_ raw: String) throws {
+        let s = raw.precomposedStringWithCanonicalMapping
+        func bad(_ reason: String) -> CoreError { .invalidPath(raw, reason: reason) }
+        guard !s.isEmpty else { throw bad("empty path") }
+        guard !s.hasPrefix("/") else { throw bad("absolute paths are not allowed") }
+        guard s.utf8.count <= Self.maxBytes else { throw bad("longer than \(Self.maxBytes) bytes") }
+        for scalar in s.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                throw bad("control characters are not allowed")
+            }
+            if scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator {
+                throw bad("line separators are not allowed")
+            }
+        }
+        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= Self.maxDepth else { throw bad("deeper than \(Self.maxDepth) levels") }
+        for part in parts {
+            if part.isEmpty { throw bad("empty path component") }
+            if part == "." || part == ".." { throw bad("\".\" and \"..\" are not allowed") }
+            if part.hasPrefix(".") { throw bad("a component may not start with \".\"") }
+            if part.hasSuffix(" ") || part.hasSuffix(".") || part.hasPrefix(" ") {
+                throw bad("a component may not start or end with a space or end with \".\"")
+            }
+            if let c = part.first(where: { Self.forbidden.contains($0) }) { throw bad("character \"\(c)\" is not allowed") }
+            if part.utf8.count > Self.maxComponentBytes { throw bad("a component is longer than \(Self.maxComponentBytes) bytes") }
+        }
+        string = s
+    }
+
+    /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.
+    public init?(filePath: String) {
+        guard filePath.hasSuffix(Self.fileExtension) else { return nil }
+        let stem = String(filePath.dropLast(Self.fileExtension.count))
+        guard let p = try? EntryPath(stem), p.string == stem else { return nil }
+        self = p
+    }
+
+    /// Vault-relative file path: `Email/gmail.json`.
+    public var filePath: String { string + Self.fileExtension }
+    /// Path components.
+    public var components: [String] { string.split(separator: "/").map(String.init) }
+    /// Last component.
+    public var name: String { components.last! }
+    /// The folder part, `""` at the top level.
+    public var folder: String { components.dropLast().joined(separator: "/") }
+    /// The key that decides case collisions (Spec/FORMAT.md §4.3).
+    public var collisionKey: String { string.lowercased().precomposedStringWithCanonicalMapping }
+
+    public var description: String { string }
+    public static func < (a: EntryPath, b: EntryPath) -> Bool { a.string.utf8.lexicographicallyPrecedes(b.string.utf8) }
+}

@@ -1,0 +1,64 @@
+// The entry file envelope: version, id, nonce, ciphertext, and its additional data (Spec/FORMAT.md §6).
+import Foundation
+
+/// The plaintext JSON object stored in an entry file.
+public struct Envelope: Equatable, Sendable {
+    /// Largest entry file a reader accepts, in bytes.
+    public static let maxFileBytes = 1 << 20
+
+    public var version: Int
+    public var id: String
+    public var nonce: [UInt8]
+    public var ciphertext: [UInt8]
+
+    public init(version: Int = FormatVersion.current, id: String, nonce: [UInt8], ciphertext: [UInt8]) {
+        self.version = version; self.id = id; self.nonce = nonce; self.ciphertext = ciphertext
+    }
+
+    /// AEAD additional data: `"tresor-entry" 0x00 version 0x00 id 0x00 nonce-base64`, ASCII.
+    public var associatedData: [UInt8] {
+        Array("tresor-entry\u{0}\(version)\u{0}\(id)\u{0}\(Base64.encode(nonce))".utf8)
+    }
+
+    /// File bytes: canonical JSON followed by one newline.
+    public func serialized() -> [UInt8] {
+        JSONValue.object([
+            "version": .integer(version), "id": .string(id),
+            "nonce": .string(Base64.encode(nonce)), "ciphertext": .string(Base64.encode(ciphertext)),
+        ]).canonicalBytes() + [0x0A]
+    }
+
+    /// Parses entry file bytes, checking the rules of Spec/FORMAT.md §6.2 in their stated order.
+    public static func parse(_ bytes: [UInt8]) throws -> Envelope {
+        guard bytes.count <= maxFileBytes else { throw CoreError.malformed("file larger than \(maxFileBytes) bytes") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError {
+            throw CoreError.malformed(bytes.isEmpty ? "empty file" : "not JSON (\(e.description)); the file may be truncated")
+        }
+        guard let o = json.objectValue else { throw CoreError.malformed("envelope is not a JSON object") }
+        guard let vj = o["version"] else { throw CoreError.malformed("envelope has no \"version\"") }
+        guard let v = vj.uint64Value, v <= Int.max else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(v)) }
+        let expected: Set<String> = ["version", "id", "nonce", "ciphertext"]
+        if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed("unknown envelope member \"\(extra)\"") }
+        guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed("\"id\" is not a lowercase UUID") }
+        guard let ns = o["nonce"]?.stringValue else { throw CoreError.malformed("envelope has no \"nonce\" string") }
+        guard let nonce = Base64.decodeCanonical(ns) else { throw CoreError.badEncoding("\"nonce\" is not canonical base64") }
+        guard nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding("\"nonce\" is not \(Sodium.nonceBytes) bytes") }
+        guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed("envelope has no \"ciphertext\" string") }
+        guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding("\"ciphertext\" is not canonical base64") }
+        guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding("\"ciphertext\" is shorter than the tag") }
+        return Envelope(version: Int(v), id: id, nonce: nonce, ciphertext: ct)
+    }
+
+    /// True for a lowercase hyphenated UUID (8-4-4-4-12 hex digits).
+    public static func isCanonicalUUID(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count == 36 else { return false }
+        for (i, c) in b.enumerated() {
+            if [8, 13, 18, 23].contains(i) { guard c == 0x2D else { return false } }
+            else { guard (0x30...0x39).contains(c) || (0x61...0x66).contains(c) else { return false } }
+        }
+        return true
+    }
+}

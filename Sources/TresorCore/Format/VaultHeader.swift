@@ -1,0 +1,161 @@
+// The vault header `.tresor/vault.json`: vault id and key slots (Spec/FORMAT.md §3).
+import Foundation
+
+/// Argon2id cost presets. `minimum` exists for tests only.
+public enum KDFLevel: String, CaseIterable, Sendable {
+    case minimum, interactive, moderate, sensitive
+    public var ops: UInt64 { switch self { case .minimum: 1; case .interactive: 2; case .moderate: 3; case .sensitive: 4 } }
+    public var mem: UInt64 {
+        switch self { case .minimum: 8192; case .interactive: 64 << 20; case .moderate: 256 << 20; case .sensitive: 1 << 30 }
+    }
+}
+
+/// Argon2id13 parameters of a passphrase key slot.
+public struct KDFParameters: Equatable, Sendable {
+    public static let algorithm = "argon2id13"
+    public static let maxOps: UInt64 = 16
+    public static let maxMem: UInt64 = 1 << 30
+    public var ops: UInt64
+    public var mem: UInt64
+    public var salt: [UInt8]
+
+    public init(ops: UInt64, mem: UInt64, salt: [UInt8]) { self.ops = ops; self.mem = mem; self.salt = salt }
+    public init(level: KDFLevel) { self.init(ops: level.ops, mem: level.mem, salt: Sodium.randomBytes(Sodium.saltBytes)) }
+
+    /// Refuses parameters outside Spec/FORMAT.md §3.2 before any work is done.
+    public func validate() throws {
+        guard ops >= Sodium.minOps, ops <= Self.maxOps else { throw CoreError.kdfOutOfBounds("ops \(ops) outside \(Sodium.minOps)...\(Self.maxOps)") }
+        guard mem >= Sodium.minMem, mem <= Self.maxMem else { throw CoreError.kdfOutOfBounds("mem \(mem) outside \(Sodium.minMem)...\(Self.maxMem) bytes") }
+        guard salt.count == Sodium.saltBytes else { throw CoreError.kdfOutOfBounds("salt is not \(Sodium.saltBytes) bytes") }
+    }
+
+    /// The level whose cost these parameters match, if any.
+    public var level: KDFLevel? { KDFLevel.allCases.first { $0.ops == ops && $0.mem == mem } }
+}
+
+/// A passphrase key slot: the vault key wrapped under an Argon2id-derived key (Spec/FORMAT.md §3.3).
+public struct KeySlot: Equatable, Sendable {
+    public static let passphraseType = "passphrase"
+    public var id: String
+    public var kdf: KDFParameters
+    public var nonce: [UInt8]
+    public var wrappedKey: [UInt8]
+
+    /// Additional data binding the slot to its vault and parameters.
+    func associatedData(vaultID: String) -> [UInt8] {
+        Array("tresor-keyslot\u{0}\(FormatVersion.current)\u{0}\(vaultID)\u{0}\(id)\u{0}\(KDFParameters.algorithm)\u{0}\(kdf.ops)\u{0}\(kdf.mem)\u{0}\(Base64.encode(kdf.salt))".utf8)
+    }
+
+    /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce.
+    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String) throws -> KeySlot {
+        var slot = KeySlot(id: UUID().uuidString.lowercased(), kdf: KDFParameters(level: level),
+                           nonce: Sodium.randomBytes(Sodium.nonceBytes), wrappedKey: [])
+        let kek = try Sodium.argon2id(passphrase: passphrase, salt: slot.kdf.salt, ops: slot.kdf.ops, mem: slot.kdf.mem)
+        slot.wrappedKey = try Sodium.seal(vaultKey, key: kek, nonce: slot.nonce, ad: slot.associatedData(vaultID: vaultID))
+        return slot
+    }
+
+    /// The vault key, or `CoreError.authenticationFailed` for a wrong passphrase or changed slot.
+    public func unwrap(passphrase: SecretBytes, vaultID: String) throws -> SecretBytes {
+        try kdf.validate()
+        let kek = try Sodium.argon2id(passphrase: passphrase, salt: kdf.salt, ops: kdf.ops, mem: kdf.mem)
+        do {
+            let key = try Sodium.open(wrappedKey, key: kek, nonce: nonce, ad: associatedData(vaultID: vaultID))
+            guard key.count == Sodium.keyBytes else { throw CoreError.malformed("wrapped key is not 32 bytes") }
+            return key
+        } catch is CryptoError { throw CoreError.authenticationFailed }
+    }
+
+    var json: JSONValue {
+        .object(["type": .string(KeySlot.passphraseType), "id": .string(id),
+                 "kdf": .object(["algorithm": .string(KDFParameters.algorithm), "ops": .integer(kdf.ops),
+                                 "mem": .integer(kdf.mem), "salt": .string(Base64.encode(kdf.salt))]),
+                 "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))])
+    }
+
+    init(id: String, kdf: KDFParameters, nonce: [UInt8], wrappedKey: [UInt8]) {
+        self.id = id; self.kdf = kdf; self.nonce = nonce; self.wrappedKey = wrappedKey
+    }
+
+    init(json o: [String: JSONValue]) throws {
+        guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("key slot \"id\" is not a lowercase UUID") }
+        guard let k = o["kdf"]?.objectValue else { throw CoreError.malformed("key slot has no \"kdf\" object") }
+        guard k["algorithm"]?.stringValue == KDFParameters.algorithm else { throw CoreError.kdfOutOfBounds("unknown KDF algorithm") }
+        guard let ops = k["ops"]?.uint64Value, let mem = k["mem"]?.uint64Value else { throw CoreError.malformed("kdf \"ops\"/\"mem\" are not integers") }
+        func b64(_ v: JSONValue?, _ name: String, _ len: Int) throws -> [UInt8] {
+            guard let s = v?.stringValue else { throw CoreError.malformed("key slot has no \"\(name)\" string") }
+            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("key slot \"\(name)\" is not canonical base64") }
+            guard b.count == len else { throw CoreError.badEncoding("key slot \"\(name)\" is not \(len) bytes") }
+            return b
+        }
+        let salt = try b64(k["salt"], "salt", Sodium.saltBytes)
+        let kdf = KDFParameters(ops: ops, mem: mem, salt: salt)
+        try kdf.validate()
+        self.init(id: id, kdf: kdf, nonce: try b64(o["nonce"], "nonce", Sodium.nonceBytes),
+                  wrappedKey: try b64(o["wrappedKey"], "wrappedKey", Sodium.keyBytes + Sodium.tagBytes))
+    }
+}
+
+/// `.tresor/vault.json` (Spec/FORMAT.md §3).
+public struct VaultHeader: Equatable, Sendable {
+    public static let relativePath = ".tresor/vault.json"
+    public static let formatName = "tresor-vault"
+    public var vaultID: String
+    public var keySlots: [KeySlot]
+    /// Slots of types this version does not know, kept verbatim.
+    public var otherSlots: [JSONValue]
+    public var unknownMembers: [String: JSONValue]
+
+    /// A new vault: a random vault key wrapped in one passphrase slot.
+    public static func create(passphrase: SecretBytes, level: KDFLevel) throws -> (VaultHeader, SecretBytes) {
+        let key = SecretBytes.random(count: Sodium.keyBytes)
+        let id = UUID().uuidString.lowercased()
+        let slot = try KeySlot.wrap(key, passphrase: passphrase, level: level, vaultID: id)
+        return (VaultHeader(vaultID: id, keySlots: [slot], otherSlots: [], unknownMembers: [:]), key)
+    }
+
+    /// Tries each passphrase slot in order. - Throws: `CoreError.wrongPassphrase` if none opens.
+    public func unlock(passphrase: SecretBytes) throws -> SecretBytes {
+        for slot in keySlots {
+            if let key = try? slot.unwrap(passphrase: passphrase, vaultID: vaultID) { return key }
+        }
+        throw CoreError.wrongPassphrase
+    }
+
+    /// The same vault key under a new passphrase: every passphrase slot is replaced by one new slot.
+    public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel) throws -> VaultHeader {
+        var h = self
+        h.keySlots = [try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID)]
+        return h
+    }
+
+    public func serialized() -> [UInt8] {
+        var o = unknownMembers
+        o["format"] = .string(VaultHeader.formatName)
+        o["version"] = .integer(FormatVersion.current)
+        o["vault"] = .string(vaultID)
+        o["keySlots"] = .array(keySlots.map(\.json) + otherSlots)
+        return JSONValue.object(o).canonicalBytes() + [0x0A]
+    }
+
+    /// Parses and checks a header. - Throws: `CoreError` naming the broken rule.
+    public static func parse(_ bytes: [UInt8]) throws -> VaultHeader {
+        guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("vault header is not JSON (\(e.description))") }
+        guard let o = json.objectValue else { throw CoreError.malformed("vault header is not a JSON object") }
+        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
+        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        var known: [KeySlot] = [], other: [JSONValue] = []
+        for s in slots {
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) } else { other.append(s) }
+        }
+        guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
+        return VaultHeader(vaultID: id, keySlots: known, otherSlots: other,
+                           unknownMembers: o.filter { !["format", "version", "vault", "keySlots"].contains($0.key) })
+    }
+}

@@ -1,0 +1,112 @@
+// The vault directory: where entry files and the header live, and how they are found (Spec/FORMAT.md §4).
+import Foundation
+
+/// Something wrong with a file in the vault tree, found while listing.
+public struct StoreProblem: Equatable, Sendable {
+    /// Vault-relative file path.
+    public let file: String
+    public let message: String
+}
+
+/// Entry files under a vault root. Knows the layout, not the keys.
+public struct EntryStore: Sendable {
+    /// Absolute path of the vault root (the git work tree).
+    public let root: String
+    public static let metadataDirectory = ".tresor"
+
+    public init(root: String) { self.root = root }
+
+    public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Every entry path in the tree, sorted, with the problems met on the way. Skips everything whose
+    /// name starts with `.` and files not ending in `.json`; never descends into links.
+    public func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
+        var paths: [EntryPath] = [], problems: [StoreProblem] = []
+        func walk(_ rel: String, depth: Int) {
+            for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where !name.hasPrefix(".") {
+                let r = rel.isEmpty ? name : rel + "/" + name
+                switch FileSystem.kind(absolute(r)) {
+                case .directory:
+                    if depth < EntryPath.maxDepth { walk(r, depth: depth + 1) }
+                case .file:
+                    guard name.hasSuffix(EntryPath.fileExtension) else { continue }
+                    if let p = EntryPath(filePath: r) { paths.append(p) }
+                    else { problems.append(StoreProblem(file: r, message: "file name is not a valid entry path (see Spec/FORMAT.md §4)")) }
+                case .symlink:
+                    problems.append(StoreProblem(file: r, message: "symbolic link (never followed)"))
+                default:
+                    if name.hasSuffix(EntryPath.fileExtension) { problems.append(StoreProblem(file: r, message: "not a regular file")) }
+                }
+            }
+        }
+        walk("", depth: 1)
+        return (paths.sorted(), problems)
+    }
+
+    /// Refuses a path whose parent directories include a link or a non-directory.
+    func checkParents(_ p: EntryPath) throws {
+        var rel = ""
+        for part in p.components.dropLast() {
+            rel = rel.isEmpty ? part : rel + "/" + part
+            switch FileSystem.kind(absolute(rel)) {
+            case .directory, .missing: continue
+            case .symlink: throw CoreError.symlink(rel)
+            default: throw CoreError.io("\"\(rel)\" is not a directory")
+            }
+        }
+    }
+
+    /// What is at the entry's file: missing, file, symlink, …
+    public func kind(of p: EntryPath) -> FileKind { FileSystem.kind(absolute(p.filePath)) }
+
+    /// The bytes of an entry file. - Throws: `CoreError.symlink`, `.io`, `.malformed` (too large).
+    public func readEntryFile(_ p: EntryPath) throws -> [UInt8] {
+        try checkParents(p)
+        return try FileSystem.read(absolute(p.filePath), limit: Envelope.maxFileBytes)
+    }
+
+    /// Writes an entry file atomically, creating its folders (0700).
+    public func writeEntryFile(_ bytes: [UInt8], for p: EntryPath) throws {
+        try checkParents(p)
+        try FileSystem.makeDirectories(p.folder, under: root)
+        try FileSystem.writeAtomically(bytes, to: absolute(p.filePath))
+    }
+
+    /// Removes an entry file and any folders it leaves empty.
+    public func removeEntryFile(_ p: EntryPath) throws {
+        try checkParents(p)
+        guard kind(of: p) == .file else { throw CoreError.io("no entry file \"\(p.filePath)\"") }
+        try FileSystem.removeFile(p.filePath, under: root)
+    }
+
+    /// An existing file or folder whose name differs from one of `p`'s components only by case
+    /// (such names collide on macOS and Windows checkouts; Spec/FORMAT.md §4.3).
+    public func caseCollision(for p: EntryPath) -> String? {
+        var rel = ""
+        let parts = p.components
+        for (i, part) in parts.enumerated() {
+            let want = i == parts.count - 1 ? part + EntryPath.fileExtension : part
+            let dir = rel.isEmpty ? root : absolute(rel)
+            let names = FileSystem.list(dir)
+            if names.contains(want) { rel = rel.isEmpty ? want : rel + "/" + want; continue }
+            if let other = names.first(where: { $0.lowercased() == want.lowercased() }) {
+                return rel.isEmpty ? other : rel + "/" + other
+            }
+            return nil
+        }
+        return nil
+    }
+
+    /// Reads `.tresor/vault.json`.
+    public func readHeader() throws -> [UInt8] {
+        let meta = absolute(EntryStore.metadataDirectory)
+        if FileSystem.kind(meta) == .symlink { throw CoreError.symlink(EntryStore.metadataDirectory) }
+        return try FileSystem.read(absolute(VaultHeader.relativePath), limit: 1 << 20)
+    }
+
+    /// Writes `.tresor/vault.json` atomically.
+    public func writeHeader(_ bytes: [UInt8]) throws {
+        try FileSystem.makeDirectories(EntryStore.metadataDirectory, under: root)
+        try FileSystem.writeAtomically(bytes, to: absolute(VaultHeader.relativePath))
+    }
+}

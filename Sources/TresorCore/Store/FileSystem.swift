@@ -1,0 +1,122 @@
+// File primitives for the store: atomic writes, reads and walks that never follow symbolic links.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kind of a path as `lstat` sees it.
+public enum FileKind: Equatable, Sendable { case missing, file, directory, symlink, other }
+
+/// POSIX file operations with the vault's rules: files 0600, directories 0700, writes atomic.
+public enum FileSystem {
+    static func errnoText(_ what: String, _ path: String, _ code: Int32 = errno) -> CoreError {
+        .io("\(what) \"\(path)\": \(String(cString: strerror(code)))")
+    }
+
+    /// `lstat` kind of `path`.
+    public static func kind(_ path: String) -> FileKind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    /// Permission bits of `path` (without following links), nil if missing.
+    public static func mode(_ path: String) -> UInt32? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return UInt32(st.st_mode & 0o7777)
+    }
+
+    /// Reads a regular file, refusing links (`O_NOFOLLOW`) and files larger than `limit`.
+    public static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw CoreError.symlink(path) }
+            throw errnoText("cannot read", path)
+        }
+        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw errnoText("cannot read", path) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io("\"\(path)\" is not a regular file") }
+        guard Int(st.st_size) <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
+        do {
+            let d = try h.read(upToCount: limit + 1) ?? Data()
+            guard d.count <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
+            return [UInt8](d)
+        } catch let e as CoreError { throw e } catch { throw CoreError.io("cannot read \"\(path)\": \(error.localizedDescription)") }
+    }
+
+    /// Writes `bytes` to `path` atomically: a 0600 temporary file in the same directory, fsync, rename,
+    /// fsync of the directory. A reader sees the old file or the new one, never a part.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw errnoText("cannot create", tmp) }
+        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+        do {
+            try h.write(contentsOf: Data(bytes))
+            try h.synchronize()
+            try h.close()
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw CoreError.io("cannot write \"\(path)\": \(error.localizedDescription)")
+        }
+        if kind(path) == .symlink || kind(path) == .directory {
+            unlink(tmp)
+            throw kind(path) == .symlink ? CoreError.symlink(path) : CoreError.io("\"\(path)\" is a directory")
+        }
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw errnoText("cannot replace", path, e)
+        }
+        syncDirectory(dir)
+    }
+
+    /// fsync of a directory so a rename or unlink in it is durable.
+    public static func syncDirectory(_ dir: String) {
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
+    }
+
+    /// Creates `dir` and missing parents below `root` with mode 0700, refusing links on the way.
+    public static func makeDirectories(_ relative: String, under root: String) throws {
+        var current = root
+        for part in relative.split(separator: "/") {
+            current += "/" + part
+            switch kind(current) {
+            case .directory: continue
+            case .missing:
+                guard mkdir(current, 0o700) == 0 || errno == EEXIST else { throw errnoText("cannot create directory", current) }
+            case .symlink: throw CoreError.symlink(current)
+            default: throw CoreError.io("\"\(current)\" exists and is not a directory")
+            }
+        }
+    }
+
+    /// Removes a file (not a link target) and then every parent directory below `root` left empty.
+    public static func removeFile(_ relative: String, under root: String) throws {
+        let path = root + "/" + relative
+        guard unlink(path) == 0 else { throw errnoText("cannot remove", path) }
+        var parts = relative.split(separator: "/").dropLast()
+        while !parts.isEmpty {
+            let dir = root + "/" + parts.joined(separator: "/")
+            if rmdir(dir) != 0 { break }
+            parts = parts.dropLast()
+        }
+        syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Sorted names in a directory (no `.`/`..`), empty if it cannot be read.
+    public static func list(_ dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
+}
