@@ -1,2 +1,123 @@
-// The libgit2 layer: repositories, commits, history and sync, with no knowledge of the vault format.
+// The git layer's one error type, and the one place where libgit2 return codes become Swift errors.
+internal import CGit2
+import Foundation
 
+/// Failures of the git layer. Messages start lowercase, end without a period, and carry a
+/// `hint:` line when the user has a next step.
+public enum GitError: LocalizedError, Equatable, Sendable {
+    /// There is no git repository whose work tree is `path`.
+    case notARepository(path: String)
+    /// `create(at:)` found a repository already there.
+    case alreadyExists(path: String)
+    /// The repository at `path` belongs to another user and libgit2 refuses to open it.
+    case notOwned(path: String)
+    /// A path given to `commit` does not exist in the work tree.
+    case fileNotFound(path: String)
+    /// A path is absolute, leaves the work tree, or is otherwise unusable in the index.
+    case invalidPath(String)
+    /// The commit would record the same tree as its parent.
+    case nothingToCommit
+    /// A revision string that names no commit.
+    case unknownRevision(String)
+    /// An operation that rewrites the work tree found local changes it would overwrite.
+    case uncommittedChanges(paths: [String])
+    /// A merge still has conflicted paths.
+    case unresolvedConflicts(paths: [String])
+    /// No remote of that name.
+    case remoteNotFound(String)
+    /// A remote of that name already exists.
+    case remoteExists(String)
+    /// The remote could not be reached (network, DNS, refused connection, missing repository).
+    case unreachable(url: String, reason: String)
+    /// The remote refused every credential we could offer.
+    case authenticationFailed(url: String, reason: String)
+    /// libssh2 could not use the key (typically an RSA key against a modern server).
+    case unsupportedSSHKey(url: String)
+    /// The server's host key is unknown or does not match `~/.ssh/known_hosts`.
+    case hostKeyRejected(url: String)
+    /// The remote refused the push, usually because it has commits we have not merged.
+    case pushRejected(remote: String, reason: String)
+    /// Any other libgit2 failure: `context` says what we were doing, `message` is libgit2's text.
+    case libgit2(code: Int32, message: String, context: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .notARepository(let path):
+            return "no git repository at \"\(path)\""
+                + "\nhint: check the path, or create the vault there first"
+        case .alreadyExists(let path):
+            return "a git repository already exists at \"\(path)\""
+                + "\nhint: open it instead, or choose an empty directory"
+        case .notOwned(let path):
+            return "the repository at \"\(path)\" is owned by another user"
+                + "\nhint: run as the owner, or change the owner of the directory"
+        case .fileNotFound(let path):
+            return "cannot stage \"\(path)\": no such file in the work tree"
+        case .invalidPath(let path):
+            return "invalid path \"\(path)\": paths must be relative and stay inside the work tree"
+        case .nothingToCommit:
+            return "nothing to commit: the tree is the same as the last commit's"
+        case .unknownRevision(let rev):
+            return "unknown revision \"\(rev)\""
+        case .uncommittedChanges(let paths):
+            return "the work tree has uncommitted changes: " + Self.list(paths)
+                + "\nhint: commit or remove them, then try again"
+        case .unresolvedConflicts(let paths):
+            return "the merge still has conflicts: " + Self.list(paths)
+                + "\nhint: resolve or remove every conflicted path before committing"
+        case .remoteNotFound(let name):
+            return "no remote named \"\(name)\""
+                + "\nhint: add it first"
+        case .remoteExists(let name):
+            return "a remote named \"\(name)\" already exists"
+                + "\nhint: remove it first, or choose another name"
+        case .unreachable(let url, let reason):
+            return "cannot reach \"\(url)\": \(reason)"
+                + "\nhint: check the URL and your network connection"
+        case .authenticationFailed(let url, let reason):
+            return "authentication to \"\(url)\" failed: \(reason)"
+                + "\nhint: start ssh-agent with your key, add ~/.ssh/id_ed25519,"
+                + " or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN for https"
+        case .unsupportedSSHKey(let url):
+            return "the ssh server at \"\(url)\" accepted none of the offered key types"
+                + "\nhint: use an ed25519 key or ssh-agent (RSA keys are signed with SHA-1 here)"
+        case .hostKeyRejected(let url):
+            return "the host key of \"\(url)\" is unknown or has changed"
+                + "\nhint: connect once with ssh to check it and add it to ~/.ssh/known_hosts"
+        case .pushRejected(let remote, let reason):
+            return "push to \"\(remote)\" was rejected: \(reason)"
+                + "\nhint: fetch and merge the remote changes, then push again"
+        case .libgit2(_, let message, let context):
+            return "\(context): \(message)"
+        }
+    }
+
+    private static func list(_ paths: [String]) -> String {
+        let shown = paths.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+        return paths.count > 5 ? shown + " and \(paths.count - 5) more" : shown
+    }
+}
+
+/// The one funnel for libgit2 return codes: a negative `result` becomes `GitError.libgit2` with
+/// libgit2's last error message, unless it is one of the codes in `allowing`, which the caller
+/// handles itself. Returns `result` so callers can use non-negative values (counts, booleans).
+@discardableResult
+func check(_ result: Int32, _ context: @autoclosure () -> String, allowing: Set<Int32> = []) throws -> Int32 {
+    guard result < 0, !allowing.contains(result) else { return result }
+    throw GitError.libgit2(code: result, message: lastErrorMessage(code: result), context: context())
+}
+
+/// libgit2's thread-local message for the last failure, cleared after reading.
+func lastErrorMessage(code: Int32) -> String {
+    defer { git_error_clear() }
+    guard let error = git_error_last(), let text = error.pointee.message else {
+        return "libgit2 error \(code)"
+    }
+    let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    return message.isEmpty ? "libgit2 error \(code)" : message
+}
+
+extension git_error_code {
+    /// The code as `Int32`, the type libgit2 functions return.
+    var code: Int32 { rawValue }
+}

@@ -1,0 +1,140 @@
+// Ownership of libgit2 handles and small conversions between libgit2 and Swift values.
+internal import CGit2
+import Foundation
+
+/// libgit2 global state, initialised once per process on first use.
+enum Libgit2 {
+    private static let initialized: Int32 = git_libgit2_init()
+
+    /// Calls `git_libgit2_init` once; every entry point of the module calls this first.
+    static func ensureInitialized() {
+        precondition(initialized > 0, "libgit2 failed to initialise")
+    }
+}
+
+/// Owns one libgit2 object pointer: acquired in `init`, freed exactly once in `deinit`.
+/// `owner` keeps the repository alive for objects that borrow it (trees, commits, remotes…).
+final class GitHandle {
+    let pointer: OpaquePointer
+    private let free: (OpaquePointer?) -> Void
+    private let owner: AnyObject?
+
+    /// Runs `acquire` through `check`; throws if it fails or yields no pointer.
+    init(
+        _ context: @autoclosure () -> String,
+        owner: AnyObject? = nil,
+        free: @escaping (OpaquePointer?) -> Void,
+        acquire: (inout OpaquePointer?) -> Int32
+    ) throws {
+        guard let raw = try Self.run(acquire, context(), allowNotFound: false) else {
+            throw GitError.libgit2(code: GIT_ERROR.code, message: "no object returned", context: context())
+        }
+        pointer = raw
+        self.free = free
+        self.owner = owner
+    }
+
+    /// Like `init(_:owner:free:acquire:)`, but a `GIT_ENOTFOUND` result gives `nil` instead of an error.
+    init?(
+        ifFound context: @autoclosure () -> String,
+        owner: AnyObject? = nil,
+        free: @escaping (OpaquePointer?) -> Void,
+        acquire: (inout OpaquePointer?) -> Int32
+    ) throws {
+        guard let raw = try Self.run(acquire, context(), allowNotFound: true) else { return nil }
+        pointer = raw
+        self.free = free
+        self.owner = owner
+    }
+
+    private static func run(
+        _ acquire: (inout OpaquePointer?) -> Int32,
+        _ context: @autoclosure () -> String,
+        allowNotFound: Bool
+    ) throws -> OpaquePointer? {
+        Libgit2.ensureInitialized()
+        var raw: OpaquePointer?
+        let notFound = GIT_ENOTFOUND.code
+        let result = try check(acquire(&raw), context(), allowing: allowNotFound ? [notFound] : [])
+        if result == notFound {
+            git_error_clear()
+            return nil
+        }
+        return raw
+    }
+
+    deinit { free(pointer) }
+}
+
+/// Owns a `git_signature`, which libgit2 hands out as a typed pointer rather than an opaque one.
+final class SignatureHandle {
+    let pointer: UnsafeMutablePointer<git_signature>
+
+    /// A signature stamped with the current time and the local time-zone offset.
+    init(_ signature: GitSignature) throws {
+        Libgit2.ensureInitialized()
+        var raw: UnsafeMutablePointer<git_signature>?
+        try check(git_signature_now(&raw, signature.name, signature.email),
+                  "making a signature for \"\(signature.name) <\(signature.email)>\"")
+        guard let raw else {
+            throw GitError.libgit2(code: GIT_ERROR.code, message: "no signature returned", context: "making a signature")
+        }
+        pointer = raw
+    }
+
+    deinit { git_signature_free(pointer) }
+}
+
+extension git_oid {
+    /// The 40-character lowercase hex form.
+    var hex: String {
+        var copy = self
+        var buffer = [CChar](repeating: 0, count: Int(GIT_OID_HEXSZ) + 1)
+        git_oid_fmt(&buffer, &copy)
+        return String(cString: buffer)
+    }
+
+    /// Parses a full 40-character hex id; `nil` for anything else.
+    init?(hex: String) {
+        guard hex.utf8.count == Int(GIT_OID_HEXSZ) else { return nil }
+        var oid = git_oid()
+        guard git_oid_fromstr(&oid, hex) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        self = oid
+    }
+
+    func isSame(as other: git_oid) -> Bool {
+        var a = self, b = other
+        return git_oid_equal(&a, &b) != 0
+    }
+}
+
+extension GitSignature {
+    /// Copies a libgit2 signature into Swift values; also returns its time.
+    static func from(_ raw: UnsafePointer<git_signature>) -> (GitSignature, Date) {
+        let name = raw.pointee.name.map { String(cString: $0) } ?? ""
+        let email = raw.pointee.email.map { String(cString: $0) } ?? ""
+        let date = Date(timeIntervalSince1970: TimeInterval(raw.pointee.when.time))
+        return (GitSignature(name: name, email: email), date)
+    }
+}
+
+/// Calls `body` with a `git_strarray` holding copies of `strings`, freed afterwards.
+func withStrArray<R>(_ strings: [String], _ body: (inout git_strarray) throws -> R) rethrows -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return try pointers.withUnsafeMutableBufferPointer { buffer in
+        var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+        return try body(&array)
+    }
+}
+
+/// Copies a libgit2-allocated `git_strarray` into Swift strings and disposes of it.
+func takeStrArray(_ array: inout git_strarray) -> [String] {
+    defer { git_strarray_dispose(&array) }
+    return (0..<array.count).compactMap { index in
+        array.strings[index].map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,124 @@
+// A git repository with a work tree: creating, opening, configuration and the default signature.
+internal import CGit2
+import Foundation
+
+/// A non-bare git repository, driven through libgit2 (no `git` executable is needed).
+///
+/// Not thread-safe: use one instance from one thread at a time.
+public final class GitRepository {
+    let handle: GitHandle
+    /// The absolute path of the work tree, without a trailing slash.
+    public let workdir: String
+
+    var raw: OpaquePointer { handle.pointer }
+
+    private init(handle: GitHandle) throws {
+        self.handle = handle
+        guard git_repository_is_bare(handle.pointer) == 0, let dir = git_repository_workdir(handle.pointer) else {
+            let path = git_repository_path(handle.pointer).map { String(cString: $0) } ?? "?"
+            throw GitError.notARepository(path: path)
+        }
+        var path = String(cString: dir)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        workdir = path
+    }
+
+    /// Creates a new non-bare repository whose work tree is `path` (made if missing), with HEAD
+    /// on the unborn branch `main`.
+    /// Throws `GitError.alreadyExists` if `path` already holds a repository.
+    public static func create(at path: String) throws -> GitRepository {
+        Libgit2.ensureInitialized()
+        var options = git_repository_init_options()
+        try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),
+                  "preparing to create a repository")
+        options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        do {
+            let handle = try "main".withCString { head in
+                options.initial_head = head
+                return try GitHandle("creating a repository at \"\(path)\"", free: git_repository_free) {
+                    git_repository_init_ext(&$0, path, &options)
+                }
+            }
+            return try GitRepository(handle: handle)
+        } catch GitError.libgit2(let code, _, _) where code == GIT_EEXISTS.code {
+            throw GitError.alreadyExists(path: path)
+        }
+    }
+
+    /// Opens the repository whose work tree is `path`. Parent directories are not searched.
+    /// Throws `GitError.notARepository` if there is none (or it is bare), `GitError.notOwned` if
+    /// another user owns it.
+    public static func open(at path: String) throws -> GitRepository {
+        Libgit2.ensureInitialized()
+        do {
+            let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+                git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+            }
+            return try GitRepository(handle: handle)
+        } catch GitError.libgit2(let code, _, _) where code == GIT_ENOTFOUND.code {
+            throw GitError.notARepository(path: path)
+        } catch GitError.libgit2(let code, _, _) where code == GIT_EOWNER.code {
+            throw GitError.notOwned(path: path)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Sets `key` (such as `user.name`) in the repository's own `.git/config`.
+    /// Throws `GitError.libgit2` for an invalid key or an unwritable file.
+    public func setConfig(_ key: String, _ value: String) throws {
+        let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
+            git_repository_config(&$0, raw)
+        }
+        let local = try GitHandle("opening the repository configuration", owner: self, free: git_config_free) {
+            git_config_open_level(&$0, config.pointer, GIT_CONFIG_LEVEL_LOCAL)
+        }
+        try check(git_config_set_string(local.pointer, key, value), "setting \"\(key)\"")
+    }
+
+    /// The value of `key` as git sees it (repository, then global and system files), or `nil` if it
+    /// is unset or unreadable.
+    public func config(_ key: String) -> String? {
+        try? configValue(key)
+    }
+
+    private func configValue(_ key: String) throws -> String? {
+        let snapshot = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
+            git_repository_config_snapshot(&$0, raw)
+        }
+        var value: UnsafePointer<CChar>?
+        let found = try check(git_config_get_string(&value, snapshot.pointer, key), "reading \"\(key)\"",
+                              allowing: [GIT_ENOTFOUND.code])
+        guard found == 0, let value else {
+            git_error_clear()
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    /// The author and committer for new commits: `user.name` and `user.email` from git's
+    /// configuration, else "Tresor" and "tresor@<host name>".
+    public func defaultSignature() -> GitSignature {
+        Self.signature(name: config("user.name"), email: config("user.email"))
+    }
+
+    /// The signature for configured `name` and `email`, with the fallbacks for missing values.
+    static func signature(name: String?, email: String?) -> GitSignature {
+        GitSignature(name: cleaned(name) ?? "Tresor", email: cleaned(email) ?? "tresor@" + hostName())
+    }
+
+    /// Drops the characters libgit2 refuses in signatures; `nil` if nothing is left.
+    private static func cleaned(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let kept = value.filter { !"<>\n\r\0".contains($0) }.trimmingCharacters(in: .whitespaces)
+        return kept.isEmpty ? nil : kept
+    }
+
+    /// The host name reduced to characters that are valid in an email domain.
+    static func hostName(_ raw: String = ProcessInfo.processInfo.hostName) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
+        let host = String(raw.lowercased().filter { allowed.contains($0) })
+            .trimmingCharacters(in: CharacterSet(charactersIn: ".-"))
+        return host.isEmpty ? "localhost" : host
+    }
+}
