@@ -1,0 +1,40 @@
+// The errors of password and passphrase generation, each with a message a user can act on.
+
+import Foundation
+
+/// Why a generator policy could not be parsed or cannot produce any secret. Spec/GENERATOR.md §1–§2.
+public enum GeneratorError: LocalizedError, Equatable, Sendable {
+    /// A policy string part that does not parse; `part` is the offending text, `reason` says why.
+    case badPolicy(part: String, reason: String)
+    /// A password length outside 1...1024.
+    case lengthOutOfRange(Int)
+    /// A word count outside 1...64.
+    case wordCountOutOfRange(Int)
+    /// Classes, include, exclude and exclude-similar leave no character to draw from.
+    case emptyCharacterSet
+    /// every-class is on but the named class has no character left after the exclusions.
+    case emptyClass(String)
+    /// every-class asks for more classes than the password has characters.
+    case lengthBelowClassCount(length: Int, classes: Int)
+    /// A custom set (`include`, `symbols` or `separator`) holds characters it may not hold.
+    case badCharacters(field: String, characters: String, allowed: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .badPolicy(part, reason):
+            return "bad policy \"\(part)\": \(reason)\nhint: see Spec/GENERATOR.md §1 for the policy syntax"
+        case let .lengthOutOfRange(length):
+            return "password length \(length) is out of range\nhint: choose a length from 1 to 1024"
+        case let .wordCountOutOfRange(count):
+            return "word count \(count) is out of range\nhint: choose from 1 to 64 words"
+        case .emptyCharacterSet:
+            return "the policy leaves no characters to choose from\nhint: add a class or include characters, or exclude fewer"
+        case let .emptyClass(name):
+            return "every-class needs a \(name) character but the exclusions remove them all\nhint: exclude fewer characters or drop every-class"
+        case let .lengthBelowClassCount(length, classes):
+            return "every-class needs \(classes) characters but the length is \(length)\nhint: use a length of at least \(classes) or fewer classes"
+        case let .badCharacters(field, characters, allowed):
+            return "\(field) may not contain \"\(characters)\"\nhint: \(field) may only hold \(allowed)"
+        }
+    }
+}
