@@ -58,7 +58,7 @@ public struct HistoryItem: Hashable, Sendable {
 /// A decrypted entry (Spec/FORMAT.md §5).
 public struct Entry: Equatable, Sendable {
     /// The standard fields; every other name is a custom field.
-    public static let standardFields = ["password", "username", "urls", "notes", "tags"]
+    public static let standardFields = ["password", "username", "urls", "notes", "tags", "policy"]
     public static let listFields: Set<String> = ["urls", "tags"]
     /// History items kept per field; older ones are dropped (git history still has them).
     public static let historyLimitPerField = 64
@@ -103,7 +103,7 @@ public struct Entry: Equatable, Sendable {
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw CoreError.invalidField("field name \"\(name)\" contains a control character")
         }
-        guard !name.hasPrefix(".") && !name.contains("=") else { throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\"") }
+        guard !name.hasPrefix("."), !name.contains("="), !name.contains(":") else { throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\" or \":\"") }
     }
 
     /// Sets (or with nil removes) a field, moving the previous value into history.

@@ -1,0 +1,104 @@
+// `tresor add`: create an entry, with a password from stdin, the generator, or typed at the terminal.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Add an entry.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Option(help: "User name.") var username: String?
+    @Option(name: .customLong("url"), help: "A URL (repeatable).") var urls: [String] = []
+    @Option(help: "Notes.") var note: String?
+    @Option(name: .customLong("field"), help: ArgumentHelp("A custom field (repeatable).", valueName: "name=value")) var fields: [String] = []
+    @Option(name: .customLong("tag"), help: "A tag (repeatable).") var tags: [String] = []
+    @Flag(help: "Read the password from standard input (up to the end; one final newline is dropped).") var passwordStdin = false
+    @Flag(help: "Generate the password (see generator options).") var generate = false
+    @Flag(name: [.short, .long], help: "Replace an existing entry.") var force = false
+    @OptionGroup(title: "Generator options") var generator: GeneratorOptions
+
+    func validate() throws {
+        if passwordStdin && generate { throw ValidationError("use --password-stdin or --generate, not both") }
+        if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("generator options need --generate") }
+    }
+
+    func run() throws {
+        let entryPath = try Vault.parsePath(path)
+        let custom = try fields.map(parseAssignment)
+        for (name, _) in custom where Entry.standardFields.contains(name) {
+            throw ValidationError("\"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
+                                  (name == "password" ? "-stdin or --generate" : ""))
+        }
+        let vault = try options.open(unlock: true)
+        try vault.checkNew(entryPath, force: force)
+        let policy = try generator.resolve()
+
+        var password: String?
+        if passwordStdin {
+            password = try readPasswordFromStdin()
+            warnIfWeak(password!)
+        } else if generate || (generator.isSpecified && !Prompt.interactive) {
+            let g = try GeneratorOptions.generate(policy)
+            password = g.value
+            Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
+        } else if Prompt.interactive {
+            password = try offerPassword(policy)
+        }
+
+        let now = Timestamp.now()
+        let origin = vault.deviceID
+        var entry = Entry(path: entryPath, at: now)
+        if let password { entry.set("password", .text(password), at: now, origin: origin) }
+        if let username { entry.set("username", .text(username), at: now, origin: origin) }
+        if !urls.isEmpty { entry.set("urls", .list(urls), at: now, origin: origin) }
+        if let note { entry.set("notes", .text(note), at: now, origin: origin) }
+        if !tags.isEmpty { entry.set("tags", .list(tags), at: now, origin: origin) }
+        if generator.isSpecified { entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
+        for (name, value) in custom { entry.set(name, .text(value), at: now, origin: origin) }
+        try vault.add(entry, force: force)
+        Output.status("Added \(entryPath)")
+    }
+
+    /// At a terminal: show a generated password; accept, regenerate, or type one's own.
+    func offerPassword(_ policy: GeneratorPolicy) throws -> String? {
+        while true {
+            let g = try GeneratorOptions.generate(policy)
+            Output.status(String(format: "Generated password (%.1f bits): %@", g.entropyBits, g.value))
+            let answer = Prompt.line("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")?.lowercased() ?? "n"
+            switch answer.first {
+            case "a", nil: return g.value
+            case "r": continue
+            case "t":
+                let typed = try Prompt.secret("Password: ")
+                guard typed.constantTimeEquals(try Prompt.secret("Repeat password: ")) else { Output.warning("the passwords do not match"); continue }
+                guard let s = typed.utf8String() else { throw CLIError("the password is not valid UTF-8") }
+                warnIfWeak(s)
+                return s
+            case "n": return nil
+            default: continue
+            }
+        }
+    }
+}
+
+/// `name=value` from the command line, with the name checked.
+func parseAssignment(_ s: String) throws -> (String, String) {
+    guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\"\(s)\" is not NAME=VALUE") }
+    let name = String(s[..<eq])
+    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError(e.errorDescription ?? "bad field name") }
+    return (name, String(s[s.index(after: eq)...]))
+}
+
+/// All of standard input as a password; one final newline (LF or CRLF) is dropped.
+func readPasswordFromStdin() throws -> String {
+    var data = FileHandle.standardInput.readDataToEndOfFile()
+    defer { Sodium.wipe(&data) }
+    var bytes = [UInt8](data)
+    defer { Sodium.wipe(&bytes) }
+    if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
+    guard !bytes.isEmpty else { throw CLIError("no password on standard input") }
+    guard let s = String(validating: bytes, as: UTF8.self) else { throw CLIError("the password on standard input is not valid UTF-8") }
+    return s
+}

@@ -1,0 +1,50 @@
+// `tresor grep`: search the decrypted contents of every entry, in process.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Grep: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Search every field of every entry (decrypts in process; no per-file subprocess).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Text to look for, ignoring case.") var text: String
+    @Option(help: "Only entries below this folder.") var prefix: String?
+    @Flag(help: "Print a JSON array of {path, matches: [{field, line}]}.") var json = false
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let needle = text.lowercased()
+        var results: [JSONValue] = []
+        var failed = false
+        var any = false
+        for (path, result) in try vault.readAll(prefix: prefix) {
+            let entry: Entry
+            switch result {
+            case .success(let e): entry = e
+            case .failure(let e): Output.warning(e.errorDescription ?? "\(e)"); failed = true; continue
+            }
+            var matches: [(String, String)] = []
+            for name in entry.fields.keys.sorted() {
+                for line in entry.fields[name]!.value.displayText.split(separator: "\n") where line.lowercased().contains(needle) {
+                    matches.append((name, String(line)))
+                }
+                if name.lowercased().contains(needle) && !matches.contains(where: { $0.0 == name }) {
+                    matches.append((name, entry.fields[name]!.value.displayText.split(separator: "\n").first.map(String.init) ?? ""))
+                }
+            }
+            if matches.isEmpty && path.string.lowercased().contains(needle) { matches.append(("path", path.string)) }
+            guard !matches.isEmpty else { continue }
+            any = true
+            if json {
+                results.append(.object(["path": .string(path.string),
+                                        "matches": .array(matches.map { .object(["field": .string($0.0), "line": .string($0.1)]) })]))
+            } else {
+                for (f, l) in matches { Output.line("\(path): \(f): \(l)") }
+            }
+        }
+        if json { Output.json(.array(results)) }
+        if failed { throw ExitCode(ExitStatus.error) }
+        if !any { throw ExitCode(ExitStatus.noMatch) }
+    }
+}

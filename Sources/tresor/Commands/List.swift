@@ -1,0 +1,73 @@
+// `tresor ls` and `tresor find`: entry names, which need no passphrase.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List entries (a tree at a terminal, one path per line otherwise).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Flag(help: "Print a JSON array of objects with \"path\".") var json = false
+    @Flag(help: "One path per line even at a terminal.") var flat = false
+
+    func run() throws {
+        let vault = try options.open(unlock: false)
+        let (paths, problems) = vault.list(prefix: prefix)
+        for p in problems { Output.warning("skipping \"\(p.file)\": \(p.message)") }
+        if let prefix, paths.isEmpty, !prefix.isEmpty {
+            throw VaultError.entryNotFound(prefix, suggestions: vault.suggestions(for: prefix))
+        }
+        if json {
+            Output.json(.array(paths.map { .object(["path": .string($0.string)]) }))
+        } else if Output.stdoutIsTerminal && !flat {
+            Output.line(Tree.render(paths.map(\.components)))
+        } else {
+            paths.forEach { Output.line($0.string) }
+        }
+    }
+}
+
+/// Draws paths as a tree with box characters, folders before the entries beside them.
+enum Tree {
+    static func render(_ paths: [[String]]) -> String {
+        var lines: [String] = []
+        func draw(_ items: [[String]], indent: String) {
+            var groups: [(String, [[String]])] = []
+            var leaves: [String] = []
+            for p in items {
+                if p.count == 1 { leaves.append(p[0]); continue }
+                if let i = groups.firstIndex(where: { $0.0 == p[0] }) { groups[i].1.append(Array(p.dropFirst())) }
+                else { groups.append((p[0], [Array(p.dropFirst())])) }
+            }
+            let rows: [(String, [[String]]?)] = groups.map { ($0.0, $0.1) } + leaves.map { ($0, nil) }
+            for (i, row) in rows.enumerated() {
+                let last = i == rows.count - 1
+                if indent.isEmpty && row.1 != nil { lines.append(row.0 + "/") }
+                else { lines.append(indent + (last ? "└── " : "├── ") + row.0 + (row.1 != nil ? "/" : "")) }
+                if let children = row.1 {
+                    draw(children, indent: indent.isEmpty ? " " : indent + (last ? "    " : "│   "))
+                }
+            }
+        }
+        draw(paths, indent: "")
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct Find: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print entry paths containing TEXT (names only; no passphrase needed).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Text to look for in entry paths, ignoring case.") var text: String
+    @Flag(help: "Print a JSON array of objects with \"path\".") var json = false
+
+    func run() throws {
+        let vault = try options.open(unlock: false)
+        let hits = vault.find(text)
+        if json { Output.json(.array(hits.map { .object(["path": .string($0.string)]) })) }
+        else { hits.forEach { Output.line($0.string) } }
+        if hits.isEmpty { throw ExitCode(ExitStatus.noMatch) }
+    }
+}

@@ -1,0 +1,70 @@
+// `tresor passwd`, `tresor fsck`, `tresor log`: passphrase, integrity and history.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Passwd: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change the passphrase (re-wraps the vault key; entries are untouched).")
+
+    @OptionGroup var options: VaultOptions
+    @Option(help: ArgumentHelp("Read the new passphrase from the first line of this file.", valueName: "file"))
+    var newPassphraseFile: String?
+    @Option(help: ArgumentHelp("Argon2id cost of the new key slot (default: the current one's).", valueName: "level"))
+    var kdf: KDFLevel?
+
+    func run() throws {
+        let vault = try options.open(unlock: false)
+        try vault.unlock(passphrase: try options.passphrase(prompt: "Current passphrase: "))
+        let new: SecretBytes
+        if let f = newPassphraseFile {
+            new = try VaultOptions.readPassphraseFile(f)
+        } else {
+            new = try Prompt.secret("New passphrase: ")
+            guard new.constantTimeEquals(try Prompt.secret("Repeat new passphrase: ")) else { throw CLIError("the passphrases do not match") }
+            guard new.count > 0 else { throw CLIError("the passphrase is empty") }
+        }
+        let level = kdf ?? vault.header.keySlots.first?.kdf.level ?? .moderate
+        try vault.changePassphrase(to: new, level: level)
+        Output.status("Passphrase changed.")
+    }
+}
+
+struct Fsck: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Decrypt every entry and check paths, ids, permissions and uncommitted files.")
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let report = try vault.check()
+        for p in report.problems { Output.line("\(p.file): \(p.message)") }
+        Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
+        if !report.problems.isEmpty { throw ExitCode(ExitStatus.problems) }
+    }
+}
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the vault's history (commits), optionally of one entry.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Only commits touching this entry.") var path: String?
+    @Option(name: [.short, .long], help: "At most this many commits.") var limit: Int?
+    @Flag(help: "Print a JSON array.") var json = false
+
+    func run() throws {
+        let vault = try options.open(unlock: false)
+        let entry = try path.map { try Vault.parsePath($0) }
+        let commits = try vault.history(of: entry, limit: limit)
+        if json {
+            Output.json(.array(commits.map { c in
+                .object(["id": .string(c.id), "author": .string(c.author.name), "email": .string(c.author.email),
+                         "date": .string(Timestamp(c.date).description), "message": .string(c.message)])
+            }))
+            return
+        }
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        for c in commits { Output.line("\(c.id.prefix(8))  \(f.string(from: c.date))  \(c.summary)") }
+    }
+}

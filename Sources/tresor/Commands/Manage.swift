@@ -1,0 +1,60 @@
+// `tresor rm`, `tresor mv`, `tresor cp`: remove, rename and copy entries.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (git history keeps it; 'tresor restore' brings it back).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path.") var path: String
+    @Flag(name: [.short, .long], help: "Do not ask for confirmation at a terminal.") var force = false
+
+    func run() throws {
+        let vault = try options.open(unlock: false)
+        let p = try vault.existingPath(path)
+        if Prompt.interactive && !force && !Prompt.confirm("Remove \(p)?") { throw CLIError("not removed", code: ExitStatus.error) }
+        try vault.remove(p)
+        Output.status("Removed \(p)")
+    }
+}
+
+/// A destination ending in "/" means "into this folder, same name".
+func destination(_ raw: String, source: EntryPath) throws -> EntryPath {
+    raw.hasSuffix("/") ? try Vault.parsePath(raw + source.name) : try Vault.parsePath(raw)
+}
+
+struct Move: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename or move an entry (it keeps its id and history).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path.") var source: String
+    @Argument(help: "New path, or a folder ending in \"/\".") var target: String
+    @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let from = try vault.existingPath(source)
+        let to = try destination(target, source: from)
+        try vault.move(from, to: to, force: force)
+        Output.status("Moved \(from) to \(to)")
+    }
+}
+
+struct Copy: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy an entry (the copy gets a new id).")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path.") var source: String
+    @Argument(help: "New path, or a folder ending in \"/\".") var target: String
+    @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let from = try vault.existingPath(source)
+        let to = try destination(target, source: from)
+        try vault.copy(from, to: to, force: force)
+        Output.status("Copied \(from) to \(to)")
+    }
+}

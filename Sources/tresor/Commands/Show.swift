@@ -1,0 +1,73 @@
+// `tresor show`: print an entry, one field, or the entry as JSON.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Option(help: ArgumentHelp("Print only this field's value (password, username, urls, notes, tags or a custom field).", valueName: "name"))
+    var field: String?
+    @Flag(help: "Print the entry as a JSON object.") var json = false
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let entry = try vault.read(try vault.existingPath(path))
+        if let field {
+            guard let f = entry.fields[field] else {
+                throw CLIError("entry \"\(entry.path)\" has no field \"\(field)\"" +
+                               (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)
+            }
+            Output.line(f.value.displayText)
+        } else if json {
+            Output.json(EntryJSON.object(entry))
+        } else {
+            Output.line(EntryText.render(entry))
+        }
+    }
+}
+
+/// The JSON shape of an entry for `show --json` and `grep --json` (README "JSON output").
+enum EntryJSON {
+    static func object(_ e: Entry) -> JSONValue {
+        var custom: [String: JSONValue] = [:]
+        for name in e.customFieldNames { custom[name] = .string(e.text(name) ?? "") }
+        return .object([
+            "path": .string(e.path.string), "id": .string(e.id),
+            "password": e.text("password").map(JSONValue.string) ?? .null,
+            "username": e.text("username").map(JSONValue.string) ?? .null,
+            "urls": .array(e.list("urls").map(JSONValue.string)),
+            "notes": e.text("notes").map(JSONValue.string) ?? .null,
+            "fields": .object(custom),
+            "tags": .array(e.list("tags").map(JSONValue.string)),
+            "created": .string(e.created.description), "modified": .string(e.modified.description),
+            "history": .array(e.history.map { h in
+                .object(["field": .string(h.field), "value": .string(h.value.displayText), "modified": .string(h.modified.description),
+                         "replaced": .string(h.replaced.description), "origin": .string(h.origin), "reason": .string(h.reason)])
+            }),
+        ])
+    }
+}
+
+/// The human form of an entry: `name: value` lines, multi-line values indented.
+enum EntryText {
+    static func render(_ e: Entry) -> String {
+        var lines: [String] = []
+        func add(_ name: String, _ value: String) {
+            let parts = value.split(separator: "\n", omittingEmptySubsequences: false)
+            if parts.count > 1 { lines.append("\(name):"); lines += parts.map { "  " + $0 } } else { lines.append("\(name): \(value)") }
+        }
+        if let p = e.text("password") { add("password", p) }
+        if let u = e.text("username") { add("username", u) }
+        for u in e.list("urls") { add("url", u) }
+        for n in e.customFieldNames { add(n, e.text(n) ?? "") }
+        if !e.list("tags").isEmpty { add("tags", e.list("tags").joined(separator: ", ")) }
+        if let n = e.text("notes") { add("notes", n) }
+        lines.append("modified: \(e.modified)")
+        if !e.history.isEmpty { lines.append("history: \(e.history.count) earlier value\(e.history.count == 1 ? "" : "s") (--json shows them)") }
+        return lines.joined(separator: "\n")
+    }
+}

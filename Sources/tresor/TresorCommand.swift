@@ -1,0 +1,75 @@
+// The `tresor` command: subcommands, and one place that turns errors into messages and exit codes.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+import TresorGit
+
+@main
+struct TresorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tresor",
+        abstract: "A password vault of encrypted JSON entries in a git repository.",
+        discussion: """
+            Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
+            Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
+            After 'eval "$(tresor unlock)"' commands use the session in $TRESOR_SESSION until it expires.
+            """,
+        version: "0.1.0",
+        subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
+                      Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
+                      Fsck.self, Log.self]
+    )
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let e as ExitCode {
+            Glibc.exit(e.rawValue)
+        } catch let e as VaultError {
+            fail(e.errorDescription ?? "\(e)", code: ExitStatus.of(e))
+        } catch let e as CoreError {
+            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        } catch let e as GitError {
+            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        } catch let e as CLIError {
+            fail(e.message, code: e.code)
+        } catch let e as GeneratorError {
+            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        Output.error(message)
+        Glibc.exit(code)
+    }
+}
+
+/// Exit codes (README "Exit codes").
+enum ExitStatus {
+    static let noMatch: Int32 = 1
+    static let error: Int32 = 2
+    static let auth: Int32 = 3
+    static let notFound: Int32 = 4
+    static let exists: Int32 = 5
+    static let problems: Int32 = 6
+
+    static func of(_ e: VaultError) -> Int32 {
+        switch e {
+        case .wrongPassphrase, .session: return auth
+        case .entryNotFound: return notFound
+        case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return exists
+        default: return error
+        }
+    }
+}
+
+/// A CLI-level failure with its exit code.
+struct CLIError: Error {
+    let message: String
+    var code: Int32 = ExitStatus.error
+    init(_ message: String, code: Int32 = ExitStatus.error) { self.message = message; self.code = code }
+}

@@ -1,0 +1,66 @@
+// Options every vault command shares: where the vault is and where the passphrase comes from.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct VaultOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Vault directory (default: $TRESOR_VAULT, else ~/.tresor).", valueName: "dir"))
+    var vault: String?
+
+    @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (default: $TRESOR_PASSPHRASE_FILE).", valueName: "file"))
+    var passphraseFile: String?
+
+    var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    var directory: String {
+        if let vault { return vault }
+        if let v = environment["TRESOR_VAULT"], !v.isEmpty { return v }
+        return NSHomeDirectory() + "/.tresor"
+    }
+
+    /// The passphrase file in force, if any.
+    var passphraseFilePath: String? {
+        if let passphraseFile { return passphraseFile }
+        if let f = environment["TRESOR_PASSPHRASE_FILE"], !f.isEmpty { return f }
+        return nil
+    }
+
+    /// The first line of a passphrase file. - Throws: a message naming the file if missing or empty.
+    static func readPassphraseFile(_ path: String) throws -> SecretBytes {
+        var bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: 64 * 1024) }
+        catch { throw CLIError("cannot read passphrase file \"\(path)\": \((error as? CoreError)?.errorDescription ?? "\(error)")", code: ExitStatus.auth) }
+        defer { Sodium.wipe(&bytes) }
+        let end = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        var line = Array(bytes[..<end])
+        defer { Sodium.wipe(&line) }
+        if line.last == 0x0D { line.removeLast() }
+        guard !line.isEmpty else { throw CLIError("passphrase file \"\(path)\" is empty", code: ExitStatus.auth) }
+        return SecretBytes(copying: line)
+    }
+
+    /// The current passphrase: from the file option, else asked at the terminal.
+    func passphrase(prompt: String = "Passphrase: ") throws -> SecretBytes {
+        if let f = passphraseFilePath { return try VaultOptions.readPassphraseFile(f) }
+        return try Prompt.secret(prompt)
+    }
+
+    /// Opens the vault; with `unlock`, also obtains the key from the session or the passphrase.
+    func open(unlock: Bool, allowSession: Bool = true) throws -> Vault {
+        let vault = try Vault.open(at: directory)
+        guard unlock else { return vault }
+        if allowSession, let token = environment[Session.environmentVariable], !token.isEmpty {
+            do {
+                try vault.unlock(vaultKey: try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+                return vault
+            } catch let e as VaultError {
+                // Fall back to the passphrase when one can be had; otherwise the session error is the answer.
+                guard passphraseFilePath != nil || Prompt.interactive else { throw e }
+                Output.warning((e.errorDescription ?? "session unusable").split(separator: "\n").first.map(String.init) ?? "")
+            }
+        }
+        try vault.unlock(passphrase: try passphrase())
+        return vault
+    }
+}

@@ -1,2 +1,0 @@
-// Entry point of the tresor command-line tool.
-print("tresor")
