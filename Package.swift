@@ -25,6 +25,6 @@ let package = Package(
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor"]),
-        .testTarget(name: "tresorTests", dependencies: ["Tresor"]),
+        .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor"]),
     ]
 )

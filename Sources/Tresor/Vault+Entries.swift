@@ -46,7 +46,7 @@ extension Vault {
             let name = l.split(separator: "/").last.map(String.init) ?? l
             if name == last { return (0, p) }
             let d = min(Vault.editDistance(l, t), Vault.editDistance(name, last))
-            if d <= max(1, last.count / 3) { return (d, p) }
+            if d <= (last.count >= 4 ? max(2, last.count / 3) : 1) { return (d, p) }
             if l.contains(t) || (last.count >= 3 && name.contains(last)) { return (3, p) }
             return nil
         }

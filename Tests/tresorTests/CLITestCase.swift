@@ -1,0 +1,105 @@
+// Runs the built `tresor` binary in a private temp dir and captures stdout, stderr and the exit code.
+import Foundation
+import XCTest
+
+struct CLIResult {
+    let stdout: String
+    let stderr: String
+    let code: Int32
+}
+
+class CLITestCase: XCTestCase {
+    var dir = ""
+    var vaultDir: String { dir + "/vault" }
+    var passphraseFile: String { dir + "/passphrase" }
+    var env: [String: String] = [:]
+
+    /// The binary next to the test bundle (same build directory).
+    static let binary: String = {
+        if let b = ProcessInfo.processInfo.environment["TRESOR_BIN"] { return b }
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [products, products.deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("tresor").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return products.appendingPathComponent("tresor").path
+    }()
+
+    override func setUpWithError() throws {
+        dir = NSTemporaryDirectory() + "tresor-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir + "/home", withIntermediateDirectories: true)
+        try "correct horse battery staple\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        env = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": dir + "/home", "LANG": "C.UTF-8",
+            "TRESOR_VAULT": vaultDir, "TRESOR_SESSION_DIR": dir + "/sessions",
+            "TRESOR_PASSPHRASE_FILE": passphraseFile, "GIT_CONFIG_NOSYSTEM": "1",
+        ]
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// Runs `tresor args…` with the test environment (plus `extraEnv`; a nil value removes a variable).
+    @discardableResult
+    func tresor(_ args: [String], stdin: String? = nil, extraEnv: [String: String?] = [:]) throws -> CLIResult {
+        try run(CLITestCase.binary, args, stdin: stdin, extraEnv: extraEnv)
+    }
+
+    @discardableResult
+    func tresor(_ args: String..., stdin: String? = nil) throws -> CLIResult { try tresor(args, stdin: stdin) }
+
+    /// Runs `tresor` and fails the test unless it exits 0.
+    @discardableResult
+    func ok(_ args: String..., stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
+        let r = try tresor(args, stdin: stdin)
+        XCTAssertEqual(r.code, 0, "tresor \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
+        return r
+    }
+
+    /// Runs `git -C vault args…` with the real git binary.
+    @discardableResult
+    func git(_ args: String...) throws -> CLIResult {
+        try run("/usr/bin/git", ["-C", vaultDir] + args, stdin: nil, extraEnv: [:])
+    }
+
+    func run(_ exe: String, _ args: [String], stdin: String?, extraEnv: [String: String?]) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        var e = env
+        for (k, v) in extraEnv { e[k] = v }
+        p.environment = e
+        let outFile = dir + "/.out-" + UUID().uuidString, errFile = dir + "/.err-" + UUID().uuidString
+        FileManager.default.createFile(atPath: outFile, contents: nil)
+        FileManager.default.createFile(atPath: errFile, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outFile); try? FileManager.default.removeItem(atPath: errFile) }
+        p.standardOutput = FileHandle(forWritingAtPath: outFile)
+        p.standardError = FileHandle(forWritingAtPath: errFile)
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        return CLIResult(stdout: try String(contentsOfFile: outFile, encoding: .utf8),
+                         stderr: try String(contentsOfFile: errFile, encoding: .utf8), code: p.terminationStatus)
+    }
+
+    /// A fresh vault with the cheapest KDF (tests never use the default cost).
+    func initVault() throws {
+        try ok("init", "--kdf", "minimum")
+    }
+
+    /// A vault with three entries in folders.
+    func sampleVault() throws {
+        try initVault()
+        try ok("add", "Email/gmail", "--username", "alice@gmail.com", "--url", "https://mail.google.com", "--password-stdin", stdin: "hunter2-gmail\n")
+        try ok("add", "Email/work", "--username", "alice@corp.example", "--password-stdin", stdin: "work-pass-123\n")
+        try ok("add", "Social/github", "--username", "alice", "--note", "2FA codes in the safe", "--field", "pin=4711", "--password-stdin", stdin: "gh-secret\n")
+    }
+
+    func entryFile(_ path: String) -> String { vaultDir + "/" + path + ".json" }
+
+    func write(_ text: String, to path: String) throws { try text.write(toFile: path, atomically: false, encoding: .utf8) }
+}
