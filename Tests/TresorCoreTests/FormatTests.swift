@@ -1,4 +1,4 @@
-// Canonical base64, entry path rules and timestamps (Spec/FORMAT.md §1.2, §4, §5.2).
+// Canonical base64, entry paths, timestamps and the envelope version check (Spec/FORMAT.md §1.2, §4, §5.2, §6.2).
 @testable import TresorCore
 import XCTest
 
@@ -127,5 +127,29 @@ final class TimestampTests: XCTestCase {
         let ms: [Int64] = [-5000, 0, 999, 1000, 1_700_000_000_000, 1_795_824_000_123]
         let texts = ms.map { Timestamp(milliseconds: $0).description }
         XCTAssertEqual(texts, texts.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+}
+
+final class EnvelopeTests: XCTestCase {
+    func envelope(version: String) -> [UInt8] {
+        Array((#"{"ciphertext":"AAAAAAAAAAAAAAAAAAAAAA==","id":"0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b","#
+            + #""nonce":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","version":"# + version + "}\n").utf8)
+    }
+
+    func testVersionIsCheckedAsAnIntegerThenAsAValue() throws {
+        XCTAssertEqual(try Envelope.parse(envelope(version: "1")).version, 1)
+        for v in ["0", "2", "18446744073709551615"] {
+            XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "unsupported-version") }
+        }
+        for v in ["18446744073709551616", "-1", "1.0", "1e0", "\"1\"", "null", "true"] {
+            XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "malformed") }
+        }
+    }
+
+    func testSerializationIsCanonicalWithOneNewline() throws {
+        let bytes = envelope(version: "1")
+        XCTAssertEqual(try Envelope.parse(bytes).serialized(), bytes)
+        XCTAssertEqual(try Envelope.parse(bytes).associatedData,
+                       Array("tresor-entry\u{0}1\u{0}0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b\u{0}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".utf8))
     }
 }
