@@ -1,4 +1,4 @@
-// tresor-vectors: writes Spec/vectors/*.json from fixed keys, salts, nonces and ids (Spec/FORMAT.md, "Test vectors").
+// tresor-vectors: writes Spec/vectors/*.json from fixed keys, salts, nonces and ids (Spec/FORMAT.md §9).
 // Usage: swift run tresor-vectors Spec/vectors
 import Foundation
 import TresorCore
