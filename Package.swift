@@ -22,6 +22,7 @@ let package = Package(
             name: "tresor",
             dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor"]),

@@ -97,19 +97,31 @@ public struct Entry: Equatable, Sendable {
     /// Names of the custom fields, sorted.
     public var customFieldNames: [String] { fields.keys.filter { !Entry.standardFields.contains($0) }.sorted() }
 
-    /// Checks a field name: 1–64 bytes, no control characters, no leading dot.
+    /// Checks a field name: 1–64 bytes, no control characters, no leading dot, no `=` or `:` (Spec/FORMAT.md §5.3).
+    /// Tested on scalars, not Characters, so a combining mark cannot hide a `.` or `=`.
+    /// - Throws: `CoreError.invalidField`.
     public static func validateFieldName(_ name: String) throws {
         guard !name.isEmpty, name.utf8.count <= 64 else { throw CoreError.invalidField("field name \"\(name)\" must be 1 to 64 bytes") }
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw CoreError.invalidField("field name \"\(name)\" contains a control character")
         }
-        guard !name.hasPrefix("."), !name.contains("="), !name.contains(":") else { throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\" or \":\"") }
+        guard name.utf8.first != 0x2E && !name.utf8.contains(0x3D) && !name.utf8.contains(0x3A) else {
+            throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\" or \":\"")
+        }
     }
 
     /// Sets (or with nil removes) a field, moving the previous value into history.
     /// Returns true if anything changed. An empty text or list removes the field.
+    /// - Throws: `CoreError.invalidField` for a bad name, or a text for `urls`/`tags` or a list for any
+    ///   other field (a reader would refuse such a payload, Spec/FORMAT.md §5.3).
     @discardableResult
-    public mutating func set(_ name: String, _ value: FieldValue?, at time: Timestamp, origin: String) -> Bool {
+    public mutating func set(_ name: String, _ value: FieldValue?, at time: Timestamp, origin: String) throws -> Bool {
+        try Entry.validateFieldName(name)
+        switch value {
+        case .text? where Entry.listFields.contains(name): throw CoreError.invalidField("field \"\(name)\" must be a list")
+        case .list? where !Entry.listFields.contains(name): throw CoreError.invalidField("field \"\(name)\" must be a text")
+        default: break
+        }
         var newValue = value
         if case .text(let t)? = newValue, t.isEmpty { newValue = nil }
         if case .list(let l)? = newValue, l.isEmpty { newValue = nil }

@@ -37,8 +37,9 @@ public struct Envelope: Equatable, Sendable {
         }
         guard let o = json.objectValue else { throw CoreError.malformed("envelope is not a JSON object") }
         guard let vj = o["version"] else { throw CoreError.malformed("envelope has no \"version\"") }
-        guard let v = vj.uint64Value, v <= Int.max else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
-        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(v)) }
+        guard let v = vj.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        // Any integer, however large, is a version: unsupported, as in VaultHeader.parse (Spec/FORMAT.md §6.2 step 3).
+        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         let expected: Set<String> = ["version", "id", "nonce", "ciphertext"]
         if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed("unknown envelope member \"\(extra)\"") }
         guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed("\"id\" is not a lowercase UUID") }
@@ -48,7 +49,7 @@ public struct Envelope: Equatable, Sendable {
         guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed("envelope has no \"ciphertext\" string") }
         guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding("\"ciphertext\" is not canonical base64") }
         guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding("\"ciphertext\" is shorter than the tag") }
-        return Envelope(version: Int(v), id: id, nonce: nonce, ciphertext: ct)
+        return Envelope(version: FormatVersion.current, id: id, nonce: nonce, ciphertext: ct)
     }
 
     /// True for a lowercase hyphenated UUID (8-4-4-4-12 hex digits).

@@ -48,8 +48,17 @@ public struct KeySlot: Equatable, Sendable {
 
     /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce.
     public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String) throws -> KeySlot {
-        var slot = KeySlot(id: UUID().uuidString.lowercased(), kdf: KDFParameters(level: level),
-                           nonce: Sodium.randomBytes(Sodium.nonceBytes), wrappedKey: [])
+        try wrap(vaultKey, passphrase: passphrase, kdf: KDFParameters(level: level), id: UUID().uuidString.lowercased(),
+                 nonce: Sodium.randomBytes(Sodium.nonceBytes), vaultID: vaultID)
+    }
+
+    /// Wraps `vaultKey` with explicit parameters, slot id and nonce. For Spec/vectors and tests only:
+    /// production code calls `wrap(_:passphrase:level:vaultID:)`, which draws fresh salt and nonce.
+    /// - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`. Spec/FORMAT.md §3.3
+    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, kdf: KDFParameters, id: String,
+                            nonce: [UInt8], vaultID: String) throws -> KeySlot {
+        try kdf.validate()
+        var slot = KeySlot(id: id, kdf: kdf, nonce: nonce, wrappedKey: [])
         let kek = try Sodium.argon2id(passphrase: passphrase, salt: slot.kdf.salt, ops: slot.kdf.ops, mem: slot.kdf.mem)
         slot.wrappedKey = try Sodium.seal(vaultKey, key: kek, nonce: slot.nonce, ad: slot.associatedData(vaultID: vaultID))
         return slot
@@ -105,6 +114,10 @@ public struct VaultHeader: Equatable, Sendable {
     /// Slots of types this version does not know, kept verbatim.
     public var otherSlots: [JSONValue]
     public var unknownMembers: [String: JSONValue]
+
+    public init(vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue], unknownMembers: [String: JSONValue]) {
+        self.vaultID = vaultID; self.keySlots = keySlots; self.otherSlots = otherSlots; self.unknownMembers = unknownMembers
+    }
 
     /// A new vault: a random vault key wrapped in one passphrase slot.
     public static func create(passphrase: SecretBytes, level: KDFLevel) throws -> (VaultHeader, SecretBytes) {

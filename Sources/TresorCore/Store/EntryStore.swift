@@ -23,19 +23,19 @@ public struct EntryStore: Sendable {
     public func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
         var paths: [EntryPath] = [], problems: [StoreProblem] = []
         func walk(_ rel: String, depth: Int) {
-            for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where !name.hasPrefix(".") {
+            for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where name.utf8.first != 0x2E {
                 let r = rel.isEmpty ? name : rel + "/" + name
                 switch FileSystem.kind(absolute(r)) {
                 case .directory:
                     if depth < EntryPath.maxDepth { walk(r, depth: depth + 1) }
                 case .file:
-                    guard name.hasSuffix(EntryPath.fileExtension) else { continue }
+                    guard name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) else { continue }
                     if let p = EntryPath(filePath: r) { paths.append(p) }
                     else { problems.append(StoreProblem(file: r, message: "file name is not a valid entry path (see Spec/FORMAT.md §4)")) }
                 case .symlink:
                     problems.append(StoreProblem(file: r, message: "symbolic link (never followed)"))
                 default:
-                    if name.hasSuffix(EntryPath.fileExtension) { problems.append(StoreProblem(file: r, message: "not a regular file")) }
+                    if name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) { problems.append(StoreProblem(file: r, message: "not a regular file")) }
                 }
             }
         }
@@ -79,8 +79,9 @@ public struct EntryStore: Sendable {
         try FileSystem.removeFile(p.filePath, under: root)
     }
 
-    /// An existing file or folder whose name differs from one of `p`'s components only by case
-    /// (such names collide on macOS and Windows checkouts; Spec/FORMAT.md §4.3).
+    /// An existing file or folder whose name differs from one of `p`'s components only by case or by
+    /// Unicode normalisation (such names collide on macOS and Windows checkouts; Spec/FORMAT.md §4.3).
+    /// The exact match compares bytes: Swift's `==` would take a decomposed name for the same name.
     public func caseCollision(for p: EntryPath) -> String? {
         var rel = ""
         let parts = p.components
@@ -88,7 +89,7 @@ public struct EntryStore: Sendable {
             let want = i == parts.count - 1 ? part + EntryPath.fileExtension : part
             let dir = rel.isEmpty ? root : absolute(rel)
             let names = FileSystem.list(dir)
-            if names.contains(want) { rel = rel.isEmpty ? want : rel + "/" + want; continue }
+            if names.contains(where: { $0.utf8.elementsEqual(want.utf8) }) { rel = rel.isEmpty ? want : rel + "/" + want; continue }
             if let other = names.first(where: { $0.lowercased() == want.lowercased() }) {
                 return rel.isEmpty ? other : rel + "/" + other
             }
@@ -108,5 +109,12 @@ public struct EntryStore: Sendable {
     public func writeHeader(_ bytes: [UInt8]) throws {
         try FileSystem.makeDirectories(EntryStore.metadataDirectory, under: root)
         try FileSystem.writeAtomically(bytes, to: absolute(VaultHeader.relativePath))
+    }
+}
+
+extension String.UTF8View {
+    /// True if the bytes end with `suffix` (a byte test, unlike `hasSuffix`, which compares Characters).
+    func elementsEqualSuffix(_ suffix: String.UTF8View) -> Bool {
+        count >= suffix.count && self.suffix(suffix.count).elementsEqual(suffix)
     }
 }

@@ -1,0 +1,155 @@
+// Canonical base64, entry paths, timestamps and the envelope version check (Spec/FORMAT.md §1.2, §4, §5.2, §6.2).
+@testable import TresorCore
+import XCTest
+
+final class Base64Tests: XCTestCase {
+    func testCanonicalTextDecodes() {
+        XCTAssertEqual(Base64.decodeCanonical(""), [])
+        XCTAssertEqual(Base64.decodeCanonical("AA=="), [0])
+        XCTAssertEqual(Base64.decodeCanonical("AAA="), [0, 0])
+        XCTAssertEqual(Base64.decodeCanonical("AAAA"), [0, 0, 0])
+        XCTAssertEqual(Base64.decodeCanonical("+/8="), [0xFB, 0xFF])
+        for n in 0..<40 {
+            let b = (0..<n).map { UInt8(($0 * 37 + 11) % 256) }
+            XCTAssertEqual(Base64.decodeCanonical(Base64.encode(b)), b)
+        }
+    }
+
+    func testNonCanonicalTextIsRefused() {
+        let bad = [
+            "AA", "AAA", "A", "AA=", "AAAA=", "AA==AA==", // padding missing, short or misplaced
+            "AB==", "AAB=", "AAF=",                       // non-zero unused bits
+            "-_8=", "+/8", "AA AA", "AAAA\n", " AAAA", "AA\r\n==", // URL alphabet, white space
+            "AA=A", "====", "A===", "AA*A",
+        ]
+        for s in bad { XCTAssertNil(Base64.decodeCanonical(s), s) }
+    }
+}
+
+final class EntryPathTests: XCTestCase {
+    func testGoodPaths() throws {
+        let good: [(String, String)] = [
+            ("gmail", "gmail"), ("Email/gmail", "Email/gmail"), ("a/b/c/d", "a/b/c/d"),
+            ("Bank/Caf\u{E9}", "Bank/Caf\u{E9}"),
+            ("Bank/Cafe\u{301}", "Bank/Caf\u{E9}"),         // decomposed é is normalised to NFC
+            ("with space/x y", "with space/x y"), ("a.b/c..d", "a.b/c..d"), ("日本/パス", "日本/パス"),
+            ("e-mail_(work)+1", "e-mail_(work)+1"), ("x.json", "x.json"),
+            (String(repeating: "a", count: 100), String(repeating: "a", count: 100)),
+            (Array(repeating: "a", count: 16).joined(separator: "/"), Array(repeating: "a", count: 16).joined(separator: "/")),
+        ]
+        for (raw, normalised) in good {
+            let p = try EntryPath(raw)
+            XCTAssertEqual(Array(p.string.utf8), Array(normalised.utf8), raw)
+            XCTAssertEqual(p.filePath, normalised + ".json")
+        }
+        let p = try EntryPath("Email/work/gmail")
+        XCTAssertEqual(p.components, ["Email", "work", "gmail"])
+        XCTAssertEqual(p.name, "gmail")
+        XCTAssertEqual(p.folder, "Email/work")
+        XCTAssertEqual(try EntryPath("top").folder, "")
+    }
+
+    func testBadPaths() {
+        let long = String(repeating: "a", count: 101)
+        let bad: [(String, String)] = [
+            ("", "empty"), ("/etc/passwd", "absolute"), ("..", "dot-dot"), ("a/../b", "dot-dot inside"),
+            ("../a", "leading dot-dot"), ("./a", "dot"), ("a/.", "trailing dot component"),
+            (".hidden", "leading dot"), ("a/.git", "leading dot in folder"), (".tresor/vault", "metadata"),
+            ("a/", "trailing slash"), ("a//b", "empty component"), ("/", "root"),
+            ("a\\b", "backslash"), ("C:x", "colon"), ("a*b", "star"), ("a?b", "question mark"),
+            ("a\"b", "quote"), ("a<b", "less"), ("a>b", "greater"), ("a|b", "pipe"),
+            ("a\u{0}b", "NUL"), ("a\nb", "line feed"), ("a\tb", "tab"), ("a\u{1F}b", "unit separator"),
+            ("a\u{7F}b", "DEL"), ("a\u{85}b", "C1 NEL"), ("a\u{9F}b", "C1"), ("a\u{2028}b", "line separator"),
+            ("a\u{2029}b", "paragraph separator"), (" a", "leading space"), ("a ", "trailing space"),
+            ("a./b", "component ending in dot"), ("a/b.", "name ending in dot"),
+            (long, "component over 100 bytes"), (String(repeating: "é", count: 51), "102 bytes of é"),
+            (Array(repeating: "a", count: 17).joined(separator: "/"), "17 levels"),
+            (Array(repeating: String(repeating: "a", count: 99), count: 3).joined(separator: "/"), "over 255 bytes"),
+            // A combining mark must not hide a separator, dot or forbidden character inside a grapheme.
+            ("a/\u{301}b/c/../d", "dot-dot after a combining mark component"),
+            (".\u{301}x", "leading dot with combining mark"), ("a\\\u{301}b", "backslash with combining mark"),
+            ("/\u{301}etc", "absolute with combining mark"), ("..\u{301}/b", "dot-dot with a combining mark"),
+            ("a\u{301}//b", "empty component after combining mark"),
+        ]
+        for (raw, why) in bad {
+            XCTAssertThrowsError(try EntryPath(raw), why) { e in
+                XCTAssertEqual((e as? CoreError)?.kind, "invalid-path", why)
+            }
+        }
+        // "a/\u{301}b" is two components, the second starting with a combining mark: allowed, and split at the byte "/".
+        XCTAssertEqual(try EntryPath("a/\u{301}b").components.count, 2)
+    }
+
+    func testFilePathsMapToEntryPaths() {
+        XCTAssertEqual(EntryPath(filePath: "Email/gmail.json")?.string, "Email/gmail")
+        XCTAssertEqual(EntryPath(filePath: "x.json.json")?.string, "x.json")
+        XCTAssertNil(EntryPath(filePath: "Email/gmail.JSON"))
+        XCTAssertNil(EntryPath(filePath: "Email/gmail"))
+        XCTAssertNil(EntryPath(filePath: ".json"))
+        XCTAssertNil(EntryPath(filePath: "a/.json"))
+        XCTAssertNil(EntryPath(filePath: ".hidden.json"))
+        // A file name that is not NFC names another file on disk than its NFC form: not an entry file.
+        XCTAssertNil(EntryPath(filePath: "Cafe\u{301}.json"))
+        XCTAssertEqual(EntryPath(filePath: "Caf\u{E9}.json")?.string, "Caf\u{E9}")
+    }
+
+    func testOrderIsByUTF8Bytes() throws {
+        let paths = try ["b", "B", "a/b", "a", "é", "z"].map { try EntryPath($0) }.sorted()
+        XCTAssertEqual(paths.map(\.string), ["B", "a", "a/b", "b", "z", "é"])
+    }
+}
+
+final class TimestampTests: XCTestCase {
+    func testFormatAndParse() {
+        let cases: [(Int64, String)] = [
+            (0, "1970-01-01T00:00:00.000Z"), (1, "1970-01-01T00:00:00.001Z"), (-1, "1969-12-31T23:59:59.999Z"),
+            (1_795_824_000_123, "2026-11-28T00:00:00.123Z"), (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"), (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+        ]
+        for (ms, text) in cases {
+            XCTAssertEqual(Timestamp(milliseconds: ms).description, text)
+            XCTAssertEqual(Timestamp(parsing: text)?.milliseconds, ms, text)
+        }
+    }
+
+    func testOnlyTheExactFormIsAccepted() {
+        let bad = [
+            "2026-11-21T18:40:00Z", "2026-11-21T18:40:00.12Z", "2026-11-21T18:40:00.1234Z", "2026-11-21 18:40:00.000Z",
+            "2026-11-21T18:40:00.000z", "2026-11-21t18:40:00.000Z", "2026-11-21T18:40:00.000+00:00", "2026-11-21T18:40:00.000",
+            "2026-13-01T00:00:00.000Z", "2026-00-01T00:00:00.000Z", "2026-02-30T00:00:00.000Z", "2025-02-29T00:00:00.000Z",
+            "2026-11-31T00:00:00.000Z", "2026-11-21T24:00:00.000Z", "2026-11-21T18:60:00.000Z", "2026-11-21T18:40:60.000Z",
+            "+2026-11-21T18:40:00.000Z", "2026-1-21T18:40:00.000Z", "２０26-11-21T18:40:00.000Z", " 2026-11-21T18:40:00.000Z", "",
+        ]
+        for s in bad { XCTAssertNil(Timestamp(parsing: s), s) }
+    }
+
+    func testTextOrderIsTimeOrder() {
+        let ms: [Int64] = [-5000, 0, 999, 1000, 1_700_000_000_000, 1_795_824_000_123]
+        let texts = ms.map { Timestamp(milliseconds: $0).description }
+        XCTAssertEqual(texts, texts.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+}
+
+final class EnvelopeTests: XCTestCase {
+    func envelope(version: String) -> [UInt8] {
+        Array((#"{"ciphertext":"AAAAAAAAAAAAAAAAAAAAAA==","id":"0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b","#
+            + #""nonce":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","version":"# + version + "}\n").utf8)
+    }
+
+    func testVersionIsCheckedAsAnIntegerThenAsAValue() throws {
+        XCTAssertEqual(try Envelope.parse(envelope(version: "1")).version, 1)
+        for v in ["0", "2", "18446744073709551615"] {
+            XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "unsupported-version") }
+        }
+        for v in ["18446744073709551616", "-1", "1.0", "1e0", "\"1\"", "null", "true"] {
+            XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "malformed") }
+        }
+    }
+
+    func testSerializationIsCanonicalWithOneNewline() throws {
+        let bytes = envelope(version: "1")
+        XCTAssertEqual(try Envelope.parse(bytes).serialized(), bytes)
+        XCTAssertEqual(try Envelope.parse(bytes).associatedData,
+                       Array("tresor-entry\u{0}1\u{0}0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b\u{0}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".utf8))
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderTresorCoreTests: XCTestCase { func testBuilds() {} }
