@@ -42,10 +42,10 @@ extension Vault {
         }
         checkPermissions(&report)
         do {
-            for p in try repo.uncommittedPaths() where !p.hasPrefix(".git/") {
+            for p in try repository().uncommittedPaths() where !p.hasPrefix(".git/") {
                 problem(p, "not committed\nhint: changes made outside tresor are not synced; commit or remove them")
             }
-        } catch let e as GitError { problem(".git", e.errorDescription ?? "\(e)") }
+        } catch let e as VaultError { problem(".git", e.errorDescription ?? "\(e)") }
         report.problems.sort { ($0.file, $0.message) < ($1.file, $1.message) }
         return report
     }

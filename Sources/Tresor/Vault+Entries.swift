@@ -104,6 +104,7 @@ extension Vault {
 
     /// Adds a new entry (or replaces one with `force`). Commits "Add PATH".
     public func add(_ entry: Entry, force: Bool = false) throws {
+        _ = try repository()  // refuse before touching any file
         try checkNew(entry.path, force: force)
         let replacing = store.kind(of: entry.path) == .file
         try write(entry)
@@ -112,6 +113,7 @@ extension Vault {
 
     /// Writes a changed entry at its path. Commits "<verb> PATH: field, field".
     public func update(_ entry: Entry, changedFields: [String], verb: String = "Edit") throws {
+        _ = try repository()  // refuse before touching any file
         guard !changedFields.isEmpty else { throw VaultError.nothingChanged("nothing changed in \"\(entry.path)\"") }
         try write(entry)
         try commit("\(verb) \(entry.path): \(changedFields.sorted().joined(separator: ", "))", adding: [entry.path.filePath])
@@ -119,18 +121,21 @@ extension Vault {
 
     /// Commits a change with a custom message (e.g. "Rotate password of PATH").
     public func update(_ entry: Entry, message: String) throws {
+        _ = try repository()  // refuse before touching any file
         try write(entry)
         try commit(message, adding: [entry.path.filePath])
     }
 
     /// Removes an entry. Commits "Remove PATH".
     public func remove(_ path: EntryPath) throws {
+        _ = try repository()  // refuse before touching any file
         do { try store.removeEntryFile(path) } catch let e as CoreError { throw VaultError.entry(path.string, e) }
         try commit("Remove \(path)", removing: [path.filePath])
     }
 
     /// Moves an entry (same id; the inner path is rewritten). Commits "Move OLD to NEW".
     public func move(_ from: EntryPath, to: EntryPath, force: Bool = false) throws {
+        _ = try repository()  // refuse before touching any file
         guard from != to else { throw VaultError.nothingChanged("\"\(from)\" and \"\(to)\" are the same entry") }
         var entry = try read(from)
         if from.collisionKey != to.collisionKey { try checkNew(to, force: force) }
@@ -143,6 +148,7 @@ extension Vault {
 
     /// Copies an entry under a new id. Commits "Copy OLD to NEW".
     public func copy(_ from: EntryPath, to: EntryPath, force: Bool = false) throws {
+        _ = try repository()  // refuse before touching any file
         let source = try read(from)
         try checkNew(to, force: force)
         let now = Timestamp.now()

@@ -9,15 +9,25 @@ public final class Vault {
     public let root: String
     public let store: EntryStore
     public private(set) var header: VaultHeader
-    let repo: GitRepository
+    private var openedRepository: GitRepository?
     private var vaultKey: SecretBytes?
     private var cipher: EntryCipher?
 
-    init(root: String, header: VaultHeader, repo: GitRepository) {
+    init(root: String, header: VaultHeader, repo: GitRepository?) {
         self.root = root
         self.store = EntryStore(root: root)
         self.header = header
-        self.repo = repo
+        self.openedRepository = repo
+    }
+
+    /// The git repository, opened on first use: reading entries works on a plain copy of a vault
+    /// without `.git`; changing them does not.
+    public func repository() throws -> GitRepository {
+        if let openedRepository { return openedRepository }
+        guard FileSystem.kind(root + "/.git") == .directory else { throw VaultError.notARepository(root) }
+        let repo = try Vault.git { try GitRepository.open(at: root) }
+        openedRepository = repo
+        return repo
     }
 
     // MARK: Creating and opening
@@ -56,8 +66,7 @@ public final class Vault {
         }
         let header: VaultHeader
         do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
-        let repo = try git { try GitRepository.open(at: root) }
-        return Vault(root: root, header: header, repo: repo)
+        return Vault(root: root, header: header, repo: nil)
     }
 
     static func absolutePath(_ p: String) -> String {
@@ -95,6 +104,7 @@ public final class Vault {
 
     /// Re-wraps the vault key under a new passphrase; entries are untouched. Commits "Change passphrase".
     public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws {
+        _ = try repository()
         let key = try currentVaultKey()
         do {
             header = try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)
@@ -122,6 +132,7 @@ public final class Vault {
     // MARK: Git
 
     func commit(_ message: String, adding: [String] = [], removing: [String] = []) throws {
+        let repo = try repository()
         try Vault.git { _ = try repo.commit(message: message, adding: adding, removing: removing) }
     }
 
@@ -131,6 +142,7 @@ public final class Vault {
 
     /// Commits of the vault, newest first, optionally only those touching one entry.
     public func history(of path: EntryPath? = nil, limit: Int? = nil) throws -> [GitCommit] {
-        try Vault.git { try repo.log(path: path?.filePath, limit: limit) }
+        let repo = try repository()
+        return try Vault.git { try repo.log(path: path?.filePath, limit: limit) }
     }
 }

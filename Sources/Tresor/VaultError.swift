@@ -6,6 +6,7 @@ import TresorGit
 /// Every failure the `Tresor` module reports. `errorDescription` is what the user reads.
 public enum VaultError: Error, LocalizedError {
     case notAVault(String)
+    case notARepository(String)
     case alreadyAVault(String)
     case directoryNotEmpty(String)
     case entryNotFound(String, suggestions: [String])
@@ -26,6 +27,8 @@ public enum VaultError: Error, LocalizedError {
         switch self {
         case .notAVault(let d):
             return "\"\(d)\" is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
+        case .notARepository(let d):
+            return "\"\(d)\" is a copy of a vault without its git repository: it can be read but not changed\nhint: work on a clone of the vault's repository to change it"
         case .alreadyAVault(let d): return "\"\(d)\" is already a Tresor vault"
         case .directoryNotEmpty(let d): return "\"\(d)\" exists and is not empty\nhint: choose a new or empty directory"
         case .entryNotFound(let p, let s):

@@ -30,7 +30,8 @@ enum Prompt {
             if n <= 0 || c == 0x0A { break }
             if c != 0x0D { bytes.append(c) }
         }
-        return SecretBytes(copying: bytes)
+        guard let secret = SecretBytes.passphrase(bytes) else { throw CLIError("the passphrase is not UTF-8 text", code: ExitStatus.auth) }
+        return secret
     }
 
     /// A plain line typed at the terminal (echoed), nil at end of input.

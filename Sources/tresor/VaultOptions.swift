@@ -37,7 +37,8 @@ struct VaultOptions: ParsableArguments {
         defer { Sodium.wipe(&line) }
         if line.last == 0x0D { line.removeLast() }
         guard !line.isEmpty else { throw CLIError("passphrase file \"\(path)\" is empty", code: ExitStatus.auth) }
-        return SecretBytes(copying: line)
+        guard let passphrase = SecretBytes.passphrase(line) else { throw CLIError("passphrase file \"\(path)\" is not UTF-8 text", code: ExitStatus.auth) }
+        return passphrase
     }
 
     /// The current passphrase: from the file option, else asked at the terminal.

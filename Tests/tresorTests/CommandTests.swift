@@ -196,3 +196,22 @@ final class CommandTests: CLITestCase {
         XCTAssertEqual(try git("log", "-1", "--format=%an <%ae>").stdout, "Alice Example <alice@example.org>\n")
     }
 }
+
+final class SampleVaultTests: CLITestCase {
+    /// Samples/demo-vault, copied to a temp dir: readable without its .git, refuses changes clearly.
+    func testDemoVaultReadsWithItsDocumentedPassphrase() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Samples/demo-vault").path
+        try FileManager.default.copyItem(atPath: source, toPath: vaultDir)
+        try write("demo passphrase\n", to: passphraseFile)
+        XCTAssertEqual(try ok("ls").stdout.split(separator: "\n").count, 10)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "gmail-Correct-Horse-8\n")
+        XCTAssertTrue(try ok("show", "Email/gmail", "--json").stdout.contains("gmail-Correct-Horse-7"), "old password in history")
+        XCTAssertEqual(try ok("show", "Bank/ing", "--field", "pin").stdout, "4711\n")
+        XCTAssertEqual(try ok("grep", "TOTP").stdout, "Social/github: notes: 2FA: TOTP app on phone\n")
+        let rm = try tresor("rm", "Email/gmail")
+        XCTAssertEqual(rm.code, 2)
+        XCTAssertTrue(rm.stderr.contains("without its git repository"), rm.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: entryFile("Email/gmail")))
+    }
+}

@@ -36,6 +36,14 @@ public final class SecretBytes: @unchecked Sendable {
         }
     }
 
+    /// A passphrase as Spec/FORMAT.md §2.1 defines it: the UTF-8 bytes of its NFC form. ASCII input is
+    /// already NFC and is copied without passing through a `String`. Returns nil for invalid UTF-8.
+    public static func passphrase(_ bytes: [UInt8]) -> SecretBytes? {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return SecretBytes(copying: bytes) }
+        guard let s = String(validating: bytes, as: UTF8.self) else { return nil }
+        return SecretBytes(utf8: s.precomposedStringWithCanonicalMapping)
+    }
+
     /// `count` bytes from the system CSPRNG.
     public static func random(count: Int) -> SecretBytes {
         let s = SecretBytes(count: count)

@@ -50,13 +50,13 @@ struct Add: ParsableCommand {
         let now = Timestamp.now()
         let origin = vault.deviceID
         var entry = Entry(path: entryPath, at: now)
-        if let password { entry.set("password", .text(password), at: now, origin: origin) }
-        if let username { entry.set("username", .text(username), at: now, origin: origin) }
-        if !urls.isEmpty { entry.set("urls", .list(urls), at: now, origin: origin) }
-        if let note { entry.set("notes", .text(note), at: now, origin: origin) }
-        if !tags.isEmpty { entry.set("tags", .list(tags), at: now, origin: origin) }
-        if generator.isSpecified { entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
-        for (name, value) in custom { entry.set(name, .text(value), at: now, origin: origin) }
+        if let password { try entry.set("password", .text(password), at: now, origin: origin) }
+        if let username { try entry.set("username", .text(username), at: now, origin: origin) }
+        if !urls.isEmpty { try entry.set("urls", .list(urls), at: now, origin: origin) }
+        if let note { try entry.set("notes", .text(note), at: now, origin: origin) }
+        if !tags.isEmpty { try entry.set("tags", .list(tags), at: now, origin: origin) }
+        if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
+        for (name, value) in custom { try entry.set(name, .text(value), at: now, origin: origin) }
         try vault.add(entry, force: force)
         Output.status("Added \(entryPath)")
     }

@@ -54,7 +54,7 @@ struct Edit: ParsableCommand {
         if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
         if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
         var changed: [String] = []
-        for (name, value) in target.sorted(by: { $0.key < $1.key }) where entry.set(name, value, at: now, origin: origin) {
+        for (name, value) in target.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: origin) {
             changed.append(name)
         }
         guard !changed.isEmpty else { Output.status("No changes."); return }

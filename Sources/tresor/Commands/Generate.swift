@@ -60,8 +60,8 @@ struct Rotate: ParsableCommand {
         let policy = try generator.resolve(base: stored)
         let g = try GeneratorOptions.generate(policy)
         let now = Timestamp.now()
-        entry.set("password", .text(g.value), at: now, origin: vault.deviceID)
-        if generator.isSpecified { entry.set("policy", .text(policy.policyString), at: now, origin: vault.deviceID) }
+        try entry.set("password", .text(g.value), at: now, origin: vault.deviceID)
+        if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: vault.deviceID) }
         try vault.update(entry, message: "Rotate password of \(entry.path)")
         Output.status(String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits))
     }
