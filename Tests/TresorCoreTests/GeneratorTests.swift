@@ -68,16 +68,47 @@ final class GeneratorTests: XCTestCase {
         XCTAssertEqual(try generate(PasswordPolicy(length: 2, classes: .digits, include: "§"), [10, 0]), "§0")
     }
 
-    func testScriptedEveryClassFollowsTheCountedClassChoice() throws {
-        // Classes {0} and {!, #}; the four allowed strings are 0! 0# !0 #0.
+    func testScriptedEveryClassRejectsStringsMissingAClass() throws {
+        // Classes {0} and {!, #}: 4 of the 9 strings qualify, so plain draws with rejection are used.
         let policy = PasswordPolicy(length: 2, classes: [.digits, .symbols], exclude: "123456789",
                                     everyClass: true, symbols: "!#")
-        var rng = ScriptedSource([3, 1, 0, 0])
+        var rng = ScriptedSource([1, 2, 2, 0])   // "!#" lacks a digit and is rejected, then "#0"
         XCTAssertEqual(try Generator.generate(.characters(policy), using: &rng).value, "#0")
-        XCTAssertEqual(rng.bounds, [4, 2, 1, 1])   // class draw over 4 strings, char of 2, class draw over 1, char of 1
+        XCTAssertEqual(rng.bounds, [3, 3, 3, 3])
+    }
+
+    func testScriptedExactSamplerFollowsTheCountedClassChoice() {
+        // Sizes 1 and 2 at length 2: the allowed strings are d s1, d s2, s1 d, s2 d.
+        let sampler = EveryClassSampler(sizes: [1, 2], length: 2)
+        var rng = ScriptedSource([3, 1, 0, 0])   // class draw 3 of 4 → second class, char 1; then the digit
+        XCTAssertTrue(sampler.sampleExact(using: &rng).elementsEqual([(1, 1), (0, 0)], by: ==))
+        XCTAssertEqual(rng.bounds, [4, 2, 1, 1])
         var first = ScriptedSource([0, 0, 0, 0])   // digit first: then the class draw over 2 strings must give a symbol
-        XCTAssertEqual(try Generator.generate(.characters(policy), using: &first).value, "0!")
+        XCTAssertTrue(sampler.sampleExact(using: &first).elementsEqual([(0, 0), (1, 0)], by: ==))
         XCTAssertEqual(first.bounds, [4, 1, 2, 2])
+        // Length = class count with a large class: acceptance is tiny, so `sample` goes exact at once.
+        let tight = EveryClassSampler(sizes: [1, 1, 1, 1, 186], length: 5)
+        XCTAssertLessThan(tight.acceptance, 1e-6)
+        var seeded = XorShiftSource(seed: 3)
+        for _ in 0..<50 { XCTAssertEqual(Set(tight.sample(using: &seeded).map(\.classIndex)).count, 5) }
+    }
+
+    func testExactSamplerGivesTheSameResultWithEitherNumberType() {
+        for (sizes, length) in [([1, 2], 2), ([3, 1, 1, 2, 1], 5), ([26, 26, 10, 32], 6), ([1, 1, 1, 1, 90], 8)] {
+            let sampler = EveryClassSampler(sizes: sizes, length: length)
+            XCTAssertTrue(sampler.fitsUInt64)
+            var a = XorShiftSource(seed: 11), b = XorShiftSource(seed: 11)
+            for _ in 0..<100 {
+                let x = sampler.sampleExact(UInt64.self, using: &a), y = sampler.sampleExact(BigUInt.self, using: &b)
+                XCTAssertTrue(x.elementsEqual(y, by: ==), "\(sizes) L=\(length)")
+            }
+        }
+        XCTAssertFalse(EveryClassSampler(sizes: [26, 26, 10, 32], length: 10).fitsUInt64)
+        let long = EveryClassSampler(sizes: [26, 26, 10, 32], length: 1024)
+        var rng = XorShiftSource(seed: 5)
+        let big = long.sampleExact(using: &rng)
+        XCTAssertEqual(big.count, 1024)
+        XCTAssertEqual(Set(big.map(\.classIndex)).count, 4)
     }
 
     func testScriptedPassphrases() throws {

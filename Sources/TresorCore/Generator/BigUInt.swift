@@ -114,7 +114,7 @@ struct BigUInt: Equatable, Comparable, CustomStringConvertible {
     /// then succeeds with probability above 1/2.
     static func random<R: RandomSource>(below bound: BigUInt, using rng: inout R) -> BigUInt {
         precondition(!bound.isZero, "BigUInt.random needs a positive bound")
-        if bound.limbs.count == 1 { return BigUInt(rng.uniform(bound.limbs[0])) }
+        if bound.limbs.count == 1 { return BigUInt(rng.uniform(bound.limbs[0])) }   // a one-limb bound is < 2^32
         let top = bound.limbs[bound.limbs.count - 1]
         while true {
             var limbs = (0..<(bound.limbs.count - 1)).map { _ in rng.word32() }
