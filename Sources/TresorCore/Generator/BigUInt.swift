@@ -109,10 +109,12 @@ struct BigUInt: Equatable, Comparable, CustomStringConvertible {
         return log2(mantissa) + Double(32 * shift)
     }
 
-    /// A uniformly random integer in `0..<bound` (`bound` > 0): random limbs under the top limb's
-    /// range, rejected when not below `bound`; each try succeeds with probability above 1/2.
+    /// A uniformly random integer in `0..<bound` (`bound` > 0). One limb: a single `uniform` draw.
+    /// More: a top limb in 0...top and random lower limbs, rejected when not below `bound`; each try
+    /// then succeeds with probability above 1/2.
     static func random<R: RandomSource>(below bound: BigUInt, using rng: inout R) -> BigUInt {
         precondition(!bound.isZero, "BigUInt.random needs a positive bound")
+        if bound.limbs.count == 1 { return BigUInt(rng.uniform(bound.limbs[0])) }   // a one-limb bound is < 2^32
         let top = bound.limbs[bound.limbs.count - 1]
         while true {
             var limbs = (0..<(bound.limbs.count - 1)).map { _ in rng.word32() }

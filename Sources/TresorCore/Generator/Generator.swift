@@ -28,7 +28,7 @@ public enum Generator {
                 let alphabet = resolved.alphabet
                 scalars = (0..<resolved.length).map { _ in alphabet[rng.index(alphabet.count)] }
             }
-            return GeneratedSecret(value: String(String.UnicodeScalarView(scalars)), entropyBits: try entropyBits(of: policy))
+            return GeneratedSecret(value: String(String.UnicodeScalarView(scalars)), entropyBits: entropyBits(of: resolved))
         case .words(let p):
             try p.validate()
             let list = EFFWordList.words
@@ -49,15 +49,18 @@ public enum Generator {
     public static func entropyBits(of policy: GeneratorPolicy) throws -> Double {
         switch policy {
         case .characters(let p):
-            let resolved = try p.resolve()
-            if resolved.everyClass {
-                return EveryClassSampler(sizes: resolved.classes.map(\.chars.count), length: resolved.length).log2Count()
-            }
-            return Double(resolved.length) * log2(Double(resolved.alphabet.count))
+            return entropyBits(of: try p.resolve())
         case .words(let p):
             try p.validate()
             let words = Double(p.words) * log2(Double(EFFWordList.words.count))
             return p.withNumber ? words + log2(10 * Double(p.words)) : words
         }
+    }
+
+    private static func entropyBits(of resolved: ResolvedAlphabet) -> Double {
+        if resolved.everyClass {
+            return EveryClassSampler(sizes: resolved.classes.map(\.chars.count), length: resolved.length).log2Count()
+        }
+        return Double(resolved.length) * log2(Double(resolved.alphabet.count))
     }
 }
