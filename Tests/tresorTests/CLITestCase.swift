@@ -52,6 +52,11 @@ class CLITestCase: XCTestCase {
     /// Runs `tresor` and fails the test unless it exits 0.
     @discardableResult
     func ok(_ args: String..., stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
+        try ok(args, stdin: stdin, file: file, line: line)
+    }
+
+    @discardableResult
+    func ok(_ args: [String], stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
         let r = try tresor(args, stdin: stdin)
         XCTAssertEqual(r.code, 0, "tresor \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
         return r
