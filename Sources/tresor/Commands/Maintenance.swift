@@ -49,7 +49,7 @@ struct Log: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Only commits touching this entry.") var path: String?
-    @Option(name: [.short, .long], help: "At most this many commits.") var limit: Int?
+    @Option(name: [.customShort("n"), .long], help: "At most this many commits.") var limit: Int?
     @Flag(help: "Print a JSON array.") var json = false
 
     func run() throws {
