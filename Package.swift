@@ -23,6 +23,7 @@ let package = Package(
             dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
+        .executableTarget(name: "tresor-bench", dependencies: ["Tresor"], path: "Benchmarks/Sources"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor"]),
