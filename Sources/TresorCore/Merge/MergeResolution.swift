@@ -6,7 +6,7 @@ import Foundation
 /// Spec/MERGE.md §8
 public struct MergeResolution: Equatable, Sendable {
     /// What was decided, and where the losing side went.
-    public enum Kind: Equatable, Sendable {
+    public enum Kind: Hashable, Sendable {
         /// Both sides changed a field to different values; the winner is current, the loser is in the
         /// entry's history with reason `merge`.
         case fieldConflict
