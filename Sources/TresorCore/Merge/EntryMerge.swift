@@ -47,7 +47,7 @@ public enum EntryMerge {
             else if let o, let t {
                 let (winner, loser) = MergeOrder.fieldLess(o, t) ? (t, o) : (o, t)
                 picked = winner
-                if MergeOrder.valueBytes(o.value) != MergeOrder.valueBytes(t.value) {
+                if !MergeOrder.same(o.value, t.value) {
                     losers.append(HistoryItem(field: name, value: loser.value, modified: loser.modified, origin: loser.origin,
                                               replaced: winner.modified, reason: "merge"))
                     resolutions.append(MergeResolution(

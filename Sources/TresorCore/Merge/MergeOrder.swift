@@ -6,7 +6,15 @@ import Foundation
 enum MergeOrder {
     /// -1, 0 or 1 by the UTF-8 bytes of `a` and `b`.
     static func compare(_ a: String, _ b: String) -> Int {
-        compare(Array(a.utf8), Array(b.utf8))
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
+            }
+        }
     }
 
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
@@ -22,16 +30,19 @@ enum MergeOrder {
 
     static func valueBytes(_ v: FieldValue) -> [UInt8] { v.json.canonicalBytes() }
 
-    /// The canonical bytes of a field: equal bytes means the same write.
-    static func bytes(_ f: Field) -> [UInt8] {
-        JSONValue.object(["value": f.value.json, "modified": .string(f.modified.description),
-                          "origin": .string(f.origin)]).canonicalBytes()
-    }
-
+    /// The same write: value, `modified` and `origin` equal byte for byte.
     static func same(_ a: Field?, _ b: Field?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case (let a?, let b?): return bytes(a) == bytes(b)
+        case (let a?, let b?): return a.modified == b.modified && same(a.origin, b.origin) && same(a.value, b.value)
+        default: return false
+        }
+    }
+
+    static func same(_ a: FieldValue, _ b: FieldValue) -> Bool {
+        switch (a, b) {
+        case (.text(let x), .text(let y)): return same(x, y)
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
         default: return false
         }
     }
@@ -48,7 +59,20 @@ enum MergeOrder {
     static func same(_ a: Entry?, _ b: Entry?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case (let a?, let b?): return same(a.id, b.id) && a.payloadJSON().canonicalBytes() == b.payloadJSON().canonicalBytes()
+        case (let a?, let b?):
+            guard same(a.id, b.id), same(a.path.string, b.path.string), a.created == b.created, a.modified == b.modified,
+                  a.fields.count == b.fields.count, a.history.count == b.history.count,
+                  a.unknownMembers.count == b.unknownMembers.count else { return false }
+            // Keys are looked up with `String ==`, so compare the key bytes too.
+            for (name, f) in a.fields {
+                guard let i = b.fields.index(forKey: name), same(b.fields[i].key, name), same(f, b.fields[i].value) else { return false }
+            }
+            for (x, y) in zip(a.history, b.history) where historyCompare(x, y) != 0 { return false }
+            for (name, v) in a.unknownMembers {
+                guard let i = b.unknownMembers.index(forKey: name), same(b.unknownMembers[i].key, name),
+                      same(v, b.unknownMembers[i].value) else { return false }
+            }
+            return true
         default: return false
         }
     }
