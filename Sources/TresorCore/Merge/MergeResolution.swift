@@ -55,9 +55,13 @@ public struct MergeResolution: Equatable, Sendable {
     /// The field or payload member concerned, nil for whole-entry and header decisions.
     public var field: String?
     public var kind: Kind
+    /// Origin of the winning write (field decisions only).
     public var winnerOrigin: String?
+    /// `modified` of the winning write, or of the winning entry for a rename conflict.
     public var winnerModified: Timestamp?
+    /// Origin of the losing write (field conflicts only).
     public var loserOrigin: String?
+    /// `modified` of the losing write, or of the losing entry for a rename conflict.
     public var loserModified: Timestamp?
     /// One human sentence without any field value.
     public var description: String
