@@ -25,6 +25,8 @@ public enum CoreError: Error, Equatable, LocalizedError {
     case io(String)
     /// A symbolic link where a file or directory was expected.
     case symlink(String)
+    /// Two vault headers with different vault ids cannot be merged (Spec/MERGE.md §10).
+    case differentVault(ours: String, theirs: String)
 
     public var kind: String {
         switch self {
@@ -39,6 +41,7 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .invalidField: return "invalid-field"
         case .io: return "io"
         case .symlink: return "symlink"
+        case .differentVault: return "different-vault"
         }
     }
 
@@ -57,6 +60,8 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .invalidField(let why): return "invalid field: \(why)"
         case .io(let why): return why
         case .symlink(let p): return "\"\(p)\" is a symbolic link; tresor never follows links inside a vault"
+        case .differentVault(let ours, let theirs):
+            return "cannot merge vault \(theirs) into vault \(ours): they are different vaults\nhint: check the remote's URL"
         }
     }
 }

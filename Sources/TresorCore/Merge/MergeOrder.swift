@@ -1,0 +1,130 @@
+// The byte-exact comparisons and total orders every merge decision rests on (Spec/MERGE.md §2).
+import Foundation
+
+/// Swift's `String ==` treats canonically equivalent texts as equal, but a password in NFC and in NFD
+/// are different secrets and must never be merged into one. Everything here compares UTF-8 bytes.
+enum MergeOrder {
+    /// -1, 0 or 1 by the UTF-8 bytes of `a` and `b`.
+    static func compare(_ a: String, _ b: String) -> Int {
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
+            }
+        }
+    }
+
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        if a.elementsEqual(b) { return 0 }
+        return a.lexicographicallyPrecedes(b) ? -1 : 1
+    }
+
+    static func compare(_ a: Timestamp, _ b: Timestamp) -> Int {
+        a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+
+    static func valueBytes(_ v: FieldValue) -> [UInt8] { v.json.canonicalBytes() }
+
+    /// The same write: value, `modified` and `origin` equal byte for byte.
+    static func same(_ a: Field?, _ b: Field?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a.modified == b.modified && same(a.origin, b.origin) && same(a.value, b.value)
+        default: return false
+        }
+    }
+
+    static func same(_ a: FieldValue, _ b: FieldValue) -> Bool {
+        switch (a, b) {
+        case (.text(let x), .text(let y)): return same(x, y)
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        default: return false
+        }
+    }
+
+    static func same(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a.canonicalBytes() == b.canonicalBytes()
+        default: return false
+        }
+    }
+
+    /// Entries are the same if id and payload bytes are.
+    static func same(_ a: Entry?, _ b: Entry?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let a?, let b?):
+            guard same(a.id, b.id), same(a.path.string, b.path.string), a.created == b.created, a.modified == b.modified,
+                  a.fields.count == b.fields.count, a.history.count == b.history.count,
+                  a.unknownMembers.count == b.unknownMembers.count else { return false }
+            // Keys are looked up with `String ==`, so compare the key bytes too.
+            for (name, f) in a.fields {
+                guard let i = b.fields.index(forKey: name), same(b.fields[i].key, name), same(f, b.fields[i].value) else { return false }
+            }
+            for (x, y) in zip(a.history, b.history) where historyCompare(x, y) != 0 { return false }
+            for (name, v) in a.unknownMembers {
+                guard let i = b.unknownMembers.index(forKey: name), same(b.unknownMembers[i].key, name),
+                      same(v, b.unknownMembers[i].value) else { return false }
+            }
+            return true
+        default: return false
+        }
+    }
+
+    /// The order of writes (§2.1): `modified`, then `origin` bytes, then canonical value bytes.
+    /// True if `a` loses to `b`.
+    static func fieldLess(_ a: Field, _ b: Field) -> Bool {
+        if a.modified != b.modified { return a.modified < b.modified }
+        let o = compare(a.origin, b.origin)
+        if o != 0 { return o < 0 }
+        return compare(valueBytes(a.value), valueBytes(b.value)) < 0
+    }
+
+    /// The order of history items (§2.2): `HistoryItem.canonicalOrder` on bytes, then `reason`, so it is
+    /// total: two items are equal in it only if they are byte for byte the same item.
+    static func historyCompare(_ a: HistoryItem, _ b: HistoryItem) -> Int {
+        var c = compare(a.replaced, b.replaced)
+        if c == 0 { c = compare(a.field, b.field) }
+        if c == 0 { c = compare(a.modified, b.modified) }
+        if c == 0 { c = compare(a.origin, b.origin) }
+        if c == 0 { c = compare(valueBytes(a.value), valueBytes(b.value)) }
+        if c == 0 { c = compare(a.reason, b.reason) }
+        return c
+    }
+
+    /// Union of history lists (§6): deduplicated, sorted oldest first, then capped to the newest
+    /// `Entry.historyLimitPerField` items of each field.
+    static func mergedHistory(_ lists: [[HistoryItem]]) -> [HistoryItem] {
+        let sorted = lists.joined().sorted { historyCompare($0, $1) < 0 }
+        var unique: [HistoryItem] = []
+        unique.reserveCapacity(sorted.count)
+        for item in sorted where unique.last.map({ historyCompare($0, item) != 0 }) ?? true { unique.append(item) }
+        return capped(unique)
+    }
+
+    /// Keeps the newest `Entry.historyLimitPerField` items per field name (bytes) of a sorted list.
+    static func capped(_ sorted: [HistoryItem]) -> [HistoryItem] {
+        var counts: [[UInt8]: Int] = [:]
+        var keep = [Bool](repeating: false, count: sorted.count)
+        for i in sorted.indices.reversed() {
+            let key = Array(sorted[i].field.utf8)
+            let n = counts[key, default: 0]
+            if n < Entry.historyLimitPerField { keep[i] = true; counts[key] = n + 1 }
+        }
+        return sorted.indices.filter { keep[$0] }.map { sorted[$0] }
+    }
+
+    /// The distinct names of `keys`, sorted by bytes. Canonically equivalent spellings count once, as the
+    /// byte-smallest spelling, so the choice does not depend on which side had which spelling.
+    static func unionSorted(_ keys: [String]) -> [String] {
+        var out: [String] = []
+        for k in keys.sorted(by: { compare($0, $1) < 0 }) where !out.contains(where: { $0 == k }) { out.append(k) }
+        return out
+    }
+}

@@ -1,0 +1,71 @@
+// Merging `.tresor/vault.json`: key slots by slot id, the rest member by member (Spec/MERGE.md §10).
+import Foundation
+
+extension VaultMerge {
+    /// Three-way merge of the vault header. An unchanged side takes the other side's header. When both
+    /// changed (two passphrase changes), key slots merge by slot id: a slot removed on either side is
+    /// gone, a slot added on either side stays, so each side's new passphrase opens the vault (all
+    /// slots wrap the same vault key). If no passphrase slot would remain, the header with the greater
+    /// serialized bytes is kept. A nil `base` merges against an empty header.
+    /// - Throws: `CoreError.differentVault` if the headers name different vault ids.
+    /// Spec/MERGE.md §10
+    public static func mergeHeaders(base: VaultHeader?, ours: VaultHeader, theirs: VaultHeader) throws -> (VaultHeader, [MergeResolution]) {
+        for other in [theirs.vaultID] + (base.map { [$0.vaultID] } ?? []) where !MergeOrder.same(other, ours.vaultID) {
+            throw CoreError.differentVault(ours: ours.vaultID, theirs: other)
+        }
+        let o = ours.serialized(), t = theirs.serialized()
+        if o == t { return (ours, []) }
+        if let b = base?.serialized() {
+            if b == o { return (theirs, []) }
+            if b == t { return (ours, []) }
+        }
+        var merged = VaultHeader(vaultID: ours.vaultID, keySlots: [], otherSlots: [], unknownMembers: [:])
+
+        func slots(_ h: VaultHeader?) -> [String: [UInt8]] {
+            Dictionary((h?.keySlots ?? []).map { ($0.id, $0.json.canonicalBytes()) }, uniquingKeysWith: { a, b in MergeOrder.compare(a, b) >= 0 ? a : b })
+        }
+        let bs = slots(base), os = slots(ours), ts = slots(theirs)
+        let all = (ours.keySlots + theirs.keySlots)
+        for id in MergeOrder.unionSorted(Array(os.keys) + Array(ts.keys)) {
+            guard let bytes = pick(base: bs[id], ours: os[id], theirs: ts[id]) else { continue }
+            merged.keySlots.append(all.first { $0.json.canonicalBytes() == bytes }!)
+        }
+
+        // Slots of unknown types have no id: each distinct slot is kept unless a side removed it.
+        func set(_ h: VaultHeader?) -> [[UInt8]] { (h?.otherSlots ?? []).map { $0.canonicalBytes() } }
+        let bo = set(base), oo = set(ours), to = set(theirs)
+        var kept: [[UInt8]] = []
+        for s in (oo + to).sorted(by: { $0.lexicographicallyPrecedes($1) }) where kept.last != s {
+            if (oo.contains(s) && to.contains(s)) || !bo.contains(s) { kept.append(s) }
+        }
+        merged.otherSlots = kept.map { s in (ours.otherSlots + theirs.otherSlots).first { $0.canonicalBytes() == s }! }
+
+        for name in MergeOrder.unionSorted(Array(ours.unknownMembers.keys) + Array(theirs.unknownMembers.keys)
+                                           + (base.map { Array($0.unknownMembers.keys) } ?? [])) {
+            let value = pick(base: base?.unknownMembers[name]?.canonicalBytes(), ours: ours.unknownMembers[name]?.canonicalBytes(),
+                             theirs: theirs.unknownMembers[name]?.canonicalBytes())
+            if let value { merged.unknownMembers[name] = try? JSONValue.parse(value) }
+        }
+
+        let path = VaultHeader.relativePath
+        guard merged.keySlots.isEmpty else {
+            return (merged, [MergeResolution(
+                entryID: ours.vaultID, path: path, kind: .keySlotsMerged,
+                description: "the vault header was changed on both sides (passphrase changed on both?): the key slots of both are kept, so each side's passphrase opens the vault")])
+        }
+        let winner = MergeOrder.compare(o, t) > 0 ? ours : theirs
+        return (winner, [MergeResolution(
+            entryID: ours.vaultID, path: path, kind: .headerConflict,
+            description: "the vault header was changed on both sides and merging its key slots would leave none: kept one side's header whole; the other side's passphrase no longer opens the vault")])
+    }
+
+    /// The three-way rule on byte strings shared by slots and members: unchanged on one side takes the
+    /// other; a change beats a removal; two different changes keep the greater bytes.
+    static func pick(base: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?) -> [UInt8]? {
+        if ours == theirs { return ours }
+        if ours == base { return theirs }
+        if theirs == base { return ours }
+        guard let ours, let theirs else { return ours ?? theirs }
+        return MergeOrder.compare(ours, theirs) > 0 ? ours : theirs
+    }
+}
