@@ -9,6 +9,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case notARepository(path: String)
     /// `create(at:)` found a repository already there.
     case alreadyExists(path: String)
+    /// `clone` needs a missing or empty directory.
+    case destinationNotEmpty(path: String)
     /// The repository at `path` belongs to another user and libgit2 refuses to open it.
     case notOwned(path: String)
     /// A path given to `commit` does not exist in the work tree.
@@ -25,6 +27,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case unresolvedConflicts(paths: [String])
     /// No remote of that name.
     case remoteNotFound(String)
+    /// `fastForward(to:)` was asked to move to a commit that does not contain HEAD.
+    case notFastForward(String)
     /// A remote of that name already exists.
     case remoteExists(String)
     /// The remote could not be reached (network, DNS, refused connection, missing repository).
@@ -48,6 +52,9 @@ public enum GitError: LocalizedError, Equatable, Sendable {
         case .alreadyExists(let path):
             return "a git repository already exists at \"\(path)\""
                 + "\nhint: open it instead, or choose an empty directory"
+        case .destinationNotEmpty(let path):
+            return "\"\(path)\" already exists and is not empty"
+                + "\nhint: choose a new or empty directory"
         case .notOwned(let path):
             return "the repository at \"\(path)\" is owned by another user"
                 + "\nhint: run as the owner, or change the owner of the directory"
@@ -68,6 +75,9 @@ public enum GitError: LocalizedError, Equatable, Sendable {
         case .remoteNotFound(let name):
             return "no remote named \"\(name)\""
                 + "\nhint: add it first"
+        case .notFastForward(let rev):
+            return "cannot fast-forward to \"\(rev)\": HEAD has commits it does not contain"
+                + "\nhint: merge instead"
         case .remoteExists(let name):
             return "a remote named \"\(name)\" already exists"
                 + "\nhint: remove it first, or choose another name"

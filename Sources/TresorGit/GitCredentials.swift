@@ -1,0 +1,148 @@
+// Credentials for remotes (ssh-agent, ssh key files, https tokens) and the libgit2 callbacks that offer them.
+internal import CGit2
+import Foundation
+
+/// What to offer a remote that asks who we are. Each method is tried at most once per operation.
+///
+/// For ssh: the agent (if `SSH_AUTH_SOCK` is set and `useSSHAgent`), then each key file that
+/// exists, as the user named in the URL or `sshUsername`. For https: `httpsUsername` and
+/// `httpsToken`. Host keys are checked against `~/.ssh/known_hosts` by libgit2.
+public struct GitCredentials: Sendable, Equatable {
+    public var useSSHAgent: Bool
+    /// Private key files, tried in order; `<file>.pub` is used when present.
+    public var sshKeyFiles: [String]
+    /// The ssh user when the URL names none (`git@host:…` names `git`).
+    public var sshUsername: String
+    public var httpsUsername: String?
+    public var httpsToken: String?
+
+    public init(
+        useSSHAgent: Bool = true,
+        sshKeyFiles: [String] = [],
+        sshUsername: String = "git",
+        httpsUsername: String? = nil,
+        httpsToken: String? = nil
+    ) {
+        self.useSSHAgent = useSSHAgent
+        self.sshKeyFiles = sshKeyFiles
+        self.sshUsername = sshUsername
+        self.httpsUsername = httpsUsername
+        self.httpsToken = httpsToken
+    }
+
+    /// The usual sources: ssh-agent, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
+    /// `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
+    public static func standard(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        home: String = NSHomeDirectory()
+    ) -> GitCredentials {
+        GitCredentials(
+            useSSHAgent: environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false,
+            sshKeyFiles: ["id_ed25519", "id_ecdsa"].map { home + "/.ssh/" + $0 },
+            httpsUsername: environment["TRESOR_GIT_USERNAME"],
+            httpsToken: environment["TRESOR_GIT_TOKEN"]
+        )
+    }
+
+    /// Never offers anything; for remotes that need no authentication.
+    public static let none = GitCredentials(useSSHAgent: false)
+}
+
+/// State shared with the C callbacks of one network operation, passed as their payload.
+final class RemoteSession {
+    /// Upper bound on credential callback calls, however many methods are configured.
+    static let maxCredentialCalls = 6
+
+    let credentials: GitCredentials
+    let url: String
+    private var triedAgent = false
+    private var triedKeys = 0
+    private var triedPassword = false
+    private var calls = 0
+    private(set) var tried: [String] = []
+    /// Refs the remote refused during a push, with its reason.
+    var rejections: [(ref: String, status: String)] = []
+
+    init(credentials: GitCredentials, url: String) {
+        self.credentials = credentials
+        self.url = url
+    }
+
+    /// Remote callbacks wired to this session; valid while `self` is alive.
+    func callbacks() throws -> git_remote_callbacks {
+        var callbacks = git_remote_callbacks()
+        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "preparing remote callbacks")
+        callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
+        callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
+            guard let out, let payload else { return GIT_EAUTH.code }
+            let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+            return session.offer(out, usernameFromURL.map { String(cString: $0) }, allowed)
+        }
+        // Defer to libgit2's own checks: known_hosts for ssh, the CA store for https.
+        callbacks.certificate_check = { _, _, _, _ in GIT_PASSTHROUGH.code }
+        callbacks.push_update_reference = { ref, status, payload in
+            guard let payload, let status else { return 0 }
+            let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+            session.rejections.append((ref.map { String(cString: $0) } ?? "?", String(cString: status)))
+            return 0
+        }
+        return callbacks
+    }
+
+    /// Fills `out` with the next untried credential the server accepts; `GIT_EAUTH` (with a
+    /// message set for `git_error_last`) when none is left. The constructors' own negative
+    /// results are handed back to libgit2, which reports them.
+    private func offer(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, _ userFromURL: String?, _ allowed: UInt32) -> Int32 {
+        calls += 1
+        let user = userFromURL ?? credentials.sshUsername
+        if calls <= Self.maxCredentialCalls {
+            // ssh asks for the user name alone first when the URL has none.
+            if allowed == GIT_CREDENTIAL_USERNAME.rawValue {
+                return git_credential_username_new(out, user)
+            }
+            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
+                if credentials.useSSHAgent, !triedAgent {
+                    triedAgent = true
+                    tried.append("ssh-agent")
+                    return git_credential_ssh_key_from_agent(out, user)
+                }
+                let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
+                if triedKeys < keys.count {
+                    let key = keys[triedKeys]
+                    triedKeys += 1
+                    tried.append(key)
+                    let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
+                    return git_credential_ssh_key_new(out, user, publicKey, key, nil)
+                }
+            }
+            if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !triedPassword,
+               let name = credentials.httpsUsername, let token = credentials.httpsToken {
+                triedPassword = true
+                tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+                return git_credential_userpass_plaintext_new(out, name, token)
+            }
+        }
+        let message = tried.isEmpty
+            ? "no credentials to offer"
+            : "the server refused " + tried.joined(separator: ", ")
+        git_error_set_str(Int32(GIT_ERROR_NET.rawValue), message)
+        return GIT_EAUTH.code
+    }
+
+    /// Turns a failure of a network operation into the error a user can act on.
+    func classify(_ error: Error, remote: String) -> Error {
+        guard case let GitError.libgit2(code, message, _) = error else { return error }
+        switch code {
+        case _ where message.contains("list of SSH authentication methods"):
+            return GitError.unsupportedSSHKey(url: url)
+        case GIT_EAUTH.code:
+            return GitError.authenticationFailed(url: url, reason: message)
+        case GIT_ECERTIFICATE.code:
+            return GitError.hostKeyRejected(url: url)
+        case GIT_ENONFASTFORWARD.code:
+            return GitError.pushRejected(remote: remote, reason: "the remote has commits that are not here")
+        default:
+            return GitError.unreachable(url: url, reason: message)
+        }
+    }
+}

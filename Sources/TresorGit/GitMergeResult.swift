@@ -1,0 +1,125 @@
+// The outcome of a three-way tree merge: the merged index, its conflicts, and how to resolve them.
+internal import CGit2
+import Foundation
+
+/// One path the merge could not decide, with the file as it was at each side (`nil` where the
+/// file did not exist: both sides added it, or one side deleted it while the other changed it).
+public struct GitConflict: Sendable, Equatable {
+    /// A file version taking part in a conflict.
+    public struct Version: Sendable, Equatable {
+        /// The blob's hex id.
+        public var id: String
+        public var contents: [UInt8]
+    }
+
+    public var path: String
+    /// The common ancestor's version (index stage 1).
+    public var ancestor: Version?
+    /// Our version (stage 2).
+    public var ours: Version?
+    /// Their version (stage 3).
+    public var theirs: Version?
+}
+
+/// A merged tree still in memory: clean paths are merged, conflicted ones wait for
+/// `write(_:at:)` or `remove(_:)`. Pass it to `GitRepository.commitMerge` when no conflict is left.
+///
+/// Renames are not detected: a moved file is a deletion plus an addition, so every conflict
+/// concerns one path.
+public final class GitMergeResult {
+    let repository: GitRepository
+    /// An in-memory index owned by no repository (libgit2's merge output).
+    let index: GitHandle
+
+    /// The conflicts not yet resolved, sorted by path.
+    public private(set) var conflicts: [GitConflict] = []
+
+    init(repository: GitRepository, index: GitHandle) throws {
+        self.repository = repository
+        self.index = index
+        conflicts = try readConflicts()
+    }
+
+    /// Whether any conflict is left.
+    public var hasConflicts: Bool { !conflicts.isEmpty }
+
+    /// Every path of the merged result that is not in conflict, sorted.
+    public func paths() -> [String] {
+        (0..<git_index_entrycount(index.pointer)).compactMap { number in
+            guard let entry = git_index_get_byindex(index.pointer, number), git_index_entry_stage(entry) == 0,
+                  let path = entry.pointee.path else { return nil }
+            return String(cString: path)
+        }.sorted()
+    }
+
+    /// The merged contents of `path`, or `nil` if it is absent or still in conflict.
+    public func contents(at path: String) throws -> [UInt8]? {
+        guard let entry = git_index_get_bypath(index.pointer, path, 0)?.pointee else { return nil }
+        return try repository.blobContents(entry.id)
+    }
+
+    /// Sets `path` to `contents` in the merged result (a new blob in the object database),
+    /// resolving its conflict if it has one. Throws `GitError.invalidPath`.
+    public func write(_ contents: [UInt8], at path: String) throws {
+        let relative = try GitRepository.validated(path)
+        var blobID = git_oid()
+        try contents.withUnsafeBytes { bytes in
+            _ = try check(git_blob_create_from_buffer(&blobID, repository.raw, bytes.baseAddress, bytes.count),
+                          "storing the merged \"\(relative)\"")
+        }
+        // A stage-0 entry does not clear stages 1–3, so drop the conflict first.
+        try clearConflict(relative)
+        var entry = git_index_entry()
+        entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
+        entry.id = blobID
+        entry.file_size = UInt32(truncatingIfNeeded: contents.count)
+        try relative.withCString { cPath in
+            entry.path = cPath
+            _ = try check(git_index_add(index.pointer, &entry), "adding the merged \"\(relative)\"")
+        }
+        conflicts = try readConflicts()
+    }
+
+    /// Removes `path` from the merged result, resolving its conflict if it has one.
+    public func remove(_ path: String) throws {
+        let relative = try GitRepository.validated(path)
+        try clearConflict(relative)
+        try check(git_index_remove(index.pointer, relative, 0), "removing \"\(relative)\" from the merge",
+                  allowing: [GIT_ENOTFOUND.code])
+        git_error_clear()
+        conflicts = try readConflicts()
+    }
+
+    private func clearConflict(_ path: String) throws {
+        try check(git_index_conflict_remove(index.pointer, path), "resolving \"\(path)\"", allowing: [GIT_ENOTFOUND.code])
+        git_error_clear()
+    }
+
+    private func readConflicts() throws -> [GitConflict] {
+        guard git_index_has_conflicts(index.pointer) != 0 else { return [] }
+        let iterator = try GitHandle("listing merge conflicts", free: git_index_conflict_iterator_free) {
+            git_index_conflict_iterator_new(&$0, index.pointer)
+        }
+        var conflicts: [GitConflict] = []
+        while true {
+            var ancestor: UnsafePointer<git_index_entry>?
+            var ours: UnsafePointer<git_index_entry>?
+            var theirs: UnsafePointer<git_index_entry>?
+            let result = try check(git_index_conflict_next(&ancestor, &ours, &theirs, iterator.pointer),
+                                   "listing merge conflicts", allowing: [GIT_ITEROVER.code])
+            if result == GIT_ITEROVER.code { break }
+            guard let path = [ancestor, ours, theirs].lazy.compactMap({ $0?.pointee.path }).first else { continue }
+            conflicts.append(GitConflict(
+                path: String(cString: path),
+                ancestor: try version(ancestor), ours: try version(ours), theirs: try version(theirs)
+            ))
+        }
+        git_error_clear()
+        return conflicts.sorted { $0.path < $1.path }
+    }
+
+    private func version(_ entry: UnsafePointer<git_index_entry>?) throws -> GitConflict.Version? {
+        guard let entry else { return nil }
+        return GitConflict.Version(id: entry.pointee.id.hex, contents: try repository.blobContents(entry.pointee.id))
+    }
+}

@@ -1,0 +1,145 @@
+// Remotes: adding and listing them, cloning, and fetching and pushing the main branch.
+internal import CGit2
+import Foundation
+
+/// A configured remote.
+public struct GitRemote: Sendable, Equatable {
+    public var name: String
+    public var url: String
+
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+}
+
+extension GitRepository {
+    /// The one branch Tresor syncs.
+    static let mainBranch = "refs/heads/main"
+
+    /// The remote-tracking ref that `fetch(remote:credentials:)` updates, e.g. `refs/remotes/origin/main`.
+    public static func trackingRef(remote: String) -> String {
+        "refs/remotes/\(remote)/main"
+    }
+
+    /// Adds a remote with git's usual fetch refspec. Throws `GitError.remoteExists`, or
+    /// `GitError.libgit2` for an invalid name or URL.
+    public func addRemote(name: String, url: String) throws {
+        do {
+            _ = try GitHandle("adding remote \"\(name)\"", owner: self, free: git_remote_free) {
+                git_remote_create(&$0, raw, name, url)
+            }
+        } catch GitError.libgit2(let code, _, _) where code == GIT_EEXISTS.code {
+            throw GitError.remoteExists(name)
+        }
+    }
+
+    /// Removes a remote and its remote-tracking refs. Throws `GitError.remoteNotFound`.
+    public func removeRemote(name: String) throws {
+        let result = try check(git_remote_delete(raw, name), "removing remote \"\(name)\"", allowing: [GIT_ENOTFOUND.code])
+        if result == GIT_ENOTFOUND.code {
+            git_error_clear()
+            throw GitError.remoteNotFound(name)
+        }
+    }
+
+    /// The configured remotes, sorted by name.
+    public func remotes() throws -> [GitRemote] {
+        var names = git_strarray()
+        try check(git_remote_list(&names, raw), "listing remotes")
+        return try takeStrArray(&names).sorted().map { name in
+            GitRemote(name: name, url: try remoteURL(lookupRemote(name)))
+        }
+    }
+
+    func lookupRemote(_ name: String) throws -> GitHandle {
+        guard let remote = try GitHandle(ifFound: "looking up remote \"\(name)\"", owner: self, free: git_remote_free, acquire: {
+            git_remote_lookup(&$0, raw, name)
+        }) else {
+            throw GitError.remoteNotFound(name)
+        }
+        return remote
+    }
+
+    private func remoteURL(_ remote: GitHandle) -> String {
+        git_remote_url(remote.pointer).map { String(cString: $0) } ?? ""
+    }
+
+    /// Downloads the remote's `main` into `refs/remotes/<remote>/main`; the local branch and work
+    /// tree are not touched. A remote without `main` (still empty) is not an error.
+    /// - Throws: `GitError.remoteNotFound`, `.unreachable`, `.authenticationFailed`,
+    ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
+    public func fetch(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
+        let remote = try lookupRemote(name)
+        let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
+        var options = git_fetch_options()
+        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
+        options.callbacks = try session.callbacks()
+        options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+        try withExtendedLifetime(session) {
+            try withStrArray(["+\(Self.mainBranch):\(Self.trackingRef(remote: name))"]) { refspecs in
+                do {
+                    try check(git_remote_fetch(remote.pointer, &refspecs, &options, nil), "fetching from \"\(name)\"")
+                } catch {
+                    throw session.classify(error, remote: name)
+                }
+            }
+        }
+    }
+
+    /// Sends the local `main` to the remote's `main` (never forced) and updates the
+    /// remote-tracking ref.
+    /// - Throws: `GitError.pushRejected` if the remote has commits we lack or refuses the update
+    ///   (libgit2 reports the latter only through a callback: `git_remote_push` still returns 0);
+    ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
+    public func push(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
+        guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
+        let remote = try lookupRemote(name)
+        let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
+        var options = git_push_options()
+        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
+        options.callbacks = try session.callbacks()
+        try withExtendedLifetime(session) {
+            try withStrArray(["\(Self.mainBranch):\(Self.mainBranch)"]) { refspecs in
+                do {
+                    try check(git_remote_push(remote.pointer, &refspecs, &options), "pushing to \"\(name)\"")
+                } catch {
+                    throw session.classify(error, remote: name)
+                }
+            }
+        }
+        if !session.rejections.isEmpty {
+            let reason = session.rejections.map { "\($0.ref): \($0.status)" }.joined(separator: "; ")
+            throw GitError.pushRejected(remote: name, reason: reason)
+        }
+    }
+
+    /// Clones `url` into `path` (which must be missing or empty) as remote "origin", with `main`
+    /// checked out when the remote has it; an empty remote gives a repository on an unborn
+    /// `main`. On failure, whatever was created is removed again.
+    /// - Throws: `GitError.destinationNotEmpty`, and the errors of `fetch`.
+    public static func clone(
+        url: String, to path: String, credentials: GitCredentials = .standard()
+    ) throws -> GitRepository {
+        let files = FileManager.default
+        let existed = files.fileExists(atPath: path)
+        if existed, (try? files.contentsOfDirectory(atPath: path).isEmpty) != true {
+            throw GitError.destinationNotEmpty(path: path)
+        }
+        do {
+            let repo = try create(at: path)
+            try repo.addRemote(name: "origin", url: url)
+            try repo.fetch(remote: "origin", credentials: credentials)
+            // So the git CLI's `git pull` and `git status` know the upstream too.
+            try repo.setConfig("branch.main.remote", "origin")
+            try repo.setConfig("branch.main.merge", mainBranch)
+            if let tip = repo.resolve(trackingRef(remote: "origin")) {
+                try repo.fastForward(to: tip)
+            }
+            return repo
+        } catch {
+            try? files.removeItem(atPath: existed ? path + "/.git" : path)
+            throw error
+        }
+    }
+}
