@@ -8,8 +8,10 @@ public final class Vault {
     /// Absolute path of the vault root.
     public let root: String
     public let store: EntryStore
-    public private(set) var header: VaultHeader
+    public internal(set) var header: VaultHeader
     private var openedRepository: GitRepository?
+    /// Set by `clone` when it made the directory, so a failed clone can remove it.
+    var createdDirectory = false
     private var vaultKey: SecretBytes?
     private var cipher: EntryCipher?
 
@@ -51,6 +53,7 @@ public final class Vault {
         let repo = try git { try GitRepository.create(at: root) }
         chmod(root + "/.git", 0o700)
         try SyncSetup.writeAttributes(root: root, repo: repo)
+        try SyncSetup.configure(repo)
         try git { try repo.commit(message: "Initialize vault", adding: [VaultHeader.relativePath, SyncSetup.attributesFile], removing: []) }
         let vault = Vault(root: root, header: header, repo: repo)
         try vault.unlock(vaultKey: key)

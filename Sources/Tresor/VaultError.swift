@@ -7,6 +7,7 @@ import TresorGit
 public enum VaultError: Error, LocalizedError {
     case notAVault(String)
     case notARepository(String)
+    case notAVaultRemote(String)
     case alreadyAVault(String)
     case directoryNotEmpty(String)
     case entryNotFound(String, suggestions: [String])
@@ -21,6 +22,9 @@ public enum VaultError: Error, LocalizedError {
     case git(GitError)
     case session(String)
     case nothingChanged(String)
+    /// Content fetched from a remote that breaks the vault's rules; nothing was merged.
+    case hostileRemote(String, String)
+    case sync(String)
     case io(String)
 
     public var errorDescription: String? {
@@ -29,6 +33,8 @@ public enum VaultError: Error, LocalizedError {
             return "\"\(d)\" is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
         case .notARepository(let d):
             return "\"\(d)\" is a copy of a vault without its git repository: it can be read but not changed\nhint: work on a clone of the vault's repository to change it"
+        case .notAVaultRemote(let url):
+            return "the remote \"\(url)\" is not a Tresor vault (no .tresor/vault.json); nothing was kept"
         case .alreadyAVault(let d): return "\"\(d)\" is already a Tresor vault"
         case .directoryNotEmpty(let d): return "\"\(d)\" exists and is not empty\nhint: choose a new or empty directory"
         case .entryNotFound(let p, let s):
@@ -43,6 +49,9 @@ public enum VaultError: Error, LocalizedError {
         case .git(let e): return e.errorDescription ?? "\(e)"
         case .session(let m): return m
         case .nothingChanged(let m): return m
+        case .hostileRemote(let file, let why):
+            return "refusing \"\(file)\" from the remote: \(why)\nhint: nothing was merged; the local vault is unchanged"
+        case .sync(let m): return m
         case .io(let m): return m
         }
     }

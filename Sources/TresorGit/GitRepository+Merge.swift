@@ -132,7 +132,7 @@ extension GitRepository {
     /// Makes the work tree and index match HEAD. FORCE, because HEAD has already moved and SAFE
     /// would compare against the new tree and leave the old files; callers check first that
     /// nothing uncommitted would be lost.
-    private func checkoutHead() throws {
+    func checkoutHead() throws {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue

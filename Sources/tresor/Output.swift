@@ -6,6 +6,9 @@ enum Output {
     /// A result line on stdout.
     static func line(_ s: String = "") { print(s) }
 
+    /// Text on stdout exactly as given.
+    static func write(_ s: String) { FileHandle.standardOutput.write(Data(s.utf8)) }
+
     /// A status message on stderr (keeps stdout clean for scripts).
     static func status(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 

@@ -48,7 +48,8 @@ struct VaultOptions: ParsableArguments {
     }
 
     /// Opens the vault; with `unlock`, also obtains the key from the session or the passphrase.
-    func open(unlock: Bool, allowSession: Bool = true) throws -> Vault {
+    /// `interactive: false` never prompts (for commands git runs).
+    func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true) throws -> Vault {
         let vault = try Vault.open(at: directory)
         guard unlock else { return vault }
         if allowSession, let token = environment[Session.environmentVariable], !token.isEmpty {
@@ -57,10 +58,11 @@ struct VaultOptions: ParsableArguments {
                 return vault
             } catch let e as VaultError {
                 // Fall back to the passphrase when one can be had; otherwise the session error is the answer.
-                guard passphraseFilePath != nil || Prompt.interactive else { throw e }
+                guard passphraseFilePath != nil || (interactive && Prompt.interactive) else { throw e }
                 Output.warning((e.errorDescription ?? "session unusable").split(separator: "\n").first.map(String.init) ?? "")
             }
         }
+        guard interactive || passphraseFilePath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
         try vault.unlock(passphrase: try passphrase())
         return vault
     }

@@ -45,17 +45,34 @@ struct Fsck: ParsableCommand {
 }
 
 struct Log: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the vault's history (commits), optionally of one entry.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the vault's history, or one entry's: when, and which fields each commit changed.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Only commits touching this entry.") var path: String?
+    @Argument(help: "Only commits touching this entry (decrypts its old versions to name the changed fields).") var path: String?
     @Option(name: [.customShort("n"), .long], help: "At most this many commits.") var limit: Int?
     @Flag(help: "Print a JSON array.") var json = false
 
     func run() throws {
-        let vault = try options.open(unlock: false)
-        let entry = try path.map { try Vault.parsePath($0) }
-        let commits = try vault.history(of: entry, limit: limit)
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        if let path {
+            let vault = try options.open(unlock: true)
+            let changes = try vault.entryLog(try Vault.parsePath(path), limit: limit)
+            if json {
+                Output.json(.array(changes.map { c in
+                    .object(["id": .string(c.commit.id), "author": .string(c.commit.author.name), "date": .string(Timestamp(c.commit.date).description),
+                             "message": .string(c.commit.message), "change": .string(c.kind), "fields": .array(c.fields.map(JSONValue.string))])
+                }))
+            } else {
+                for c in changes {
+                    let what = c.fields.isEmpty ? c.kind : "\(c.kind): \(c.fields.joined(separator: ", "))"
+                    Output.line("\(c.commit.id.prefix(8))  \(f.string(from: c.commit.date))  \(c.commit.author.name)  \(what)  (\(c.commit.summary))")
+                }
+            }
+            return
+        }
+        let commits = try options.open(unlock: false).history(limit: limit)
         if json {
             Output.json(.array(commits.map { c in
                 .object(["id": .string(c.id), "author": .string(c.author.name), "email": .string(c.author.email),
@@ -63,8 +80,6 @@ struct Log: ParsableCommand {
             }))
             return
         }
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm"
         for c in commits { Output.line("\(c.id.prefix(8))  \(f.string(from: c.date))  \(c.summary)") }
     }
 }

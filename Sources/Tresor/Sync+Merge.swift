@@ -1,0 +1,92 @@
+// The in-process merge of two diverged vault histories: entries by id, field by field, into one merge commit.
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    struct MergeOutput {
+        var changed: [String]
+        var resolutions: [MergeResolution]
+    }
+
+    /// Merges `theirs` into `ours` (HEAD) with the real merge base, writes every decided entry into the
+    /// merged tree, verifies each written entry decrypts to what was decided, and commits with two parents.
+    func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
+                       snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
+        let (b, o, t) = snapshots
+        let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
+        let (entries, entryResolutions) = VaultMerge.merge(base: b?.entryList ?? [], ours: o.entryList, theirs: t.entryList)
+        var resolutions = entryResolutions
+        var changed: [String] = []
+
+        func choose(_ path: String, _ bytes: [UInt8]) throws {
+            let conflicted = result.conflicts.contains { $0.path == path }
+            if try conflicted || Vault.git({ try result.contents(at: path) }) != bytes {
+                try Vault.git { try result.write(bytes, at: path) }
+            }
+        }
+
+        // The header: key slots merge by slot id (Spec/MERGE.md §7).
+        if let oh = o.header, let th = t.header {
+            let merged: VaultHeader
+            do {
+                let r = try VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                merged = r.0
+                resolutions += r.1
+            } catch let e as CoreError { throw VaultError.header(e) }
+            let bytes: [UInt8]
+            if merged == oh, let id = o.headerBlob { bytes = try Vault.git { try repo.blob(id: id) } }
+            else if merged == th, let id = t.headerBlob { bytes = try Vault.git { try repo.blob(id: id) } }
+            else { bytes = merged.serialized() }
+            try choose(VaultHeader.relativePath, bytes)
+        }
+
+        // Entries: remove every entry file the merge did not keep, then write each kept entry,
+        // reusing a side's ciphertext when the entry is exactly that side's.
+        var final: [String: Entry] = [:]
+        for e in entries { final[e.path.filePath] = e }
+        let present = Set(try Vault.git { try result.paths() }).union(result.conflicts.map(\.path))
+        for path in present.sorted() where EntryPath(filePath: path) != nil && final[path] == nil {
+            try Vault.git { try result.remove(path) }
+            if o.entries[path] != nil { changed.append(path) }
+        }
+        var written: [String] = []
+        for (path, entry) in final.sorted(by: { $0.key < $1.key }) {
+            let bytes: [UInt8]
+            if let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
+            else if let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
+            else { bytes = try cipher.seal(entry) }
+            try choose(path, bytes)
+            if o.entries[path]?.entry != entry { changed.append(path); written.append(path) }
+        }
+
+        // Files that are not entries (.gitattributes, stray files): keep ours, else theirs.
+        for conflict in result.conflicts {
+            if let mine = conflict.ours { try Vault.git { try result.write(mine.contents, at: conflict.path) } }
+            else if let other = conflict.theirs { try Vault.git { try result.write(other.contents, at: conflict.path) } }
+            else { try Vault.git { try result.remove(conflict.path) } }
+        }
+
+        // Every entry the merge wrote must decrypt, at its path, to exactly what was decided.
+        for path in written {
+            guard let bytes = try Vault.git({ try result.contents(at: path) }),
+                  let entry = final[path], (try? cipher.open(bytes, expectedPath: entry.path)) == entry else {
+                throw VaultError.sync("the merged entry \"\(path)\" did not verify; nothing was committed")
+            }
+        }
+        Failpoint.hit("before-merge-commit")
+        let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
+        try Vault.git { _ = try repo.commitMerge(message: message, ours: ours, theirs: theirs, merge: result) }
+        return MergeOutput(changed: changed.sorted(), resolutions: resolutions)
+    }
+
+    /// "Merge origin: 2 entries" and one line per automatic resolution (never a value).
+    static func mergeMessage(remote: String, changed: [String], resolutions: [MergeResolution]) -> String {
+        var lines = ["Merge \(remote): \(changed.count) entr\(changed.count == 1 ? "y" : "ies") changed"]
+        if !resolutions.isEmpty {
+            lines.append("")
+            lines += resolutions.map { "- " + $0.description }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,53 @@
+// Plain git integration: decrypted text for `git diff` (textconv) and the merge driver `git merge` calls.
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    /// The text git shows for an entry file in diffs: every field and the history, one per line.
+    /// Without a key (locked vault) it says so instead of failing, so `git log -p` still works.
+    public func textconv(_ bytes: [UInt8]) -> String {
+        guard let env = try? Envelope.parse(bytes) else { return "(not a Tresor entry file)\n" }
+        guard let cipher = try? requireCipher() else { return "(encrypted entry \(env.id); unlock tresor to see decrypted diffs)\n" }
+        guard let e = try? cipher.open(bytes, expectedPath: nil) else { return "(entry \(env.id) does not decrypt with this vault's key)\n" }
+        var lines = ["path: \(e.path)", "id: \(e.id)"]
+        for name in e.fields.keys.sorted() {
+            let f = e.fields[name]!
+            lines.append("\(name): " + f.value.displayText.replacingOccurrences(of: "\n", with: "\n  "))
+        }
+        for h in e.history { lines.append("history \(h.field) (\(h.reason) \(h.replaced)): " + h.value.displayText.replacingOccurrences(of: "\n", with: "\n  ")) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Merges three versions of one entry file the way `tresor sync` does (Spec/MERGE.md); git's merge
+    /// driver protocol. `base` is nil when both sides added the file.
+    /// - Throws: `VaultError.sync` when the two sides are different entries (different ids): only
+    ///   `tresor sync` can keep both, by renaming one.
+    public func mergeEntryFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: EntryPath) throws -> ([UInt8], [MergeResolution]) {
+        let cipher = try requireCipher()
+        func open(_ b: [UInt8], _ side: String) throws -> Entry {
+            do { return try cipher.open(b, expectedPath: nil) } catch let e as CoreError { throw VaultError.entry("\(path) (\(side))", e) }
+        }
+        let o = try open(ours, "ours"), t = try open(theirs, "theirs")
+        let b = try base.flatMap { $0.isEmpty ? nil : try open($0, "base") }
+        guard o.id == t.id else {
+            throw VaultError.sync("both sides added a different entry at \"\(path)\"\nhint: run 'tresor sync', which keeps both")
+        }
+        let (merged, resolutions) = EntryMerge.merge(base: b?.id == o.id ? b : nil, ours: o, theirs: t)
+        guard var entry = merged else { throw VaultError.sync("the merge of \"\(path)\" deleted it; run 'tresor sync'") }
+        entry.path = path
+        if entry == o { return (ours, resolutions) }
+        if entry == t { return (theirs, resolutions) }
+        return (try cipher.seal(entry), resolutions)
+    }
+
+    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §7).
+    public static func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
+        do {
+            let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)
+            let b = try base.flatMap { $0.isEmpty ? nil : try VaultHeader.parse($0) }
+            let (h, r) = try VaultMerge.mergeHeaders(base: b, ours: o, theirs: t)
+            return (h == o ? ours : h == t ? theirs : h.serialized(), r)
+        } catch let e as CoreError { throw VaultError.header(e) }
+    }
+}

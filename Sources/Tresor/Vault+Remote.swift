@@ -1,0 +1,83 @@
+// Remotes and clones: a vault copied from a remote is checked entry by entry before it is used.
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    /// Clones `url` into `directory` (new or empty). The result is locked; call `verifyAll` after `unlock`
+    /// and `discard` if it fails. - Throws: `VaultError.git` (unreachable, authentication), `.notAVaultRemote`.
+    public static func clone(url: String, to directory: String, credentials: GitCredentials = .standard()) throws -> Vault {
+        let root = absolutePath(directory)
+        let existed = FileSystem.kind(root) != .missing
+        if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(root) }
+        let repo: GitRepository
+        do { repo = try GitRepository.clone(url: url, to: root, credentials: credentials) }
+        catch let e as GitError { throw VaultError.git(e) }
+        let store = EntryStore(root: root)
+        let header: VaultHeader
+        do {
+            guard FileSystem.kind(store.absolute(VaultHeader.relativePath)) == .file else { throw VaultError.notAVaultRemote(url) }
+            do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
+        } catch {
+            removeClone(root, keepDirectory: existed)
+            throw error
+        }
+        chmod(root, 0o700)
+        privatizeTree(root)
+        try SyncSetup.configure(repo)
+        let vault = Vault(root: root, header: header, repo: repo)
+        vault.createdDirectory = !existed
+        return vault
+    }
+
+    /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §8).
+    public func verifyAll() throws {
+        let repo = try repository()
+        guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
+        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), vaultID: header.vaultID).read(head)
+    }
+
+    /// Removes a clone that failed its checks.
+    public func discardClone() {
+        Vault.removeClone(root, keepDirectory: !createdDirectory)
+    }
+
+    static func removeClone(_ root: String, keepDirectory: Bool) {
+        if keepDirectory {
+            for name in FileSystem.list(root) { try? FileManager.default.removeItem(atPath: root + "/" + name) }
+        } else {
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    /// Files 0600 and folders 0700 in a fresh checkout (git checks files out 0644).
+    static func privatizeTree(_ root: String) {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
+        chmod(root + "/.git", 0o700)
+        while let rel = walker.nextObject() as? String {
+            if rel == ".git" { walker.skipDescendants(); continue }
+            let p = root + "/" + rel
+            switch FileSystem.kind(p) {
+            case .directory: chmod(p, 0o700)
+            case .file: chmod(p, 0o600)
+            default: continue
+            }
+        }
+    }
+
+    /// Adds a remote. - Throws: `VaultError.git` (exists, bad URL).
+    public func addRemote(name: String, url: String) throws {
+        let repo = try repository()
+        try Vault.git { try repo.addRemote(name: name, url: url) }
+    }
+
+    public func removeRemote(name: String) throws {
+        let repo = try repository()
+        try Vault.git { try repo.removeRemote(name: name) }
+    }
+
+    public func remotes() throws -> [GitRemote] {
+        let repo = try repository()
+        return try Vault.git { try repo.remotes() }
+    }
+}

@@ -1,0 +1,66 @@
+// `tresor restore`, and the commands git itself runs: `textconv` (decrypted diffs) and `merge-driver`.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring back a deleted or older version of an entry as a new commit.",
+        discussion: "Without --at: the version before the last commit that touched the entry (undoes a delete or the last edit). Current values go to history.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path.") var path: String
+    @Option(help: ArgumentHelp("A commit (as 'tresor log PATH' shows it).", valueName: "rev")) var at: String?
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let p = try Vault.parsePath(path)
+        let source = try vault.restore(p, at: at)
+        Output.status("Restored \(p) from \(source.prefix(8)).")
+    }
+}
+
+struct Textconv: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print an entry file decrypted (git's textconv for 'git diff' and 'git log -p').", shouldDisplay: false)
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "The file git gives.") var file: String
+
+    func run() throws {
+        let bytes = try FileSystem.read(file, limit: Envelope.maxFileBytes)
+        let vault = try Vault.open(at: options.directory)
+        // Git runs this for every file it shows: use a session or passphrase file if there is one,
+        // never prompt, and never fail the diff.
+        if let unlocked = try? options.open(unlock: true, interactive: false) { Output.write(unlocked.textconv(bytes)) }
+        else { Output.write(vault.textconv(bytes)) }
+    }
+}
+
+struct MergeDriver: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge-driver", abstract: "Merge three versions of an entry file (git's merge driver).", shouldDisplay: false)
+
+    @OptionGroup var options: VaultOptions
+    @Flag(help: "The files are vault headers (.tresor/vault.json).") var header = false
+    @Argument(help: "Ancestor's version (%O).") var base: String
+    @Argument(help: "Our version, replaced by the result (%A).") var ours: String
+    @Argument(help: "Their version (%B).") var theirs: String
+    @Argument(help: "The path in the work tree (%P).") var path: String
+
+    func run() throws {
+        func load(_ f: String) throws -> [UInt8] { try FileSystem.read(f, limit: Envelope.maxFileBytes) }
+        let b = try load(base), o = try load(ours), t = try load(theirs)
+        let merged: [UInt8], resolutions: [MergeResolution]
+        if header {
+            (merged, resolutions) = try Vault.mergeHeaderFiles(base: b, ours: o, theirs: t)
+        } else {
+            let vault = try options.open(unlock: true)
+            guard let entryPath = EntryPath(filePath: path) else { throw CLIError("\"\(path)\" is not an entry file") }
+            (merged, resolutions) = try vault.mergeEntryFiles(base: b, ours: o, theirs: t, path: entryPath)
+        }
+        try FileSystem.writeAtomically(merged, to: ours)
+        for r in resolutions { Output.status("tresor: " + r.description) }
+    }
+}

@@ -1,0 +1,103 @@
+// `tresor sync`, `tresor clone`, `tresor remote`: share a vault through any git remote.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+import TresorGit
+
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch, merge entries field by field, and push.",
+        discussion: "Conflicting edits merge in process with the real merge base; every losing value goes into the entry's history. See README \"Sync\".")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Remote name.") var remote: String = "origin"
+    @Flag(help: "Print a JSON object describing what happened.") var json = false
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let outcome = try vault.sync(remote: remote, credentials: .standard())
+        if json {
+            Output.json(.object([
+                "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
+                "fastForwarded": .bool(outcome.fastForwarded), "initializedRemote": .bool(outcome.initializedRemote),
+                "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
+                "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
+                "resolutions": .array(outcome.resolutions.map { r in
+                    .object(["entry": .string(r.path), "id": .string(r.entryID), "field": r.field.map(JSONValue.string) ?? .null,
+                             "kind": .string(r.kind.name), "winnerOrigin": r.winnerOrigin.map(JSONValue.string) ?? .null,
+                             "winnerModified": r.winnerModified.map { .string($0.description) } ?? .null,
+                             "loserOrigin": r.loserOrigin.map(JSONValue.string) ?? .null,
+                             "loserModified": r.loserModified.map { .string($0.description) } ?? .null,
+                             "description": .string(r.description)])
+                }),
+            ]))
+            return
+        }
+        if !outcome.pulled && !outcome.pushed { Output.line("Already up to date with \(remote)."); return }
+        if outcome.fastForwarded { Output.line("Pulled from \(remote) (fast-forward).") }
+        if !outcome.fastForwarded && outcome.pulled {
+            Output.line("Merged \(remote): \(outcome.mergedEntries.count) entr\(outcome.mergedEntries.count == 1 ? "y" : "ies") changed" +
+                        (outcome.mergedEntries.isEmpty ? "." : ": " + outcome.mergedEntries.map { String($0.dropLast(5)) }.joined(separator: ", ")))
+        }
+        for r in outcome.resolutions { Output.line("  resolved: " + r.description) }
+        if outcome.pushed { Output.line(outcome.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
+        if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
+    }
+}
+
+struct Clone: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Clone a vault from a git remote and check every entry.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Remote URL: a path, file://, ssh://, https:// or git://.") var url: String
+    @Argument(help: "Directory (default: the vault location).") var directory: String?
+
+    func run() throws {
+        let target = directory ?? options.directory
+        let vault = try Vault.clone(url: url, to: target, credentials: .standard())
+        do {
+            try vault.unlock(passphrase: try options.passphrase())
+            try vault.verifyAll()
+        } catch {
+            vault.discardClone()
+            throw error
+        }
+        Output.status("Cloned \(url) into \(vault.root): \(vault.list().paths.count) entries, all verified.")
+    }
+}
+
+struct Remote: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage the vault's git remotes.",
+                                                    subcommands: [RemoteAdd.self, RemoteRemove.self, RemoteList.self],
+                                                    defaultSubcommand: RemoteList.self)
+}
+
+struct RemoteAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a remote.")
+    @OptionGroup var options: VaultOptions
+    @Argument var name: String
+    @Argument var url: String
+    func run() throws {
+        try options.open(unlock: false).addRemote(name: name, url: url)
+        Output.status("Added remote \(name) (\(url)).")
+    }
+}
+
+struct RemoteRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a remote.", aliases: ["rm"])
+    @OptionGroup var options: VaultOptions
+    @Argument var name: String
+    func run() throws {
+        try options.open(unlock: false).removeRemote(name: name)
+        Output.status("Removed remote \(name).")
+    }
+}
+
+struct RemoteList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List remotes.")
+    @OptionGroup var options: VaultOptions
+    func run() throws {
+        for r in try options.open(unlock: false).remotes() { Output.line("\(r.name)\t\(r.url)") }
+    }
+}
