@@ -1,0 +1,208 @@
+// Replicas syncing through a bare repository with the binary: each merge rule of Spec/MERGE.md end to end.
+import Foundation
+import XCTest
+
+class SyncTestCase: CLITestCase {
+    var remote: String { dir + "/remote.git" }
+    func replica(_ name: String) -> String { dir + "/" + name }
+
+    /// `tresor ARGS --vault REPLICA`, failing the test unless it exits 0.
+    @discardableResult
+    func on(_ name: String, _ args: String..., stdin: String? = nil, env extra: [String: String?] = [:],
+            file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
+        let r = try tresor(args + ["--vault", replica(name)], stdin: stdin, extraEnv: extra)
+        XCTAssertEqual(r.code, 0, "[\(name)] tresor \(args.joined(separator: " ")): \(r.stderr)", file: file, line: line)
+        return r
+    }
+
+    func attempt(_ name: String, _ args: String..., env extra: [String: String?] = [:]) throws -> CLIResult {
+        try tresor(args + ["--vault", replica(name)], extraEnv: extra)
+    }
+
+    /// A bare remote, replica A with two entries pushed to it, and `others` cloned from it.
+    func setUpReplicas(_ others: String...) throws {
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try on("A", "init", "--kdf", "minimum")
+        try on("A", "remote", "add", "origin", remote)
+        try on("A", "add", "Email/gmail", "--username", "alice", "--password-stdin", stdin: "first-secret\n")
+        try on("A", "add", "Social/github", "--username", "alice", "--password-stdin", stdin: "gh-secret\n")
+        try on("A", "sync")
+        for name in others { try ok("clone", remote, replica(name)) }
+    }
+
+    func entryJSON(_ name: String, _ path: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try on(name, "show", path, "--json").stdout.utf8)) as? [String: Any])
+    }
+
+    /// Every entry of a replica, decrypted, as `show --json` prints it.
+    func contents(_ name: String) throws -> [String: String] {
+        var all: [String: String] = [:]
+        for path in try on(name, "ls").stdout.split(separator: "\n") {
+            all[String(path)] = try on(name, "show", String(path), "--json").stdout
+        }
+        return all
+    }
+
+    func history(_ name: String, _ path: String) throws -> [[String: String]] {
+        try XCTUnwrap(try entryJSON(name, path)["history"] as? [[String: String]])
+    }
+}
+
+final class SyncTests: SyncTestCase {
+    func testCloneAndFastForward() throws {
+        try setUpReplicas("B")
+        XCTAssertEqual(try on("B", "ls").stdout, "Email/gmail\nSocial/github\n")
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "password").stdout, "first-secret\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: replica("B") + "/Email/gmail.json")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "a clone's files are private")
+        try on("A", "edit", "Email/gmail", "--set", "notes=from A")
+        XCTAssertTrue(try on("A", "sync").stdout.contains("Pushed to origin"))
+        XCTAssertTrue(try on("B", "sync").stdout.contains("fast-forward"))
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "from A\n")
+        XCTAssertEqual(try on("B", "sync").stdout, "Already up to date with origin.\n")
+        XCTAssertEqual(try on("B", "fsck").code, 0)
+    }
+
+    func testSameFieldChangedOnBothSidesKeepsLaterAndMovesOtherToHistory() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
+        try on("B", "edit", "Email/gmail", "--password-stdin", stdin: "from-B\n")   // later: wins
+        try on("A", "sync")
+        let merge = try on("B", "sync")
+        XCTAssertTrue(merge.stdout.contains("Merged origin: 1 entry changed: Email/gmail"), merge.stdout)
+        XCTAssertTrue(merge.stdout.contains("resolved: field \"password\" of \"Email/gmail\" was changed on both sides"), merge.stdout)
+        XCTAssertFalse(merge.stdout.contains("from-A") || merge.stdout.contains("from-B"), "reports never show values")
+        try on("A", "sync")
+        for name in ["A", "B"] {
+            XCTAssertEqual(try on(name, "show", "Email/gmail", "--field", "password").stdout, "from-B\n")
+            XCTAssertTrue(try history(name, "Email/gmail").contains { $0["value"] == "from-A" && $0["reason"] == "merge" })
+        }
+        XCTAssertEqual(try contents("A"), try contents("B"))
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "log", "-1", "--format=%P"], stdin: nil, extraEnv: [:])
+            .stdout.split(separator: " ").count, 2, "a two-parent merge commit")
+    }
+
+    func testDifferentFieldsMergeWithoutConflict() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--set", "username=alice-A")
+        try on("B", "edit", "Email/gmail", "--set", "notes=note-B")
+        try on("A", "sync")
+        let r = try on("B", "sync")
+        XCTAssertFalse(r.stdout.contains("resolved"), r.stdout)
+        try on("A", "sync")
+        for name in ["A", "B"] {
+            let e = try entryJSON(name, "Email/gmail")
+            XCTAssertEqual(e["username"] as? String, "alice-A")
+            XCTAssertEqual(e["notes"] as? String, "note-B")
+            XCTAssertEqual(e["password"] as? String, "first-secret")
+        }
+        XCTAssertEqual(try contents("A"), try contents("B"))
+    }
+
+    func testRenameOnOneSideEditOnTheOtherMergeIntoOneEntry() throws {
+        try setUpReplicas("B")
+        try on("A", "mv", "Email/gmail", "Mail/google")
+        try on("B", "edit", "Email/gmail", "--password-stdin", stdin: "edited-on-B\n")
+        try on("A", "sync")
+        try on("B", "sync")
+        try on("A", "sync")
+        for name in ["A", "B"] {
+            XCTAssertEqual(try on(name, "ls").stdout, "Mail/google\nSocial/github\n")
+            XCTAssertEqual(try on(name, "show", "Mail/google", "--field", "password").stdout, "edited-on-B\n")
+        }
+        XCTAssertEqual(try contents("A"), try contents("B"))
+    }
+
+    func testDeleteVersusEditKeepsTheEdit() throws {
+        try setUpReplicas("B")
+        try on("A", "rm", "Email/gmail")
+        try on("B", "edit", "Email/gmail", "--set", "notes=still needed")
+        try on("A", "sync")
+        let r = try on("B", "sync")
+        XCTAssertTrue(r.stdout.contains("deleted on one side and changed on the other"), r.stdout)
+        try on("A", "sync")
+        for name in ["A", "B"] { XCTAssertEqual(try on(name, "show", "Email/gmail", "--field", "notes").stdout, "still needed\n") }
+    }
+
+    func testDeleteOnBothSidesIsGone() throws {
+        try setUpReplicas("B")
+        try on("A", "rm", "Social/github")
+        try on("B", "rm", "Social/github")
+        try on("B", "edit", "Email/gmail", "--set", "notes=x")
+        try on("A", "sync"); try on("B", "sync"); try on("A", "sync")
+        for name in ["A", "B"] { XCTAssertEqual(try on(name, "ls").stdout, "Email/gmail\n") }
+    }
+
+    func testAddAddAtTheSamePathKeepsBoth() throws {
+        try setUpReplicas("B")
+        try on("A", "add", "Bank/ing", "--password-stdin", stdin: "bank-A\n")
+        try on("B", "add", "Bank/ing", "--password-stdin", stdin: "bank-B\n")
+        try on("A", "sync")
+        let r = try on("B", "sync")
+        XCTAssertTrue(r.stdout.contains("two entries ended at \"Bank/ing\""), r.stdout)
+        try on("A", "sync")
+        let paths = try on("A", "ls").stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("Bank/") }
+        XCTAssertEqual(paths.count, 2)
+        XCTAssertTrue(paths[1].hasPrefix("Bank/ing.conflict-"), "\(paths)")
+        let values = Set(try paths.map { try on("A", "show", $0, "--field", "password").stdout })
+        XCTAssertEqual(values, ["bank-A\n", "bank-B\n"])
+        XCTAssertEqual(try contents("A"), try contents("B"))
+    }
+
+    func testThreeReplicasConverge() throws {
+        try setUpReplicas("B", "C")
+        try on("A", "edit", "Email/gmail", "--set", "username=from-A")
+        try on("B", "edit", "Email/gmail", "--set", "username=from-B")
+        try on("C", "edit", "Email/gmail", "--set", "username=from-C")
+        try on("C", "add", "New/entry", "--password-stdin", stdin: "c-secret\n")
+        try on("B", "mv", "Social/github", "Dev/github")
+        for name in ["A", "B", "C", "A", "B"] { try on(name, "sync") }
+        let a = try contents("A")
+        XCTAssertEqual(a, try contents("B"))
+        XCTAssertEqual(a, try contents("C"))
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "username").stdout, "from-C\n")
+        let losers = Set(try history("A", "Email/gmail").filter { $0["field"] == "username" }.map { $0["value"]! })
+        XCTAssertTrue(losers.isSuperset(of: ["alice", "from-A", "from-B"]), "\(losers)")
+    }
+
+    func testPassphraseChangedOnBothSidesBothWork() throws {
+        try setUpReplicas("B")
+        try write("pass-A\n", to: dir + "/pA"); try write("pass-B\n", to: dir + "/pB")
+        try on("A", "passwd", "--new-passphrase-file", dir + "/pA")
+        try on("B", "passwd", "--new-passphrase-file", dir + "/pB")
+        try on("A", "sync", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pA"])
+        try on("B", "sync", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pB"])
+        try on("A", "sync", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pA"])
+        for name in ["A", "B"] {
+            for p in ["pA", "pB"] {
+                XCTAssertEqual(try on(name, "show", "Email/gmail", "--field", "password", env: ["TRESOR_PASSPHRASE_FILE": dir + "/" + p]).stdout,
+                               "first-secret\n")
+            }
+        }
+    }
+
+    func testEntryLogAndRestore() throws {
+        try setUpReplicas()
+        try on("A", "edit", "Email/gmail", "--set", "username=bob", "--set", "notes=n")
+        try on("A", "rm", "Email/gmail")
+        let log = try on("A", "log", "Email/gmail").stdout.split(separator: "\n")
+        XCTAssertEqual(log.count, 3)
+        XCTAssertTrue(log[0].contains("removed") && log[1].contains("changed: notes, username") && log[2].contains("added: password, username"), "\(log)")
+        XCTAssertFalse(log.joined().contains("bob"), "the log names fields, never values")
+        try on("A", "restore", "Email/gmail")
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "username").stdout, "bob\n")
+        let first = String(try on("A", "log", "Email/gmail").stdout.split(separator: "\n").last!.prefix(8))
+        try on("A", "restore", "Email/gmail", "--at", first)
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "username").stdout, "alice\n")
+        XCTAssertTrue(try history("A", "Email/gmail").contains { $0["value"] == "bob" }, "restoring keeps the current value in history")
+        XCTAssertTrue(try run("/usr/bin/git", ["-C", replica("A"), "log", "-1", "--format=%s"], stdin: nil, extraEnv: [:]).stdout.hasPrefix("Restore Email/gmail from "))
+    }
+
+    func testRemotesListAndRemove() throws {
+        try setUpReplicas()
+        XCTAssertEqual(try on("A", "remote", "list").stdout, "origin\t\(remote)\n")
+        try on("A", "remote", "add", "backup", dir + "/backup.git")
+        try on("A", "remote", "remove", "backup")
+        XCTAssertEqual(try on("A", "remote").stdout, "origin\t\(remote)\n")
+    }
+}
