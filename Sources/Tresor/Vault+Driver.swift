@@ -8,7 +8,11 @@ extension Vault {
     /// Without a key (locked vault) it says so instead of failing, so `git log -p` still works.
     public func textconv(_ bytes: [UInt8]) -> String {
         guard let env = try? Envelope.parse(bytes) else { return "(not a Tresor entry file)\n" }
-        guard let cipher = try? requireCipher() else { return "(encrypted entry \(env.id); unlock tresor to see decrypted diffs)\n" }
+        // The nonce differs between versions, so git still shows that a locked entry changed.
+        let version = Data(env.nonce.prefix(6)).base64EncodedString()
+        guard let cipher = try? requireCipher() else {
+            return "(encrypted entry \(env.id), version \(version), \(env.ciphertext.count) bytes; unlock tresor to see decrypted diffs)\n"
+        }
         guard let e = try? cipher.open(bytes, expectedPath: nil) else { return "(entry \(env.id) does not decrypt with this vault's key)\n" }
         var lines = ["path: \(e.path)", "id: \(e.id)"]
         for name in e.fields.keys.sorted() {

@@ -11,7 +11,7 @@ extension Vault {
         let existed = FileSystem.kind(root) != .missing
         if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(root) }
         let repo: GitRepository
-        do { repo = try GitRepository.clone(url: url, to: root, credentials: credentials) }
+        do { repo = try GitRepository.clone(url: remoteURL(url), to: root, credentials: credentials) }
         catch let e as GitError { throw VaultError.git(e) }
         let store = EntryStore(root: root)
         let header: VaultHeader
@@ -68,7 +68,21 @@ extension Vault {
     /// Adds a remote. - Throws: `VaultError.git` (exists, bad URL).
     public func addRemote(name: String, url: String) throws {
         let repo = try repository()
-        try Vault.git { try repo.addRemote(name: name, url: url) }
+        try Vault.git { try repo.addRemote(name: name, url: Vault.remoteURL(url)) }
+    }
+
+    /// Local paths become absolute, so the remote still works from another directory; URLs and
+    /// scp-style `host:path` stay as they are.
+    static func remoteURL(_ url: String) -> String {
+        if url.contains("://") { return url }
+        let beforeSlash = url.split(separator: "/", maxSplits: 1).first ?? ""
+        if beforeSlash.contains(":") && !url.hasPrefix(".") { return url }
+        return absolutePath(url)
+    }
+
+    /// Sets files to 0600 and folders to 0700 (git checks files out with the umask, usually 0644).
+    public func fixPermissions() {
+        Vault.privatizeTree(root)
     }
 
     public func removeRemote(name: String) throws {

@@ -136,6 +136,9 @@ extension GitRepository {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        // The work tree holds secrets (encrypted, but names and sizes are private too): 0600 files, 0700 folders.
+        options.file_mode = 0o600
+        options.dir_mode = 0o700
         try check(git_checkout_head(raw, &options), "updating the work tree")
     }
 }

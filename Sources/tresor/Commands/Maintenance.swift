@@ -34,9 +34,11 @@ struct Fsck: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Decrypt every entry and check paths, ids, permissions and uncommitted files.")
 
     @OptionGroup var options: VaultOptions
+    @Flag(help: "First set files to 0600 and folders to 0700 (after a checkout by the git CLI).") var fixPermissions = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
+        if fixPermissions { vault.fixPermissions() }
         let report = try vault.check()
         for p in report.problems { Output.line("\(p.file): \(p.message)") }
         Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")

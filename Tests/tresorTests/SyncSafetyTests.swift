@@ -1,0 +1,157 @@
+// Sync against bad remotes and interrupted runs: a clear message naming the file, and the local vault untouched.
+import Foundation
+import XCTest
+
+final class SyncSafetyTests: SyncTestCase {
+    /// Pushes a commit made with the real git CLI to the remote, as a hostile peer would.
+    func pushHostileCommit(_ change: (String) throws -> Void) throws {
+        let work = dir + "/attacker"
+        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
+        try change(work)
+        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "hostile"], ["push", "-q", "origin", "main"]] {
+            let r = try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:])
+            XCTAssertEqual(r.code, 0, r.stderr)
+        }
+    }
+
+    func headOf(_ name: String) throws -> String {
+        try run("/usr/bin/git", ["-C", replica(name), "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+    }
+
+    func testHostileRemoteContentIsRefusedBeforeMerging() throws {
+        let cases: [(String, (String) throws -> Void, String)] = [
+            ("symlink", { try FileManager.default.createSymbolicLink(atPath: $0 + "/Email/link.json", withDestinationPath: "/etc/passwd") }, "symbolic link"),
+            ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "larger than"),
+            ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "not JSON"),
+            ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "holds entry \"Email/gmail\""),
+            ("tampered", { p in
+                var s = try String(contentsOfFile: p + "/Social/github.json", encoding: .utf8)
+                let r = s.range(of: "\"ciphertext\":\"")!
+                let i = s.index(r.upperBound, offsetBy: 5)
+                s.replaceSubrange(i...i, with: s[i] == "A" ? "B" : "A")
+                try s.write(toFile: p + "/Social/github.json", atomically: true, encoding: .utf8)
+            }, "decryption failed"),
+            ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "hidden file"),
+            ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "not a valid entry path"),
+        ]
+        for (name, change, message) in cases {
+            try tearDownWithError(); try setUpWithError()
+            try setUpReplicas("B")
+            try on("B", "edit", "Email/gmail", "--set", "notes=local work")
+            let before = try headOf("B")
+            try pushHostileCommit(change)
+            let r = try attempt("B", "sync")
+            XCTAssertEqual(r.code, 2, name)
+            XCTAssertTrue(r.stderr.contains("from the remote") && r.stderr.contains(message) && r.stderr.contains("nothing was merged"), "\(name): \(r.stderr)")
+            XCTAssertEqual(try headOf("B"), before, name)
+            XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "local work\n", name)
+            XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "status", "--porcelain"], stdin: nil, extraEnv: [:]).stdout, "", name)
+        }
+    }
+
+    func testADifferentVaultIsRefused() throws {
+        try setUpReplicas("B")
+        try ok("init", "--kdf", "minimum", "--vault", replica("Other"))
+        try ok("remote", "add", "origin", remote, "--vault", replica("Other"))
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("Other"), "push", "-q", "-f", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
+        let before = try headOf("B")
+        let r = try attempt("B", "sync")
+        XCTAssertEqual(r.code, 2)
+        XCTAssertTrue(r.stderr.contains("different vault"), r.stderr)
+        XCTAssertEqual(try headOf("B"), before)
+    }
+
+    func testRemotesThatAreNotVaultsOrUnreachable() throws {
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "-b", "main", dir + "/plain"], stdin: nil, extraEnv: [:]).code, 0)
+        try write("hello", to: dir + "/plain/README")
+        _ = try run("/usr/bin/git", ["-C", dir + "/plain", "add", "README"], stdin: nil, extraEnv: [:])
+        _ = try run("/usr/bin/git", ["-C", dir + "/plain", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "x"], stdin: nil, extraEnv: [:])
+        let notVault = try tresor("clone", dir + "/plain", dir + "/cloned")
+        XCTAssertEqual(notVault.code, 2)
+        XCTAssertTrue(notVault.stderr.contains("is not a Tresor vault"), notVault.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cloned"), "a failed clone leaves nothing")
+        let missing = try tresor("clone", dir + "/no-such-repo", dir + "/cloned2")
+        XCTAssertEqual(missing.code, 2)
+        XCTAssertTrue(missing.stderr.contains("no-such-repo"), missing.stderr)
+        try setUpReplicas()
+        try on("A", "remote", "add", "dead", "git://127.0.0.1:9/nothing.git")
+        let before = try headOf("A")
+        let r = try attempt("A", "sync", "dead")
+        XCTAssertEqual(r.code, 2)
+        XCTAssertTrue(r.stderr.contains("127.0.0.1:9"), r.stderr)
+        XCTAssertEqual(try headOf("A"), before)
+        let noRemote = try attempt("A", "sync", "nope")
+        XCTAssertEqual(noRemote.code, 2)
+        XCTAssertTrue(noRemote.stderr.contains("nope"), noRemote.stderr)
+    }
+
+    func testSyncRefusesUncommittedChanges() throws {
+        try setUpReplicas()
+        try write("stray", to: replica("A") + "/notes.txt")
+        let r = try attempt("A", "sync")
+        XCTAssertEqual(r.code, 2)
+        XCTAssertTrue(r.stderr.contains("uncommitted changes") && r.stderr.contains("notes.txt"), r.stderr)
+    }
+
+    /// Killing sync at each stage and running it again loses nothing and converges.
+    func testInterruptedSyncFinishesOnRerun() throws {
+        for point in ["after-fetch", "before-fast-forward", "before-merge-commit", "before-push"] {
+            try tearDownWithError(); try setUpWithError()
+            try setUpReplicas("B")
+            try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "A-pass\n")
+            try on("A", "sync")
+            if point != "before-fast-forward" { try on("B", "edit", "Email/gmail", "--set", "notes=B-note") }
+            let killed = try attempt("B", "sync", env: ["TRESOR_FAILPOINT": point])
+            XCTAssertEqual(killed.code, 137, "\(point): \(killed.stderr)")
+            XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "password").code, 0, "\(point): the vault stays usable")
+            try on("B", "sync")
+            try on("A", "sync")
+            XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "password").stdout, "A-pass\n", point)
+            if point != "before-fast-forward" {
+                XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "B-note\n", point)
+            }
+            XCTAssertEqual(try contents("A"), try contents("B"), point)
+            XCTAssertEqual(try on("B", "fsck").code, 0, point)
+        }
+    }
+}
+
+final class PlainGitTests: SyncTestCase {
+    /// `git pull` with the real git binary merges entries through `tresor merge-driver`, and `git log -p`
+    /// shows decrypted diffs through textconv.
+    func testRealGitPullMergesEntriesAndDiffsAreDecrypted() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
+        try on("A", "sync")
+        try on("B", "edit", "Email/gmail", "--set", "username=bob")
+        let pull = try run("/usr/bin/git", ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b", "pull", "--no-rebase", "--no-edit", "origin", "main"],
+                           stdin: nil, extraEnv: ["TRESOR_VAULT": nil])
+        XCTAssertEqual(pull.code, 0, pull.stdout + pull.stderr)
+        let e = try entryJSON("B", "Email/gmail")
+        XCTAssertEqual(e["password"] as? String, "from-A")
+        XCTAssertEqual(e["username"] as? String, "bob")
+        let log = try run("/usr/bin/git", ["-C", replica("B"), "log", "-p", "--", "Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
+        XCTAssertTrue(log.contains("-password: first-secret\n+password: from-A") && log.contains("+username: bob"), log)
+        let locked = try run("/usr/bin/git", ["-C", replica("B"), "log", "-p", "--no-merges", "-1", "--", "Email/gmail.json"], stdin: nil,
+                             extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+        XCTAssertTrue(locked.stdout.contains("unlock tresor to see decrypted diffs"), locked.stdout)
+        // The git CLI checks files out with the umask: fsck says so and can fix it.
+        let fsck = try attempt("B", "fsck")
+        XCTAssertEqual(fsck.code, 6)
+        XCTAssertTrue(fsck.stdout.contains("Email/gmail.json: permissions 0644"), fsck.stdout)
+        try on("B", "fsck", "--fix-permissions")
+        XCTAssertEqual(try on("B", "fsck").code, 0)
+    }
+
+    func testRealGitMergeOfTheSameFieldKeepsBothValues() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
+        try on("A", "sync")
+        try on("B", "edit", "Email/gmail", "--password-stdin", stdin: "from-B\n")
+        let pull = try run("/usr/bin/git", ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b", "pull", "--no-rebase", "--no-edit", "origin", "main"],
+                           stdin: nil, extraEnv: [:])
+        XCTAssertEqual(pull.code, 0, pull.stdout + pull.stderr)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "password").stdout, "from-B\n")
+        XCTAssertTrue(try history("B", "Email/gmail").contains { $0["value"] == "from-A" && $0["reason"] == "merge" })
+    }
+}
