@@ -15,8 +15,20 @@ extension Vault {
                        snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
         let (b, o, t) = snapshots
         let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
-        let (entries, entryResolutions) = VaultMerge.merge(base: b?.entryList ?? [], ours: o.entryList, theirs: t.entryList)
+        // An entry deleted on one side but changed on the other survives; merge it with the deleting
+        // side's last version so nothing that side wrote before deleting is lost.
+        let baseList = b?.entryList ?? []
+        var oursList = o.entryList, theirsList = t.entryList
+        let revivedOurs = try restoreDeletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+                                                     deleting: &oursList, sideTip: ours, other: theirsList)
+        let revivedTheirs = try restoreDeletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+                                                       deleting: &theirsList, sideTip: theirs, other: oursList)
+        let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: oursList, theirs: theirsList)
         var resolutions = entryResolutions
+        for e in entries where revivedOurs.contains(e.id) || revivedTheirs.contains(e.id) {
+            resolutions.append(MergeResolution(entryID: e.id, path: e.path.string, field: nil, kind: .editDeleteKeptEdit,
+                description: "entry \"\(e.path)\" was deleted on one side and changed on the other: the changed entry is kept, with the values the deleting side wrote before deleting it"))
+        }
         var changed: [String] = []
 
         func choose(_ path: String, _ bytes: [UInt8]) throws {

@@ -73,3 +73,10 @@ extension GitRepository {
         try checkoutHead()
     }
 }
+
+extension GitRepository {
+    /// The commit `rev` names. Throws `GitError.unknownRevision`.
+    public func commitInfo(_ rev: String) throws -> GitCommit {
+        Self.describe(try commit(forRevision: rev))
+    }
+}

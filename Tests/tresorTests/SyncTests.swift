@@ -124,6 +124,19 @@ final class SyncTests: SyncTestCase {
         for name in ["A", "B"] { XCTAssertEqual(try on(name, "show", "Email/gmail", "--field", "notes").stdout, "still needed\n") }
     }
 
+    func testEditThenDeleteVersusEditKeepsBothSidesValues() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--set", "notes=written before the delete")
+        try on("A", "rm", "Email/gmail")
+        try on("B", "edit", "Email/gmail", "--set", "username=edited on B")
+        try on("A", "sync"); try on("B", "sync"); try on("A", "sync")
+        for name in ["A", "B"] {
+            let e = try entryJSON(name, "Email/gmail")
+            XCTAssertEqual(e["username"] as? String, "edited on B")
+            XCTAssertEqual(e["notes"] as? String, "written before the delete")
+        }
+    }
+
     func testDeleteOnBothSidesIsGone() throws {
         try setUpReplicas("B")
         try on("A", "rm", "Social/github")
