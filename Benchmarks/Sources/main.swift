@@ -49,6 +49,15 @@ let n = 20_000
 row("seal one entry (\(file.count) B file)", "per entry", try seconds { for _ in 0..<n { _ = try cipher.seal(entry) } } / Double(n))
 row("open + parse one entry", "per entry", try seconds { for _ in 0..<n { _ = try cipher.open(file, expectedPath: entry.path) } } / Double(n))
 
+// Where opening one entry's time goes.
+let env = try Envelope.parse(file)
+let plaintext = try cipher.openPayload(env)
+let payload = try plaintext.withBytes { try JSONValue.parse($0) }
+row("  of which: parse envelope (JSON + base64)", "per entry", try seconds { for _ in 0..<n { _ = try Envelope.parse(file) } } / Double(n))
+row("  of which: decrypt payload into a locked buffer", "per entry", try seconds { for _ in 0..<n { _ = try cipher.openPayload(env) } } / Double(n))
+row("  of which: parse payload JSON", "per entry", try seconds { for _ in 0..<n { _ = try plaintext.withBytes { try JSONValue.parse($0) } } } / Double(n))
+row("  of which: build the Entry", "per entry", try seconds { for _ in 0..<n { _ = try Entry(id: env.id, payload: payload) } } / Double(n))
+
 // 3. A vault with many entries written straight to the store, then searched like `tresor grep`.
 let vault = try Vault.create(at: root + "/big", passphrase: pass, level: .minimum)
 let count = 10_000

@@ -139,6 +139,35 @@ public enum Sodium {
         return sub
     }
 
+    /// Standard padded base64 (libsodium `sodium_bin2base64`, ORIGINAL variant).
+    public static func base64Encode(_ bytes: [UInt8]) -> String {
+        ensureInitialized()
+        let variant = Int32(sodium_base64_VARIANT_ORIGINAL)
+        let size = sodium_base64_encoded_len(bytes.count, variant)
+        var out = [CChar](repeating: 0, count: size)
+        bytes.withUnsafeBufferPointer { b in
+            _ = sodium_bin2base64(&out, size, b.baseAddress, b.count, variant)
+        }
+        return String(cString: out)
+    }
+
+    /// Decodes padded standard base64 (no white space); nil if it is not. Canonical form is checked by the caller.
+    public static func base64Decode(_ text: String) -> [UInt8]? {
+        ensureInitialized()
+        let chars = Array(text.utf8)
+        var out = [UInt8](repeating: 0, count: chars.count / 4 * 3 + 3)
+        var length = 0
+        var end: UnsafePointer<CChar>?
+        let rc = chars.withUnsafeBufferPointer { c in
+            c.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(c.count, 1)) { cc in
+                sodium_base642bin(&out, out.count, cc, c.count, nil, &length, &end, Int32(sodium_base64_VARIANT_ORIGINAL))
+            }
+        }
+        guard rc == 0, let end, chars.withUnsafeBufferPointer({ end == UnsafeRawPointer($0.baseAddress! + $0.count).assumingMemoryBound(to: CChar.self) }) else { return nil }
+        out.removeLast(out.count - length)
+        return out
+    }
+
     /// Overwrites an ordinary byte array with zeros (`sodium_memzero`).
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if $0.count > 0 { sodium_memzero($0.baseAddress!, $0.count) } }

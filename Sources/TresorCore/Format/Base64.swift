@@ -2,13 +2,13 @@
 import Foundation
 
 enum Base64 {
-    static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+    static func encode(_ bytes: [UInt8]) -> String { Sodium.base64Encode(bytes) }
 
     /// Decodes `text`, refusing anything that does not re-encode to exactly the same text
     /// (missing padding, non-zero pad bits, white space, the URL alphabet).
     static func decodeCanonical(_ text: String) -> [UInt8]? {
-        guard let d = Data(base64Encoded: text) else { return nil }
-        let bytes = [UInt8](d)
+        if text.isEmpty { return [] }
+        guard let bytes = Sodium.base64Decode(text) else { return nil }
         guard encode(bytes) == text else { return nil }
         return bytes
     }

@@ -208,7 +208,15 @@ private struct JSONParser {
 
     mutating func string() throws -> String {
         i += 1
-        var out: [UInt8] = []
+        // Fast path: most strings (base64, names) have no escapes; take them in one slice.
+        let start = i
+        while i < b.count, b[i] != 0x22, b[i] != 0x5C, b[i] >= 0x20 { i += 1 }
+        if i < b.count, b[i] == 0x22 {
+            guard let s = String(validating: b[start..<i], as: UTF8.self) else { throw error("invalid UTF-8") }
+            i += 1
+            return s
+        }
+        var out = Array(b[start..<i])
         while true {
             guard i < b.count else { throw error("unterminated string") }
             let c = b[i]

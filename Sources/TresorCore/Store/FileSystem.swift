@@ -39,16 +39,23 @@ public enum FileSystem {
             if errno == ELOOP { throw CoreError.symlink(path) }
             throw errnoText("cannot read", path)
         }
-        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw errnoText("cannot read", path) }
         guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io("\"\(path)\" is not a regular file") }
         guard Int(st.st_size) <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
-        do {
-            let d = try h.read(upToCount: limit + 1) ?? Data()
-            guard d.count <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
-            return [UInt8](d)
-        } catch let e as CoreError { throw e } catch { throw CoreError.io("cannot read \"\(path)\": \(error.localizedDescription)") }
+        // One read of the stat size plus one byte to notice a file that grew meanwhile.
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+        var total = 0
+        while total < bytes.count {
+            let n = bytes[total...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw errnoText("cannot read", path) }
+            if n == 0 { break }
+            total += n
+        }
+        guard total <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
+        bytes.removeLast(bytes.count - total)
+        return bytes
     }
 
     /// Writes `bytes` to `path` atomically: a 0600 temporary file in the same directory, fsync, rename,
