@@ -60,6 +60,8 @@ final class RemoteSession {
     private var triedPassword = false
     private var calls = 0
     private(set) var tried: [String] = []
+    /// Whether every credential offered so far was an RSA key file.
+    private var onlyRSAKeysTried = false
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
 
@@ -104,12 +106,14 @@ final class RemoteSession {
                 if credentials.useSSHAgent, !triedAgent {
                     triedAgent = true
                     tried.append("ssh-agent")
+                    onlyRSAKeysTried = false
                     return git_credential_ssh_key_from_agent(out, user)
                 }
                 let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
                 if triedKeys < keys.count {
                     let key = keys[triedKeys]
                     triedKeys += 1
+                    onlyRSAKeysTried = (tried.isEmpty || onlyRSAKeysTried) && Self.isRSAKey(key)
                     tried.append(key)
                     let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
                     return git_credential_ssh_key_new(out, user, publicKey, key, nil)
@@ -119,6 +123,7 @@ final class RemoteSession {
                let name = credentials.httpsUsername, let token = credentials.httpsToken {
                 triedPassword = true
                 tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+                onlyRSAKeysTried = false
                 return git_credential_userpass_plaintext_new(out, name, token)
             }
         }
@@ -129,11 +134,25 @@ final class RemoteSession {
         return GIT_EAUTH.code
     }
 
+    /// Whether a key file holds an RSA key, judged by its `.pub` or a PEM header.
+    static func isRSAKey(_ path: String) -> Bool {
+        if let publicKey = try? String(contentsOfFile: path + ".pub", encoding: .utf8) {
+            return publicKey.hasPrefix("ssh-rsa ")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
+        return head.hasPrefix("-----BEGIN RSA PRIVATE KEY-----")
+    }
+
     /// Turns a failure of a network operation into the error a user can act on.
     func classify(_ error: Error, remote: String) -> Error {
         guard case let GitError.libgit2(code, message, _) = error else { return error }
         switch code {
-        case _ where message.contains("list of SSH authentication methods"):
+        // libssh2 1.10 signs RSA only with SHA-1, which current servers refuse: either this
+        // message (after repeated attempts) or a plain refusal of every RSA key offered.
+        case _ where message.contains("list of SSH authentication methods"),
+             GIT_EAUTH.code where onlyRSAKeysTried:
             return GitError.unsupportedSSHKey(url: url)
         case GIT_EAUTH.code:
             return GitError.authenticationFailed(url: url, reason: message)
