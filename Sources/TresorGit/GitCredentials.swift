@@ -91,47 +91,62 @@ final class RemoteSession {
         return callbacks
     }
 
-    /// Fills `out` with the next untried credential the server accepts; `GIT_EAUTH` (with a
-    /// message set for `git_error_last`) when none is left. The constructors' own negative
-    /// results are handed back to libgit2, which reports them.
-    private func offer(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, _ userFromURL: String?, _ allowed: UInt32) -> Int32 {
+    /// Fills `out` with the next credential from `nextOffer`; `GIT_EAUTH` (with a message set for
+    /// `git_error_last`) when none is left. The constructors' own negative results are handed
+    /// back to libgit2, which reports them.
+    private func offer(
+        _ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, _ userFromURL: String?, _ allowed: UInt32
+    ) -> Int32 {
+        switch nextOffer(userFromURL: userFromURL, allowed: CredentialKinds(rawValue: allowed)) {
+        case .username(let user):
+            return git_credential_username_new(out, user)
+        case .sshAgent(let user):
+            return git_credential_ssh_key_from_agent(out, user)
+        case .sshKey(let user, let privateKey, let publicKey):
+            return git_credential_ssh_key_new(out, user, publicKey, privateKey, nil)
+        case .password(let user, let token):
+            return git_credential_userpass_plaintext_new(out, user, token)
+        case nil:
+            let message = tried.isEmpty ? "no credentials to offer" : "the server refused " + tried.joined(separator: ", ")
+            git_error_set_str(Int32(GIT_ERROR_NET.rawValue), message)
+            return GIT_EAUTH.code
+        }
+    }
+
+    /// The credential to offer next, each method at most once, or `nil` to give up.
+    func nextOffer(userFromURL: String?, allowed: CredentialKinds) -> CredentialOffer? {
         calls += 1
+        guard calls <= Self.maxCredentialCalls else { return nil }
         let user = userFromURL ?? credentials.sshUsername
-        if calls <= Self.maxCredentialCalls {
-            // ssh asks for the user name alone first when the URL has none.
-            if allowed == GIT_CREDENTIAL_USERNAME.rawValue {
-                return git_credential_username_new(out, user)
-            }
-            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
-                if credentials.useSSHAgent, !triedAgent {
-                    triedAgent = true
-                    tried.append("ssh-agent")
-                    onlyRSAKeysTried = false
-                    return git_credential_ssh_key_from_agent(out, user)
-                }
-                let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
-                if triedKeys < keys.count {
-                    let key = keys[triedKeys]
-                    triedKeys += 1
-                    onlyRSAKeysTried = (tried.isEmpty || onlyRSAKeysTried) && Self.isRSAKey(key)
-                    tried.append(key)
-                    let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
-                    return git_credential_ssh_key_new(out, user, publicKey, key, nil)
-                }
-            }
-            if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !triedPassword,
-               let name = credentials.httpsUsername, let token = credentials.httpsToken {
-                triedPassword = true
-                tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+        // ssh asks for the user name alone first when the URL has none.
+        if allowed == .username {
+            return .username(user)
+        }
+        if allowed.contains(.sshKey) {
+            if credentials.useSSHAgent, !triedAgent {
+                triedAgent = true
+                tried.append("ssh-agent")
                 onlyRSAKeysTried = false
-                return git_credential_userpass_plaintext_new(out, name, token)
+                return .sshAgent(user: user)
+            }
+            let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
+            if triedKeys < keys.count {
+                let key = keys[triedKeys]
+                triedKeys += 1
+                onlyRSAKeysTried = (tried.isEmpty || onlyRSAKeysTried) && Self.isRSAKey(key)
+                tried.append(key)
+                let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
+                return .sshKey(user: user, privateKey: key, publicKey: publicKey)
             }
         }
-        let message = tried.isEmpty
-            ? "no credentials to offer"
-            : "the server refused " + tried.joined(separator: ", ")
-        git_error_set_str(Int32(GIT_ERROR_NET.rawValue), message)
-        return GIT_EAUTH.code
+        if allowed.contains(.password), !triedPassword,
+           let name = credentials.httpsUsername, let token = credentials.httpsToken {
+            triedPassword = true
+            tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+            onlyRSAKeysTried = false
+            return .password(user: name, token: token)
+        }
+        return nil
     }
 
     /// Whether a key file holds an RSA key, judged by its `.pub` or a PEM header.
@@ -164,4 +179,20 @@ final class RemoteSession {
             return GitError.unreachable(url: url, reason: message)
         }
     }
+}
+
+/// The credential types a server accepts, as libgit2's `allowed_types` bits.
+struct CredentialKinds: OptionSet {
+    let rawValue: UInt32
+    static let username = CredentialKinds(rawValue: GIT_CREDENTIAL_USERNAME.rawValue)
+    static let sshKey = CredentialKinds(rawValue: GIT_CREDENTIAL_SSH_KEY.rawValue)
+    static let password = CredentialKinds(rawValue: GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue)
+}
+
+/// One credential to hand to libgit2.
+enum CredentialOffer: Equatable {
+    case username(String)
+    case sshAgent(user: String)
+    case sshKey(user: String, privateKey: String, publicKey: String?)
+    case password(user: String, token: String)
 }

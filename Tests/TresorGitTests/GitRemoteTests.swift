@@ -196,6 +196,44 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(full.httpsToken, "t0k")
     }
 
+    func testEachCredentialIsOfferedOnceAndRetriesStop() throws {
+        let temp = try TempDir()
+        for name in ["ed", "rsa"] { try write("key", to: name, in: temp.path) }
+        try write("ssh-ed25519 AAAA me", to: "ed.pub", in: temp.path)
+        try write("ssh-rsa AAAA me", to: "rsa.pub", in: temp.path)
+        let credentials = GitCredentials(
+            useSSHAgent: true, sshKeyFiles: [temp.sub("missing"), temp.sub("ed"), temp.sub("rsa")],
+            httpsUsername: "me", httpsToken: "t0k")
+
+        let ssh = RemoteSession(credentials: credentials, url: "ssh://host/v.git")
+        XCTAssertEqual(ssh.nextOffer(userFromURL: nil, allowed: .username), .username("git"))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey), .sshAgent(user: "alice"))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey),
+                       .sshKey(user: "alice", privateKey: temp.sub("ed"), publicKey: temp.sub("ed.pub")))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey),
+                       .sshKey(user: "alice", privateKey: temp.sub("rsa"), publicKey: temp.sub("rsa.pub")))
+        XCTAssertNil(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey))
+        XCTAssertEqual(ssh.tried, ["ssh-agent", temp.sub("ed"), temp.sub("rsa")])
+        let refused = ssh.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "origin")
+        XCTAssertEqual(refused as? GitError, .authenticationFailed(url: "ssh://host/v.git", reason: "refused"))
+
+        let https = RemoteSession(credentials: credentials, url: "https://host/v.git")
+        XCTAssertEqual(https.nextOffer(userFromURL: nil, allowed: .password), .password(user: "me", token: "t0k"))
+        XCTAssertNil(https.nextOffer(userFromURL: nil, allowed: .password))
+
+        let rsaOnly = RemoteSession(credentials: GitCredentials(useSSHAgent: false, sshKeyFiles: [temp.sub("rsa")]), url: "u")
+        XCTAssertNotNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
+        XCTAssertNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
+        let rsaRefused = rsaOnly.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "o")
+        XCTAssertEqual(rsaRefused as? GitError, .unsupportedSSHKey(url: "u"))
+
+        let nothing = RemoteSession(credentials: .none, url: "u")
+        XCTAssertNil(nothing.nextOffer(userFromURL: nil, allowed: [.sshKey, .password]))
+        let looping = RemoteSession(credentials: .none, url: "u")
+        let offers = (0..<20).compactMap { _ in looping.nextOffer(userFromURL: nil, allowed: .username) }
+        XCTAssertEqual(offers.count, RemoteSession.maxCredentialCalls, "a server that keeps asking is cut off")
+    }
+
     func testNetworkFailuresBecomeActionableErrors() {
         let session = RemoteSession(credentials: .none, url: "ssh://git@host/v.git")
         func classify(_ code: Int32, _ message: String) -> GitError? {
