@@ -4,10 +4,11 @@ import Foundation
 
 /// What to offer a remote that asks who we are. Each method is tried at most once per operation.
 ///
-/// For ssh: the agent (if `SSH_AUTH_SOCK` is set and `useSSHAgent`), then each key file that
-/// exists, as the user named in the URL or `sshUsername`. For https: `httpsUsername` and
-/// `httpsToken`. Host keys are checked against `~/.ssh/known_hosts` by libgit2.
-public struct GitCredentials: Sendable, Equatable {
+/// For ssh: the agent (if `useSSHAgent`), then each key file that exists, as the user named in
+/// the URL or `sshUsername`; at most `RemoteSession.maxCredentialCalls` requests are answered.
+/// For https: `httpsUsername` and `httpsToken`. Host keys are checked by libgit2 against
+/// `$HOME/.ssh/known_hosts`. Printing the value never shows the token.
+public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     public var useSSHAgent: Bool
     /// Private key files, tried in order; `<file>.pub` is used when present.
     public var sshKeyFiles: [String]
@@ -30,7 +31,7 @@ public struct GitCredentials: Sendable, Equatable {
         self.httpsToken = httpsToken
     }
 
-    /// The usual sources: ssh-agent, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
+    /// The usual sources: ssh-agent when `SSH_AUTH_SOCK` is set, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
     /// `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
     public static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -46,6 +47,11 @@ public struct GitCredentials: Sendable, Equatable {
 
     /// Never offers anything; for remotes that need no authentication.
     public static let none = GitCredentials(useSSHAgent: false)
+
+    public var description: String {
+        "GitCredentials(agent: \(useSSHAgent), keys: \(sshKeyFiles), user: \(sshUsername), "
+            + "https: \(httpsUsername ?? "-")/\(httpsToken == nil ? "-" : "<token>"))"
+    }
 }
 
 /// State shared with the C callbacks of one network operation, passed as their payload.

@@ -194,6 +194,8 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertTrue(full.useSSHAgent)
         XCTAssertEqual(full.httpsUsername, "me")
         XCTAssertEqual(full.httpsToken, "t0k")
+        XCTAssertFalse("\(full)".contains("t0k"))
+        XCTAssertFalse(String(reflecting: full).contains("t0k"))
     }
 
     func testEachCredentialIsOfferedOnceAndRetriesStop() throws {
