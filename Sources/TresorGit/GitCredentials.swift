@@ -5,7 +5,7 @@ import Foundation
 /// What to offer a remote that asks who we are. Each method is tried at most once per operation.
 ///
 /// For ssh: the agent (if `useSSHAgent`), then each key file that exists, as the user named in
-/// the URL or `sshUsername`; at most `RemoteSession.maxCredentialCalls` requests are answered.
+/// the URL or `sshUsername`; a server that keeps asking gets at most 6 answers per operation.
 /// For https: `httpsUsername` and `httpsToken`. Host keys are checked by libgit2 against
 /// `$HOME/.ssh/known_hosts`. Printing the value never shows the token.
 public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
