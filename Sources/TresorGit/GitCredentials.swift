@@ -4,10 +4,11 @@ import Foundation
 
 /// What to offer a remote that asks who we are. Each method is tried at most once per operation.
 ///
-/// For ssh: the agent (if `SSH_AUTH_SOCK` is set and `useSSHAgent`), then each key file that
-/// exists, as the user named in the URL or `sshUsername`. For https: `httpsUsername` and
-/// `httpsToken`. Host keys are checked against `~/.ssh/known_hosts` by libgit2.
-public struct GitCredentials: Sendable, Equatable {
+/// For ssh: the agent (if `useSSHAgent`), then each key file that exists, as the user named in
+/// the URL or `sshUsername`; a server that keeps asking gets at most 6 answers per operation.
+/// For https: `httpsUsername` and `httpsToken`. Host keys are checked by libgit2 against
+/// `$HOME/.ssh/known_hosts`. Printing the value never shows the token.
+public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     public var useSSHAgent: Bool
     /// Private key files, tried in order; `<file>.pub` is used when present.
     public var sshKeyFiles: [String]
@@ -30,7 +31,7 @@ public struct GitCredentials: Sendable, Equatable {
         self.httpsToken = httpsToken
     }
 
-    /// The usual sources: ssh-agent, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
+    /// The usual sources: ssh-agent when `SSH_AUTH_SOCK` is set, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
     /// `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
     public static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -46,6 +47,11 @@ public struct GitCredentials: Sendable, Equatable {
 
     /// Never offers anything; for remotes that need no authentication.
     public static let none = GitCredentials(useSSHAgent: false)
+
+    public var description: String {
+        "GitCredentials(agent: \(useSSHAgent), keys: \(sshKeyFiles), user: \(sshUsername), "
+            + "https: \(httpsUsername ?? "-")/\(httpsToken == nil ? "-" : "<token>"))"
+    }
 }
 
 /// State shared with the C callbacks of one network operation, passed as their payload.
@@ -60,6 +66,8 @@ final class RemoteSession {
     private var triedPassword = false
     private var calls = 0
     private(set) var tried: [String] = []
+    /// Whether every credential offered so far was an RSA key file.
+    private var onlyRSAKeysTried = false
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
 
@@ -89,51 +97,83 @@ final class RemoteSession {
         return callbacks
     }
 
-    /// Fills `out` with the next untried credential the server accepts; `GIT_EAUTH` (with a
-    /// message set for `git_error_last`) when none is left. The constructors' own negative
-    /// results are handed back to libgit2, which reports them.
-    private func offer(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, _ userFromURL: String?, _ allowed: UInt32) -> Int32 {
+    /// Fills `out` with the next credential from `nextOffer`; `GIT_EAUTH` (with a message set for
+    /// `git_error_last`) when none is left. The constructors' own negative results are handed
+    /// back to libgit2, which reports them.
+    private func offer(
+        _ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, _ userFromURL: String?, _ allowed: UInt32
+    ) -> Int32 {
+        switch nextOffer(userFromURL: userFromURL, allowed: CredentialKinds(rawValue: allowed)) {
+        case .username(let user):
+            return git_credential_username_new(out, user)
+        case .sshAgent(let user):
+            return git_credential_ssh_key_from_agent(out, user)
+        case .sshKey(let user, let privateKey, let publicKey):
+            return git_credential_ssh_key_new(out, user, publicKey, privateKey, nil)
+        case .password(let user, let token):
+            return git_credential_userpass_plaintext_new(out, user, token)
+        case nil:
+            let message = tried.isEmpty ? "no credentials to offer" : "the server refused " + tried.joined(separator: ", ")
+            git_error_set_str(Int32(GIT_ERROR_NET.rawValue), message)
+            return GIT_EAUTH.code
+        }
+    }
+
+    /// The credential to offer next, each method at most once, or `nil` to give up.
+    func nextOffer(userFromURL: String?, allowed: CredentialKinds) -> CredentialOffer? {
         calls += 1
+        guard calls <= Self.maxCredentialCalls else { return nil }
         let user = userFromURL ?? credentials.sshUsername
-        if calls <= Self.maxCredentialCalls {
-            // ssh asks for the user name alone first when the URL has none.
-            if allowed == GIT_CREDENTIAL_USERNAME.rawValue {
-                return git_credential_username_new(out, user)
+        // ssh asks for the user name alone first when the URL has none.
+        if allowed == .username {
+            return .username(user)
+        }
+        if allowed.contains(.sshKey) {
+            if credentials.useSSHAgent, !triedAgent {
+                triedAgent = true
+                tried.append("ssh-agent")
+                onlyRSAKeysTried = false
+                return .sshAgent(user: user)
             }
-            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
-                if credentials.useSSHAgent, !triedAgent {
-                    triedAgent = true
-                    tried.append("ssh-agent")
-                    return git_credential_ssh_key_from_agent(out, user)
-                }
-                let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
-                if triedKeys < keys.count {
-                    let key = keys[triedKeys]
-                    triedKeys += 1
-                    tried.append(key)
-                    let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
-                    return git_credential_ssh_key_new(out, user, publicKey, key, nil)
-                }
-            }
-            if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !triedPassword,
-               let name = credentials.httpsUsername, let token = credentials.httpsToken {
-                triedPassword = true
-                tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
-                return git_credential_userpass_plaintext_new(out, name, token)
+            let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
+            if triedKeys < keys.count {
+                let key = keys[triedKeys]
+                triedKeys += 1
+                onlyRSAKeysTried = (tried.isEmpty || onlyRSAKeysTried) && Self.isRSAKey(key)
+                tried.append(key)
+                let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
+                return .sshKey(user: user, privateKey: key, publicKey: publicKey)
             }
         }
-        let message = tried.isEmpty
-            ? "no credentials to offer"
-            : "the server refused " + tried.joined(separator: ", ")
-        git_error_set_str(Int32(GIT_ERROR_NET.rawValue), message)
-        return GIT_EAUTH.code
+        if allowed.contains(.password), !triedPassword,
+           let name = credentials.httpsUsername, let token = credentials.httpsToken {
+            triedPassword = true
+            tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+            onlyRSAKeysTried = false
+            return .password(user: name, token: token)
+        }
+        return nil
+    }
+
+    /// Whether a key file holds an RSA key, judged by its `.pub` or a PEM header.
+    static func isRSAKey(_ path: String) -> Bool {
+        if let publicKey = try? String(contentsOfFile: path + ".pub", encoding: .utf8) {
+            return publicKey.hasPrefix("ssh-rsa ")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
+        return head.hasPrefix("-----BEGIN RSA PRIVATE KEY-----")
     }
 
     /// Turns a failure of a network operation into the error a user can act on.
     func classify(_ error: Error, remote: String) -> Error {
         guard case let GitError.libgit2(code, message, _) = error else { return error }
         switch code {
-        case _ where message.contains("list of SSH authentication methods"):
+        // libssh2 1.10 signs RSA only with SHA-1, which current servers refuse: either this
+        // message (after repeated attempts) or a plain refusal of every RSA key offered.
+        case _ where message.contains("list of SSH authentication methods"),
+             GIT_EAUTH.code where onlyRSAKeysTried:
             return GitError.unsupportedSSHKey(url: url)
         case GIT_EAUTH.code:
             return GitError.authenticationFailed(url: url, reason: message)
@@ -145,4 +185,20 @@ final class RemoteSession {
             return GitError.unreachable(url: url, reason: message)
         }
     }
+}
+
+/// The credential types a server accepts, as libgit2's `allowed_types` bits.
+struct CredentialKinds: OptionSet {
+    let rawValue: UInt32
+    static let username = CredentialKinds(rawValue: GIT_CREDENTIAL_USERNAME.rawValue)
+    static let sshKey = CredentialKinds(rawValue: GIT_CREDENTIAL_SSH_KEY.rawValue)
+    static let password = CredentialKinds(rawValue: GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue)
+}
+
+/// One credential to hand to libgit2.
+enum CredentialOffer: Equatable {
+    case username(String)
+    case sshAgent(user: String)
+    case sshKey(user: String, privateKey: String, publicKey: String?)
+    case password(user: String, token: String)
 }

@@ -53,7 +53,7 @@ public enum GitError: LocalizedError, Equatable, Sendable {
             return "a git repository already exists at \"\(path)\""
                 + "\nhint: open it instead, or choose an empty directory"
         case .destinationNotEmpty(let path):
-            return "\"\(path)\" already exists and is not empty"
+            return "cannot clone into \"\(path)\": the directory is not empty"
                 + "\nhint: choose a new or empty directory"
         case .notOwned(let path):
             return "the repository at \"\(path)\" is owned by another user"

@@ -93,8 +93,8 @@ extension GitRepository {
     ///   (libgit2 reports the latter only through a callback: `git_remote_push` still returns 0);
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
     public func push(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
-        guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
         let remote = try lookupRemote(name)
+        guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")

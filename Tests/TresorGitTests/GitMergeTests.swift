@@ -102,6 +102,12 @@ final class GitMergeTests: XCTestCase {
 
         try setup.bob.push(remote: "origin", credentials: .none)
         XCTAssertEqual(try git("rev-parse", "main", in: setup.bare), id)
+
+        // The index that checkout wrote is the one the next commit starts from.
+        try setup.change(setup.bob, ["c": "after the merge"], "after merge")
+        XCTAssertEqual(try git("ls-tree", "-r", "--name-only", "HEAD", in: setup.bob.workdir), "a\nb\nbase\nc\nshared")
+        XCTAssertEqual(try git("status", "--porcelain", in: setup.bob.workdir), "")
+        XCTAssertEqual(try setup.bob.changes(in: "HEAD"), [GitChange(path: "c", kind: .added)])
     }
 
     func testConflictsOfEveryKindAreListedAndResolved() throws {

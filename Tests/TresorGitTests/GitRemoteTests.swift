@@ -1,0 +1,273 @@
+// Tests for remotes over the local transport, git daemon and ssh, and for the errors users see.
+import Foundation
+import XCTest
+@testable import TresorGit
+
+final class GitRemoteTests: XCTestCase {
+    func testRemotesCanBeAddedListedAndRemoved() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        XCTAssertEqual(try repo.remotes(), [])
+        try repo.addRemote(name: "origin", url: "git@example.org:me/vault.git")
+        try repo.addRemote(name: "backup", url: "/srv/vault.git")
+        XCTAssertEqual(try repo.remotes(), [
+            GitRemote(name: "backup", url: "/srv/vault.git"),
+            GitRemote(name: "origin", url: "git@example.org:me/vault.git"),
+        ])
+        XCTAssertEqual(try git("config", "remote.origin.url", in: temp.path), "git@example.org:me/vault.git")
+        assertGitError(.remoteExists("origin"), try repo.addRemote(name: "origin", url: "/elsewhere"))
+        try repo.removeRemote(name: "backup")
+        assertGitError(.remoteNotFound("backup"), try repo.removeRemote(name: "backup"))
+        assertGitError(.remoteNotFound("backup"), try repo.fetch(remote: "backup", credentials: .none))
+        assertGitError(.remoteNotFound("backup"), try repo.push(remote: "backup", credentials: .none))
+        XCTAssertEqual(try repo.remotes().map(\.name), ["origin"])
+    }
+
+    func testCloneOfAnEmptyRemoteStartsOnMain() throws {
+        let temp = try TempDir()
+        let bare = temp.sub("server.git")
+        try git("init", "-q", "--bare", "--initial-branch=master", bare)
+        let repo = try GitRepository.clone(url: bare, to: temp.sub("clone"), credentials: .none)
+        XCTAssertNil(try repo.headCommitID())
+        XCTAssertEqual(try git("symbolic-ref", "HEAD", in: repo.workdir), "refs/heads/main")
+        assertGitError(.unknownRevision("main"), try repo.push(remote: "origin", credentials: .none))
+
+        try write("x", to: "x", in: repo.workdir)
+        let id = try repo.commit(message: "first", adding: ["x"])
+        try repo.push(remote: "origin", credentials: .none)
+        XCTAssertEqual(try git("rev-parse", "main", in: bare), id)
+        XCTAssertEqual(try runGit(["fsck", "--strict"], in: bare).status, 0, "the server's HEAD stays on unborn master")
+        try assertFsck(repo.workdir)
+    }
+
+    func testCloneRefusesANonEmptyDirectoryAndCleansUpAfterFailure() throws {
+        let temp = try TempDir()
+        try write("keep", to: "full/file", in: temp.path)
+        assertGitError(.destinationNotEmpty(path: temp.sub("full")),
+                       try GitRepository.clone(url: temp.sub("nothing.git"), to: temp.sub("full"), credentials: .none))
+        XCTAssertThrowsError(try GitRepository.clone(url: temp.sub("nothing.git"), to: temp.sub("new"), credentials: .none))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp.sub("new")))
+        try FileManager.default.createDirectory(atPath: temp.sub("empty"), withIntermediateDirectories: true)
+        XCTAssertThrowsError(try GitRepository.clone(url: temp.sub("nothing.git"), to: temp.sub("empty"), credentials: .none))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temp.sub("empty")), [])
+    }
+
+    func testUnreachableRemoteNamesTheURL() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        let url = "git://127.0.0.1:\(try freePort())/vault.git"
+        try repo.addRemote(name: "origin", url: url)
+        XCTAssertThrowsError(try repo.fetch(remote: "origin", credentials: .none)) { error in
+            guard case GitError.unreachable(let failed, _)? = error as? GitError else {
+                return XCTFail("unexpected error: \(error)")
+            }
+            XCTAssertEqual(failed, url)
+            XCTAssertTrue(error.localizedDescription.hasPrefix("cannot reach \"\(url)\": "), error.localizedDescription)
+        }
+    }
+
+    func testPushAndFetchOverGitDaemon() throws {
+        let temp = try TempDir()
+        try git("init", "-q", "--bare", temp.sub("served/vault.git"))
+        let daemon = try startGitDaemon(base: temp.sub("served"))
+        defer { daemon.stop() }
+        let url = "git://127.0.0.1:\(daemon.port)/vault.git"
+
+        let alice = try GitRepository.clone(url: url, to: temp.sub("alice"), credentials: .none)
+        try write("secret", to: "entry", in: alice.workdir)
+        let first = try alice.commit(message: "add entry", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none)
+        XCTAssertEqual(try git("rev-parse", "main", in: temp.sub("served/vault.git")), first)
+
+        let bob = try GitRepository.clone(url: url, to: temp.sub("bob"), credentials: .none)
+        XCTAssertEqual(try bob.headCommitID(), first)
+        XCTAssertEqual(try bob.blob(at: "HEAD", path: "entry"), Array("secret".utf8))
+        try write("changed", to: "entry", in: alice.workdir)
+        let second = try alice.commit(message: "change entry", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none)
+        try bob.fetch(remote: "origin", credentials: .none)
+        XCTAssertEqual(bob.resolve(GitRepository.trackingRef(remote: "origin")), second)
+
+        // receive-pack refuses through the push report only: git_remote_push itself returns 0.
+        let hook = temp.sub("served/vault.git/hooks/pre-receive")
+        try write("#!/bin/sh\necho 'closed for maintenance' >&2\nexit 1\n", to: "hooks/pre-receive", in: temp.sub("served/vault.git"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        try write("third", to: "entry", in: alice.workdir)
+        try alice.commit(message: "third", adding: ["entry"])
+        XCTAssertThrowsError(try alice.push(remote: "origin", credentials: .none)) { error in
+            guard case GitError.pushRejected(let remote, let reason)? = error as? GitError else {
+                return XCTFail("unexpected error: \(error)")
+            }
+            XCTAssertEqual(remote, "origin")
+            XCTAssertTrue(reason.hasPrefix("refs/heads/main: "), reason)
+        }
+        XCTAssertEqual(try git("rev-parse", "main", in: temp.sub("served/vault.git")), second)
+
+        try bob.addRemote(name: "missing", url: "git://127.0.0.1:\(daemon.port)/missing.git")
+        XCTAssertThrowsError(try bob.fetch(remote: "missing", credentials: .none)) { error in
+            guard case GitError.unreachable? = error as? GitError else { return XCTFail("unexpected error: \(error)") }
+        }
+    }
+
+    func testPushAndFetchOverSSH() throws {
+        let temp = try TempDir()
+        let ssh = try SSHFixture(dir: temp.sub("ssh"))
+        defer { ssh.server.stop() }
+        try git("init", "-q", "--bare", temp.sub("vault.git"))
+        let url = "ssh://\(NSUserName())@127.0.0.1:\(ssh.port)\(temp.sub("vault.git"))"
+        let key = GitCredentials(useSSHAgent: false, sshKeyFiles: [ssh.clientKey])
+
+        // This process's known_hosts (under the real $HOME) cannot know a server on a fresh port.
+        assertGitError(.hostKeyRejected(url: url),
+                       try GitRepository.clone(url: url, to: temp.sub("unknown-host"), credentials: key))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp.sub("unknown-host")))
+
+        // libgit2 1.5.1 reads $HOME/.ssh/known_hosts from the HOME it saw at start-up, so the
+        // trusting half runs in a child process with a temporary home.
+        let home = temp.sub("home")
+        try write(ssh.knownHostsLine, to: ".ssh/known_hosts", in: home)
+        try runTool("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", temp.sub("stranger")])
+        try runTool("/usr/bin/ssh-keygen", ["-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", temp.sub("rsa")])
+        try ssh.authorize(temp.sub("rsa"), in: temp.sub("ssh"))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["TresorGitTests.GitRemoteTests/testSSHRoundTripInChild"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        environment["TRESOR_TEST_SSH_URL"] = url
+        environment["TRESOR_TEST_SSH_KEY"] = ssh.clientKey
+        environment["TRESOR_TEST_SSH_DIR"] = temp.path
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = output
+        try child.run()
+        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        XCTAssertEqual(child.terminationStatus, 0, log)
+        XCTAssertTrue(log.contains("Executed 1 test, with 0 failures"), log)
+        XCTAssertEqual(try git("log", "--format=%s", "main", in: temp.sub("vault.git")), "second over ssh\nover ssh")
+    }
+
+    /// The ssh round trip proper; runs only when `testPushAndFetchOverSSH` starts it.
+    func testSSHRoundTripInChild() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["TRESOR_TEST_SSH_URL"], let keyFile = environment["TRESOR_TEST_SSH_KEY"],
+              let dir = environment["TRESOR_TEST_SSH_DIR"] else {
+            throw XCTSkip("runs only as the child process of testPushAndFetchOverSSH")
+        }
+        let key = GitCredentials(useSSHAgent: false, sshKeyFiles: [keyFile])
+        let stranger = GitCredentials(useSSHAgent: false, sshKeyFiles: [dir + "/missing-key", dir + "/stranger"])
+        XCTAssertThrowsError(try GitRepository.clone(url: url, to: dir + "/stranger-clone", credentials: stranger)) { error in
+            guard case GitError.authenticationFailed(let failed, let reason)? = error as? GitError else {
+                return XCTFail("unexpected error: \(error)")
+            }
+            XCTAssertEqual(failed, url)
+            XCTAssertTrue(reason.contains(dir + "/stranger"), reason)
+        }
+
+        // libssh2 1.10 signs with SHA-1 only, which a current sshd refuses for RSA keys.
+        let rsa = GitCredentials(useSSHAgent: false, sshKeyFiles: [dir + "/rsa"])
+        assertGitError(.unsupportedSSHKey(url: url), try GitRepository.clone(url: url, to: dir + "/rsa-clone", credentials: rsa))
+
+        let alice = try GitRepository.clone(url: url, to: dir + "/alice", credentials: key)
+        try write("over ssh", to: "entry", in: alice.workdir)
+        let first = try alice.commit(message: "over ssh", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: key)
+        let bob = try GitRepository.clone(url: url, to: dir + "/bob", credentials: key)
+        XCTAssertEqual(try bob.headCommitID(), first)
+        try write("changed over ssh", to: "entry", in: alice.workdir)
+        let second = try alice.commit(message: "second over ssh", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: key)
+        try bob.fetch(remote: "origin", credentials: key)
+        XCTAssertEqual(bob.resolve(GitRepository.trackingRef(remote: "origin")), second)
+    }
+
+    func testStandardCredentialsComeFromTheEnvironment() {
+        let plain = GitCredentials.standard(environment: [:], home: "/home/me")
+        XCTAssertFalse(plain.useSSHAgent)
+        XCTAssertEqual(plain.sshKeyFiles, ["/home/me/.ssh/id_ed25519", "/home/me/.ssh/id_ecdsa"])
+        XCTAssertNil(plain.httpsToken)
+        let full = GitCredentials.standard(
+            environment: ["SSH_AUTH_SOCK": "/tmp/agent", "TRESOR_GIT_USERNAME": "me", "TRESOR_GIT_TOKEN": "t0k"],
+            home: "/home/me")
+        XCTAssertTrue(full.useSSHAgent)
+        XCTAssertEqual(full.httpsUsername, "me")
+        XCTAssertEqual(full.httpsToken, "t0k")
+        XCTAssertFalse("\(full)".contains("t0k"))
+        XCTAssertFalse(String(reflecting: full).contains("t0k"))
+    }
+
+    func testEachCredentialIsOfferedOnceAndRetriesStop() throws {
+        let temp = try TempDir()
+        for name in ["ed", "rsa"] { try write("key", to: name, in: temp.path) }
+        try write("ssh-ed25519 AAAA me", to: "ed.pub", in: temp.path)
+        try write("ssh-rsa AAAA me", to: "rsa.pub", in: temp.path)
+        let credentials = GitCredentials(
+            useSSHAgent: true, sshKeyFiles: [temp.sub("missing"), temp.sub("ed"), temp.sub("rsa")],
+            httpsUsername: "me", httpsToken: "t0k")
+
+        let ssh = RemoteSession(credentials: credentials, url: "ssh://host/v.git")
+        XCTAssertEqual(ssh.nextOffer(userFromURL: nil, allowed: .username), .username("git"))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey), .sshAgent(user: "alice"))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey),
+                       .sshKey(user: "alice", privateKey: temp.sub("ed"), publicKey: temp.sub("ed.pub")))
+        XCTAssertEqual(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey),
+                       .sshKey(user: "alice", privateKey: temp.sub("rsa"), publicKey: temp.sub("rsa.pub")))
+        XCTAssertNil(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey))
+        XCTAssertEqual(ssh.tried, ["ssh-agent", temp.sub("ed"), temp.sub("rsa")])
+        let refused = ssh.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "origin")
+        XCTAssertEqual(refused as? GitError, .authenticationFailed(url: "ssh://host/v.git", reason: "refused"))
+
+        let https = RemoteSession(credentials: credentials, url: "https://host/v.git")
+        XCTAssertEqual(https.nextOffer(userFromURL: nil, allowed: .password), .password(user: "me", token: "t0k"))
+        XCTAssertNil(https.nextOffer(userFromURL: nil, allowed: .password))
+
+        let rsaOnly = RemoteSession(credentials: GitCredentials(useSSHAgent: false, sshKeyFiles: [temp.sub("rsa")]), url: "u")
+        XCTAssertNotNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
+        XCTAssertNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
+        let rsaRefused = rsaOnly.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "o")
+        XCTAssertEqual(rsaRefused as? GitError, .unsupportedSSHKey(url: "u"))
+
+        let nothing = RemoteSession(credentials: .none, url: "u")
+        XCTAssertNil(nothing.nextOffer(userFromURL: nil, allowed: [.sshKey, .password]))
+        let looping = RemoteSession(credentials: .none, url: "u")
+        let offers = (0..<20).compactMap { _ in looping.nextOffer(userFromURL: nil, allowed: .username) }
+        XCTAssertEqual(offers.count, RemoteSession.maxCredentialCalls, "a server that keeps asking is cut off")
+    }
+
+    func testNetworkFailuresBecomeActionableErrors() {
+        let session = RemoteSession(credentials: .none, url: "ssh://git@host/v.git")
+        func classify(_ code: Int32, _ message: String) -> GitError? {
+            session.classify(GitError.libgit2(code: code, message: message, context: "fetching"), remote: "origin") as? GitError
+        }
+        XCTAssertEqual(classify(-16, "Failed to retrieve list of SSH authentication methods: x"),
+                       .unsupportedSSHKey(url: "ssh://git@host/v.git"))
+        XCTAssertEqual(classify(-16, "the server refused k"), .authenticationFailed(url: "ssh://git@host/v.git", reason: "the server refused k"))
+        XCTAssertEqual(classify(-17, "invalid or unknown remote ssh hostkey"), .hostKeyRejected(url: "ssh://git@host/v.git"))
+        XCTAssertEqual(classify(-11, "cannot push non-fastforwardable reference"),
+                       .pushRejected(remote: "origin", reason: "the remote has commits that are not here"))
+        XCTAssertEqual(classify(-1, "failed to connect"), .unreachable(url: "ssh://git@host/v.git", reason: "failed to connect"))
+        XCTAssertTrue(GitError.unsupportedSSHKey(url: "u").localizedDescription.contains("hint: use an ed25519 key or ssh-agent"))
+    }
+
+    func testErrorMessagesFollowTheHouseStyle() {
+        let errors: [GitError] = [
+            .notARepository(path: "p"), .alreadyExists(path: "p"), .destinationNotEmpty(path: "p"), .notOwned(path: "p"),
+            .fileNotFound(path: "p"), .invalidPath("p"), .nothingToCommit, .unknownRevision("r"),
+            .uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"]), .unresolvedConflicts(paths: ["a"]),
+            .remoteNotFound("o"), .remoteExists("o"), .notFastForward("r"), .unreachable(url: "u", reason: "down"),
+            .authenticationFailed(url: "u", reason: "no"), .unsupportedSSHKey(url: "u"), .hostKeyRejected(url: "u"),
+            .pushRejected(remote: "o", reason: "no"), .libgit2(code: -1, message: "broken", context: "doing"),
+        ]
+        for error in errors {
+            let text = error.localizedDescription
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertTrue(lines[0].first?.isLowercase ?? false, text)
+            XCTAssertFalse(lines.contains { $0.hasSuffix(".") }, text)
+            XCTAssertTrue(lines.dropFirst().allSatisfy { $0.hasPrefix("hint: ") }, text)
+        }
+        XCTAssertTrue(GitError.uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"])
+            .localizedDescription.contains("and 2 more"))
+    }
+}
