@@ -25,8 +25,9 @@ let package = Package(
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor"], path: "Benchmarks/Sources"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
-        .testTarget(name: "TresorGitTests", dependencies: ["TresorGit"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor"]),
-        .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor"]),
+        .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
     ]
 )

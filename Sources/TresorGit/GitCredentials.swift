@@ -35,9 +35,11 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     /// `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
     public static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        home: String = NSHomeDirectory()
+        home: String? = nil
     ) -> GitCredentials {
-        GitCredentials(
+        // $HOME first, as ssh does; NSHomeDirectory() reads the password database on Linux.
+        let home = home ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return GitCredentials(
             useSSHAgent: environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false,
             sshKeyFiles: ["id_ed25519", "id_ecdsa"].map { home + "/.ssh/" + $0 },
             httpsUsername: environment["TRESOR_GIT_USERNAME"],

@@ -16,7 +16,7 @@ struct VaultOptions: ParsableArguments {
     var directory: String {
         if let vault { return vault }
         if let v = environment["TRESOR_VAULT"], !v.isEmpty { return v }
-        return NSHomeDirectory() + "/.tresor"
+        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.tresor"
     }
 
     /// The passphrase file in force, if any.

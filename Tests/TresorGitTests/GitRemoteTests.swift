@@ -1,5 +1,6 @@
 // Tests for remotes over the local transport, git daemon and ssh, and for the errors users see.
 import Foundation
+import TestSupport
 import XCTest
 @testable import TresorGit
 

@@ -1,4 +1,4 @@
-// Test servers on loopback: git daemon and a private sshd, each started and stopped by the test.
+// Test servers on loopback for every test target: git daemon and a private sshd, each started and stopped by the test.
 import Foundation
 import XCTest
 #if canImport(Glibc)
@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() throws -> UInt16 {
+public func freePort() throws -> UInt16 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
@@ -24,7 +24,7 @@ func freePort() throws -> UInt16 {
 }
 
 /// Whether something accepts connections on 127.0.0.1:`port`.
-func isListening(_ port: UInt16) -> Bool {
+public func isListening(_ port: UInt16) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
@@ -44,11 +44,11 @@ func isListening(_ port: UInt16) -> Bool {
 /// Started with `posix_spawn`, not Foundation's `Process`: sshd closes the descriptors it
 /// inherits, which Foundation reads as "the child exited" and answers with a blocking `waitpid`
 /// on the still-running server, stalling every later `Process` in the test run.
-final class ServerProcess {
+public final class ServerProcess {
     private(set) var pid: pid_t = 0
-    let port: UInt16
+    public let port: UInt16
 
-    init(_ executable: String, _ arguments: [String], port: UInt16) throws {
+    public init(_ executable: String, _ arguments: [String], port: UInt16) throws {
         self.port = port
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -81,7 +81,7 @@ final class ServerProcess {
         return true
     }
 
-    func stop() {
+    public func stop() {
         guard isRunning else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -93,7 +93,7 @@ final class ServerProcess {
 }
 
 /// `git daemon` serving every repository under `base` at git://127.0.0.1:PORT/, push enabled.
-func startGitDaemon(base: String) throws -> ServerProcess {
+public func startGitDaemon(base: String) throws -> ServerProcess {
     let port = try freePort()
     return try ServerProcess("/usr/bin/git", [
         "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr", "--base-path=\(base)",
@@ -102,14 +102,14 @@ func startGitDaemon(base: String) throws -> ServerProcess {
 }
 
 /// An sshd on 127.0.0.1 accepting the ed25519 key `clientKey` for the current user.
-struct SSHFixture {
-    let server: ServerProcess
-    let clientKey: String
+public struct SSHFixture {
+    public let server: ServerProcess
+    public let clientKey: String
     /// A line for known_hosts that trusts this server.
-    let knownHostsLine: String
-    var port: UInt16 { server.port }
+    public let knownHostsLine: String
+    public var port: UInt16 { server.port }
 
-    init(dir: String) throws {
+    public init(dir: String) throws {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else {
             throw XCTSkip("sshd is not installed (apt-get install -y openssh-server)")
@@ -143,7 +143,7 @@ struct SSHFixture {
     }
 
     /// Adds `key` (a private key path with its `.pub`) to the accepted keys.
-    func authorize(_ key: String, in dir: String) throws {
+    public func authorize(_ key: String, in dir: String) throws {
         let line = try String(contentsOfFile: key + ".pub", encoding: .utf8)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/authorized_keys"))
         defer { try? handle.close() }
@@ -153,7 +153,7 @@ struct SSHFixture {
 }
 
 /// Runs a helper program and fails unless it exits 0.
-func runTool(_ executable: String, _ arguments: [String]) throws {
+public func runTool(_ executable: String, _ arguments: [String]) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
