@@ -74,14 +74,24 @@ extension Vault {
         catch let e as CoreError { throw VaultError.entry(path.string, e) }
     }
 
-    /// Decrypts every entry (optionally below a prefix). Failures are returned per entry, not thrown.
+    /// Decrypts every entry (optionally below a prefix), in path order, on all cores. Failures are
+    /// returned per entry, not thrown.
     public func readAll(prefix: String? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
-        _ = try requireCipher()
-        return list(prefix: prefix).paths.map { p in
-            do { return (p, .success(try read(p))) } catch let e as VaultError { return (p, .failure(e)) } catch {
-                return (p, .failure(.io("\(error)")))
+        let cipher = try requireCipher()
+        let paths = list(prefix: prefix).paths
+        var results = [Result<Entry, VaultError>?](repeating: nil, count: paths.count)
+        let lock = NSLock()
+        let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            for i in stride(from: chunk, to: paths.count, by: chunks) {
+                let r: Result<Entry, VaultError>
+                do { r = .success(try cipher.open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
+                catch let e as CoreError { r = .failure(.entry(paths[i].string, e)) }
+                catch { r = .failure(.io("\(error)")) }
+                lock.lock(); results[i] = r; lock.unlock()
             }
         }
+        return zip(paths, results).map { ($0, $1!) }
     }
 
     /// Refuses to create `path` when an entry is there (unless `force`), it is not a plain file, or its name
