@@ -5,7 +5,7 @@ import TresorGit
 
 extension Vault {
     /// Replaces, in the deleting side's entry list, each entry that side deleted while the other side
-    /// changed it by its last version before the deletion (Spec/MERGE.md §4.2). Returns the ids replaced.
+    /// changed it by its last version before the deletion (Spec/MERGE.md §3.2.1). Returns the ids replaced.
     func restoreDeletedVersions(repo: GitRepository, cipher: EntryCipher, base: String?, baseEntries: [Entry],
                                 deleting side: inout [Entry], sideTip: String, other: [Entry]) throws -> Set<String> {
         let sideIDs = Set(side.map(\.id))

@@ -38,7 +38,7 @@ extension Vault {
             }
         }
 
-        // The header: key slots merge by slot id (Spec/MERGE.md §7).
+        // The header: key slots merge by slot id (Spec/MERGE.md §10).
         if let oh = o.header, let th = t.header {
             let merged: VaultHeader
             do {

@@ -31,7 +31,7 @@ enum Failpoint {
 extension Vault {
     static let remoteBranch = "main"
 
-    /// Syncs with `remote`: see Spec/MERGE.md §9. Needs `unlock`.
+    /// Syncs with `remote`: Spec/MERGE.md §13. Needs `unlock`.
     /// - Throws: `VaultError.git` (unreachable, authentication), `.hostileRemote`, `.header(.differentVault)`,
     ///   `.sync` (uncommitted changes, remote kept moving). The local vault is unchanged on every error
     ///   raised before the merge commit.

@@ -45,7 +45,7 @@ extension Vault {
         return (try cipher.seal(entry), resolutions)
     }
 
-    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §7).
+    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §10).
     public static func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
         do {
             let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)

@@ -30,7 +30,7 @@ extension Vault {
         return vault
     }
 
-    /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §8).
+    /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §13.3).
     public func verifyAll() throws {
         let repo = try repository()
         guard let head = try Vault.git({ try repo.headCommitID() }) else { return }

@@ -53,7 +53,7 @@ final class SnapshotReader {
         return snap
     }
 
-    /// Rules on a file from elsewhere: a regular file, of bounded size, at an allowed path (Spec/MERGE.md §8).
+    /// Rules on a file from elsewhere: a regular file, of bounded size, at an allowed path (Spec/MERGE.md §13.3).
     func checkShape(_ file: GitTreeEntry) throws {
         switch file.kind {
         case .file: break
