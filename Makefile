@@ -1,4 +1,5 @@
 # Tresor: `make demo` and `make test` work on a fresh Debian 12 machine (as root, or with sudo).
+SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS    := libsodium-dev libgit2-dev pkg-config
@@ -23,9 +24,14 @@ build: deps
 demo: build
 	@bash scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
+# The tests are XCTest; the summary line at the end is "N passed, N failed, N skipped".
 test: deps test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p .build
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
+	@sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p' .build/test-output.log \
+	  | tail -n 1 | { IFS=: read run skipped failed; [ -n "$$run" ] || { echo "no test ran"; exit 1; }; \
+	  echo "$$((run - $${skipped:-0} - failed)) passed, $$failed failed, $${skipped:-0} skipped"; }
 
 bench: deps
 	$(SWIFT) build -c release --product tresor-bench

@@ -19,9 +19,9 @@ enum Prompt {
             var quiet = old
             quiet.c_lflag &= ~tcflag_t(ECHO)
             quiet.c_lflag |= tcflag_t(ECHONL)
-            tcsetattr(fd, TCSAFLUSH, &quiet)
+            tcsetattr(fd, TCSANOW, &quiet)
         }
-        defer { if hadTerm { var o = old; tcsetattr(fd, TCSAFLUSH, &o) } }
+        defer { if hadTerm { var o = old; tcsetattr(fd, TCSANOW, &o) } }
         var bytes: [UInt8] = []
         defer { Sodium.wipe(&bytes) }
         while true {

@@ -1,0 +1,111 @@
+// The interactive paths through a real pseudo-terminal: passphrases without echo, the generated-password offer.
+import Foundation
+import XCTest
+
+/// A tresor process whose stdin, stdout and stderr are a pseudo-terminal this test types into.
+final class TerminalSession {
+    let process = Process()
+    private let master: Int32
+    private(set) var screen = ""
+
+    init(_ args: [String], env: [String: String]) throws {
+        var m: Int32 = 0, s: Int32 = 0
+        guard openpty(&m, &s, nil, nil, nil) == 0 else { throw XCTSkip("no pseudo-terminal available") }
+        master = m
+        let slave = FileHandle(fileDescriptor: s, closeOnDealloc: true)
+        process.executableURL = URL(fileURLWithPath: CLITestCase.binary)
+        process.arguments = args
+        process.environment = env
+        process.standardInput = slave
+        process.standardOutput = slave
+        process.standardError = slave
+        try process.run()
+        try slave.close()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        close(master)
+    }
+
+    /// Reads until `text` has appeared on the screen (10 s at most).
+    func expect(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(10)
+        while !screen.contains(text), Date() < deadline {
+            var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&fds, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let n = read(master, &buffer, buffer.count)
+            if n <= 0 { break }
+            screen += String(decoding: buffer[..<n], as: UTF8.self)
+        }
+        XCTAssertTrue(screen.contains(text), "waited for \"\(text)\", screen:\n\(screen)", file: file, line: line)
+    }
+
+    func type(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) } }
+
+    /// Waits for the process to exit and returns its status, keeping what it printed.
+    func wait() -> Int32 {
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline {
+            var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            if poll(&fds, 1, 50) > 0 {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = read(master, &buffer, buffer.count)
+                if n > 0 { screen += String(decoding: buffer[..<n], as: UTF8.self) }
+            }
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+final class TerminalTests: CLITestCase {
+    var interactiveEnv: [String: String] {
+        var e = env
+        e["TRESOR_PASSPHRASE_FILE"] = nil
+        return e
+    }
+
+    func testInitAsksTwiceWithoutEchoThenAddOffersAGeneratedPassword() throws {
+        let initSession = try TerminalSession(["init", "--kdf", "minimum"], env: interactiveEnv)
+        initSession.expect("New passphrase: ")
+        initSession.type("typed secret phrase\n")
+        initSession.expect("Repeat passphrase: ")
+        initSession.type("typed secret phrase\n")
+        XCTAssertEqual(initSession.wait(), 0, initSession.screen)
+        XCTAssertFalse(initSession.screen.contains("typed secret phrase"), "the passphrase is never echoed")
+
+        let add = try TerminalSession(["add", "Web/site", "--length", "12"], env: interactiveEnv)
+        add.expect("Passphrase: ")
+        add.type("typed secret phrase\n")
+        add.expect("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")
+        let first = add.screen.components(separatedBy: "Generated password (").last!
+        add.type("r\n")
+        add.expect("[r]egenerate, [t]ype your own, [n]o password? ", file: #filePath, line: #line)
+        add.type("a\n")
+        XCTAssertEqual(add.wait(), 0, add.screen)
+        let offered = String(add.screen.components(separatedBy: "bits): ").last!.prefix { !$0.isNewline })
+        XCTAssertEqual(offered.count, 12, add.screen)
+        XCTAssertFalse(first.contains(offered), "regenerate offers a new password")
+        try write("typed secret phrase\n", to: passphraseFile)
+        XCTAssertEqual(try ok("show", "Web/site", "--field", "password").stdout, offered + "\n")
+    }
+
+    func testTypingYourOwnWeakPasswordWarnsAndSaves() throws {
+        try write("typed secret phrase\n", to: passphraseFile)
+        try initVault()
+        let add = try TerminalSession(["add", "Web/own"], env: interactiveEnv)
+        add.expect("Passphrase: ")
+        add.type("typed secret phrase\n")
+        add.expect("[n]o password? ")
+        add.type("t\n")
+        add.expect("Password: ")
+        add.type("dragon\n")
+        add.expect("Repeat password: ")
+        add.type("dragon\n")
+        XCTAssertEqual(add.wait(), 0, add.screen)
+        XCTAssertTrue(add.screen.contains("weak password") && add.screen.contains("dragon"), add.screen)
+        XCTAssertEqual(try ok("show", "Web/own", "--field", "password").stdout, "dragon\n")
+    }
+}
