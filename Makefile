@@ -39,6 +39,7 @@ bench: deps
 
 vectors: deps
 	$(SWIFT) run tresor-vectors Spec/vectors
+	python3 Spec/vectors/merge/generate.py
 
 clean:
 	rm -rf .build

@@ -24,10 +24,10 @@ let package = Package(
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor"], path: "Benchmarks/Sources"),
-        .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore"]),
+        .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
-        .testTarget(name: "TresorTests", dependencies: ["Tresor"]),
+        .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
     ]
 )

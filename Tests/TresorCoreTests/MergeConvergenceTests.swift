@@ -1,5 +1,6 @@
 // Three replicas edit and merge pairwise over an in-memory commit graph; they must converge and keep every value.
 import Foundation
+import TestSupport
 import XCTest
 @testable import TresorCore
 

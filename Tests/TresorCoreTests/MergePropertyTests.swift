@@ -1,20 +1,8 @@
 // Seeded random merges: symmetry, determinism, identity, idempotence, no value lost (Spec/MERGE.md §11).
 import Foundation
+import TestSupport
 import XCTest
 @testable import TresorCore
-
-/// SplitMix64: a tiny seeded generator, so every failure can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random vault states and the edits a replica makes, with small pools so ties and collisions are common.
 struct RandomVault {

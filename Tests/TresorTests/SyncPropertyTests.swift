@@ -1,21 +1,10 @@
 // Random operations on three replicas with random sync orders: they converge, and no written value is lost.
 import Foundation
+import TestSupport
 import Tresor
 import TresorCore
 import TresorGit
 import XCTest
-
-/// SplitMix64: a small seeded generator so failures reproduce.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class SyncPropertyTests: XCTestCase {
     var dir = ""
@@ -34,7 +23,7 @@ final class SyncPropertyTests: XCTestCase {
     struct Written: Hashable { let id: String; let field: String; let value: String }
 
     func runScenario(seed: UInt64, steps: Int) throws {
-        var rng = SeededRandom(state: seed)
+        var rng = SplitMix64(seed: seed)
         let base = dir + "/seed\(seed)"
         let remote = base + "/remote.git"
         let p = Process()

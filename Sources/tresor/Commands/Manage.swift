@@ -25,36 +25,30 @@ func destination(_ raw: String, source: EntryPath) throws -> EntryPath {
     raw.hasSuffix("/") ? try Vault.parsePath(raw + source.name) : try Vault.parsePath(raw)
 }
 
-struct Move: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename or move an entry (it keeps its id and history).")
-
+/// What `mv` and `cp` share: a source, a destination, and whether to replace.
+struct TransferArguments: ParsableArguments {
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path.") var source: String
     @Argument(help: "New path, or a folder ending in \"/\".") var target: String
     @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
 
-    func run() throws {
+    func run(_ done: String, _ action: (Vault, EntryPath, EntryPath, Bool) throws -> Void) throws {
         let vault = try options.open(unlock: true)
         let from = try vault.existingPath(source)
         let to = try destination(target, source: from)
-        try vault.move(from, to: to, force: force)
-        Output.status("Moved \(from) to \(to)")
+        try action(vault, from, to, force)
+        Output.status("\(done) \(from) to \(to)")
     }
+}
+
+struct Move: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename or move an entry (it keeps its id and history).")
+    @OptionGroup var arguments: TransferArguments
+    func run() throws { try arguments.run("Moved") { try $0.move($1, to: $2, force: $3) } }
 }
 
 struct Copy: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy an entry (the copy gets a new id).")
-
-    @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var source: String
-    @Argument(help: "New path, or a folder ending in \"/\".") var target: String
-    @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
-
-    func run() throws {
-        let vault = try options.open(unlock: true)
-        let from = try vault.existingPath(source)
-        let to = try destination(target, source: from)
-        try vault.copy(from, to: to, force: force)
-        Output.status("Copied \(from) to \(to)")
-    }
+    @OptionGroup var arguments: TransferArguments
+    func run() throws { try arguments.run("Copied") { try $0.copy($1, to: $2, force: $3) } }
 }
