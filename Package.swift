@@ -23,7 +23,7 @@ let package = Package(
             dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
-        .executableTarget(name: "tresor-bench", dependencies: ["Tresor"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),

@@ -2,6 +2,7 @@
 import Foundation
 import Tresor
 import TresorCore
+import TresorGit
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -83,6 +84,40 @@ row("add entry + commit (vault of up to \(adds))", "per add", try seconds { for 
 var e0 = try small.read(try EntryPath("Folder0/site-0"))
 try e0.set("password", .text("changed"), at: .now(), origin: "bench")
 row("edit entry + commit", "per edit", try seconds { try small.update(e0, changedFields: ["password"]) })
+
+// 5. Sync: two replicas of a 1,000-entry vault through a bare repository, 20 entries edited on both.
+let syncCount = 1_000, edited = 20
+let remotePath = root + "/remote.git"
+try GitRepository.createBare(at: remotePath)
+let a = try Vault.create(at: root + "/syncA", passphrase: pass, level: .minimum)
+let aCipher = try EntryCipher(vaultKey: try a.currentVaultKey())
+var added: [String] = []
+for i in 0..<syncCount {
+    let e = try sampleEntry(i)
+    try a.store.writeEntryFile(try aCipher.seal(e), for: e.path)
+    added.append(e.path.filePath)
+}
+try a.repository().commit(message: "Add \(syncCount) entries", adding: added)
+try a.addRemote(name: "origin", url: remotePath)
+row("sync: first push of \(syncCount) entries", "whole vault", try seconds { _ = try a.sync(credentials: .none) })
+var b: Vault?
+row("clone + check every entry (\(syncCount))", "whole vault", try seconds {
+    b = try Vault.clone(url: remotePath, to: root + "/syncB", credentials: .none)
+    try b!.unlock(vaultKey: try a.currentVaultKey())
+    try b!.verifyAll()
+})
+for i in 0..<edited {
+    for (v, value) in [(a, "from-A-\(i)"), (b!, "from-B-\(i)")] {
+        var e = try v.read(try sampleEntry(i).path)
+        try e.set("password", .text(value), at: .now(), origin: v.deviceID)
+        try v.update(e, changedFields: ["password"])
+    }
+}
+row("sync: push \(edited) edits", "whole sync", try seconds { _ = try a.sync(credentials: .none) })
+var resolved = 0
+row("sync: merge \(edited) conflicting entries of \(syncCount), push", "whole sync", try seconds { resolved = try b!.sync(credentials: .none).resolutions.count })
+row("sync: fast-forward the other replica", "whole sync", try seconds { _ = try a.sync(credentials: .none) })
+precondition(resolved == edited, "expected one resolution per conflicting entry")
 
 print("| measurement | per | time |")
 print("|---|---|---|")

@@ -100,6 +100,7 @@ public final class GitMergeResult {
         let iterator = try GitHandle("listing merge conflicts", free: git_index_conflict_iterator_free) {
             git_index_conflict_iterator_new(&$0, index.pointer)
         }
+        defer { withExtendedLifetime(iterator) {} }
         var conflicts: [GitConflict] = []
         while true {
             var ancestor: UnsafePointer<git_index_entry>?

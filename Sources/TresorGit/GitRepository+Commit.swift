@@ -24,6 +24,7 @@ extension GitRepository {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) {
             git_repository_index(&$0, raw)
         }
+        defer { withExtendedLifetime(index) {} }
         // Start from the file on disk, not from changes an earlier failed call left in memory.
         try check(git_index_read(index.pointer, 1), "reading the index")
         for path in adding {
@@ -43,6 +44,7 @@ extension GitRepository {
         var treeID = git_oid()
         try check(git_index_write_tree(&treeID, index.pointer), "writing the tree")
         let parent = try headCommit()
+        defer { withExtendedLifetime(parent) {} }
         if !allowEmpty {
             if let parent, let parentTree = git_commit_tree_id(parent.pointer), parentTree.pointee.isSame(as: treeID) {
                 throw GitError.nothingToCommit
@@ -67,6 +69,7 @@ extension GitRepository {
         let tree = try GitHandle("reading the new tree", owner: self, free: git_tree_free) {
             git_tree_lookup(&$0, raw, &treeID)
         }
+        defer { withExtendedLifetime(tree) {} }
         let stamp = try SignatureHandle(signature)
         var text = git_buf()
         defer { git_buf_dispose(&text) }
@@ -111,6 +114,7 @@ extension GitRepository {
             let object = try GitHandle("resolving \"\(rev)\"", owner: self, free: git_object_free) {
                 git_revparse_single(&$0, raw, rev)
             }
+            defer { withExtendedLifetime(object) {} }
             return try GitHandle("resolving \"\(rev)\" to a commit", owner: self, free: git_commit_free) {
                 git_object_peel(&$0, object.pointer, GIT_OBJECT_COMMIT)
             }
@@ -130,11 +134,13 @@ extension GitRepository {
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
     public func blob(at rev: String, path: String) throws -> [UInt8]? {
         let tree = try tree(of: commit(forRevision: rev))
+        defer { withExtendedLifetime(tree) {} }
         guard let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free, acquire: {
             git_tree_entry_bypath(&$0, tree.pointer, path)
         }), git_tree_entry_type(entry.pointer) == GIT_OBJECT_BLOB else {
             return nil
         }
+        defer { withExtendedLifetime(entry) {} }
         return try blobContents(git_tree_entry_id(entry.pointer).pointee)
     }
 
@@ -143,6 +149,7 @@ extension GitRepository {
         let blob = try GitHandle("reading blob \(id.hex)", owner: self, free: git_blob_free) {
             git_blob_lookup(&$0, raw, &id)
         }
+        defer { withExtendedLifetime(blob) {} }
         let size = Int(git_blob_rawsize(blob.pointer))
         guard size > 0, let bytes = git_blob_rawcontent(blob.pointer) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: size))
@@ -152,6 +159,7 @@ extension GitRepository {
     public func trackedPaths() throws -> [String] {
         guard let head = try headCommit() else { return [] }
         let tree = try tree(of: head)
+        defer { withExtendedLifetime(tree) {} }
         let collector = PathCollector()
         try withExtendedLifetime(collector) {
             _ = try check(

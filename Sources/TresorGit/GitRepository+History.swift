@@ -17,6 +17,7 @@ extension GitRepository {
         let walk = try GitHandle("starting a history walk", owner: self, free: git_revwalk_free) {
             git_revwalk_new(&$0, raw)
         }
+        defer { withExtendedLifetime(walk) {} }
         try check(git_revwalk_sorting(walk.pointer, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue),
                   "sorting history")
         try check(git_revwalk_push_head(walk.pointer), "walking history from HEAD")
@@ -25,6 +26,7 @@ extension GitRepository {
         while try check(git_revwalk_next(&id, walk.pointer), "walking history", allowing: [GIT_ITEROVER.code]) == 0 {
             if let limit, commits.count >= limit { break }
             let commit = try lookupCommit(id)
+            defer { withExtendedLifetime(commit) {} }
             if let path, try !changes(path, in: commit) { continue }
             commits.append(Self.describe(commit))
         }
@@ -41,6 +43,7 @@ extension GitRepository {
             let parent = try GitHandle("reading a parent commit", owner: self, free: git_commit_free) {
                 git_commit_parent(&$0, commit.pointer, number)
             }
+            defer { withExtendedLifetime(parent) {} }
             let theirs = try entryID(path, in: parent)
             let same = switch (mine, theirs) {
             case (nil, nil): true
@@ -55,9 +58,11 @@ extension GitRepository {
     /// The object id stored at `path` in `commit`'s tree, `nil` if absent.
     private func entryID(_ path: String, in commit: GitHandle) throws -> git_oid? {
         let tree = try tree(of: commit)
+        defer { withExtendedLifetime(tree) {} }
         let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free) {
             git_tree_entry_bypath(&$0, tree.pointer, path)
         }
+        defer { withExtendedLifetime(entry) {} }
         return entry.map { git_tree_entry_id($0.pointer).pointee }
     }
 
@@ -80,17 +85,21 @@ extension GitRepository {
     /// Throws `GitError.unknownRevision` if `id` names no commit.
     public func changes(in id: String) throws -> [GitChange] {
         let commit = try commit(forRevision: id)
+        defer { withExtendedLifetime(commit) {} }
         let newTree = try tree(of: commit)
+        defer { withExtendedLifetime(newTree) {} }
         var oldTree: GitHandle?
         if git_commit_parentcount(commit.pointer) > 0 {
             let parent = try GitHandle("reading the parent commit", owner: self, free: git_commit_free) {
                 git_commit_parent(&$0, commit.pointer, 0)
             }
+            defer { withExtendedLifetime(parent) {} }
             oldTree = try tree(of: parent)
         }
         let diff = try GitHandle("comparing trees", owner: self, free: git_diff_free) {
             git_diff_tree_to_tree(&$0, raw, oldTree?.pointer, newTree.pointer, nil)
         }
+        defer { withExtendedLifetime(diff) {} }
         var find = git_diff_find_options()
         try check(git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION)), "preparing rename detection")
         find.flags = GIT_DIFF_FIND_RENAMES.rawValue | GIT_DIFF_FIND_EXACT_MATCH_ONLY.rawValue
@@ -123,6 +132,7 @@ extension GitRepository {
         let list = try GitHandle("reading the work tree status", owner: self, free: git_status_list_free) {
             git_status_list_new(&$0, raw, &options)
         }
+        defer { withExtendedLifetime(list) {} }
         var paths = Set<String>()
         for number in 0..<git_status_list_entrycount(list.pointer) {
             guard let entry = git_status_byindex(list.pointer, number)?.pointee else { continue }

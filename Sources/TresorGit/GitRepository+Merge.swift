@@ -7,14 +7,16 @@ extension GitRepository {
     /// or `nil` if it names no commit.
     public func resolve(_ rev: String) -> String? {
         guard let commit = try? commit(forRevision: rev) else { return nil }
-        return git_commit_id(commit.pointer).pointee.hex
+        return withExtendedLifetime(commit) { git_commit_id(commit.pointer).pointee.hex }
     }
 
     /// The best common ancestor of two commits, or `nil` if their histories share none.
     /// Throws `GitError.unknownRevision` if either names no commit.
     public func mergeBase(_ a: String, _ b: String) throws -> String? {
-        var one = git_commit_id(try commit(forRevision: a).pointer).pointee
-        var two = git_commit_id(try commit(forRevision: b).pointer).pointee
+        let first = try commit(forRevision: a), second = try commit(forRevision: b)
+        defer { withExtendedLifetime((first, second)) {} }
+        var one = git_commit_id(first.pointer).pointee
+        var two = git_commit_id(second.pointer).pointee
         var base = git_oid()
         let result = try check(git_merge_base(&base, raw, &one, &two), "finding the merge base of \"\(a)\" and \"\(b)\"",
                                allowing: [GIT_ENOTFOUND.code])
@@ -30,8 +32,11 @@ extension GitRepository {
     /// Throws `GitError.unknownRevision` for a revision that names no commit.
     public func mergeTrees(base: String?, ours: String, theirs: String) throws -> GitMergeResult {
         let baseTree = try base.map { try tree(of: commit(forRevision: $0)) }
+        defer { withExtendedLifetime(baseTree) {} }
         let ourTree = try tree(of: commit(forRevision: ours))
+        defer { withExtendedLifetime(ourTree) {} }
         let theirTree = try tree(of: commit(forRevision: theirs))
+        defer { withExtendedLifetime(theirTree) {} }
         var options = git_merge_options()
         try check(git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)), "preparing to merge")
         // No rename detection: each conflict then concerns exactly one path.
@@ -39,6 +44,7 @@ extension GitRepository {
         let index = try GitHandle("merging \"\(theirs)\" into \"\(ours)\"", free: git_index_free) {
             git_merge_trees(&$0, raw, baseTree?.pointer, ourTree.pointer, theirTree.pointer, &options)
         }
+        defer { withExtendedLifetime(index) {} }
         return try GitMergeResult(repository: self, index: index)
     }
 
@@ -55,7 +61,9 @@ extension GitRepository {
         guard !merge.hasConflicts else { throw GitError.unresolvedConflicts(paths: merge.conflicts.map(\.path)) }
         try requireCleanWorkTree()
         let ourCommit = try commit(forRevision: ours)
+        defer { withExtendedLifetime(ourCommit) {} }
         let theirCommit = try commit(forRevision: theirs)
+        defer { withExtendedLifetime(theirCommit) {} }
         var treeID = git_oid()
         try check(git_index_write_tree_to(&treeID, merge.index.pointer, raw), "writing the merged tree")
         let id = try createCommit(tree: treeID, parents: [ourCommit, theirCommit], message: message,
@@ -72,8 +80,10 @@ extension GitRepository {
     ///   `GitError.uncommittedChanges` if the work tree differs from HEAD.
     public func fastForward(to rev: String) throws {
         let target = try commit(forRevision: rev)
+        defer { withExtendedLifetime(target) {} }
         let targetID = git_commit_id(target.pointer).pointee
         let head = try headCommit()
+        defer { withExtendedLifetime(head) {} }
         let headID = head.map { git_commit_id($0.pointer).pointee }
         if let headID {
             if headID.isSame(as: targetID) { return }
@@ -95,7 +105,9 @@ extension GitRepository {
             throw GitError.libgit2(code: GIT_EINVALIDSPEC.code, message: "reference names must start with \"refs/\"",
                                    context: "setting \"\(name)\"")
         }
-        var id = git_commit_id(try commit(forRevision: rev).pointer).pointee
+        let target = try commit(forRevision: rev)
+        defer { withExtendedLifetime(target) {} }
+        var id = git_commit_id(target.pointer).pointee
         _ = try GitHandle("setting \"\(name)\"", owner: self, free: git_reference_free) {
             git_reference_create(&$0, raw, name, &id, 1, "tresor: set \(name)")
         }
@@ -113,6 +125,7 @@ extension GitRepository {
         let head = try GitHandle("reading HEAD", owner: self, free: git_reference_free) {
             git_reference_lookup(&$0, raw, "HEAD")
         }
+        defer { withExtendedLifetime(head) {} }
         guard let target = git_reference_symbolic_target(head.pointer) else {
             throw GitError.libgit2(code: GIT_ERROR.code, message: "HEAD is detached", context: "moving the branch")
         }

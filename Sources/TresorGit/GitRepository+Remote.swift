@@ -71,6 +71,7 @@ extension GitRepository {
     ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
     public func fetch(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
         let remote = try lookupRemote(name)
+        defer { withExtendedLifetime(remote) {} }
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
@@ -94,6 +95,7 @@ extension GitRepository {
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
     public func push(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
         let remote = try lookupRemote(name)
+        defer { withExtendedLifetime(remote) {} }
         guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
         var options = git_push_options()

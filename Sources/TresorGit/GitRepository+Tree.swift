@@ -21,6 +21,7 @@ extension GitRepository {
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
     public func treeEntries(at rev: String) throws -> [GitTreeEntry] {
         let tree = try tree(of: commit(forRevision: rev))
+        defer { withExtendedLifetime(tree) {} }
         let collector = TreeCollector()
         try withExtendedLifetime(collector) {
             _ = try check(
@@ -51,6 +52,7 @@ extension GitRepository {
     public func blobSize(id: String) throws -> Int {
         var oid = try GitRepository.oid(id)
         let blob = try GitHandle("reading blob \(id)", owner: self, free: git_blob_free) { git_blob_lookup(&$0, raw, &oid) }
+        defer { withExtendedLifetime(blob) {} }
         return Int(git_blob_rawsize(blob.pointer))
     }
 

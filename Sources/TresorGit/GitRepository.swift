@@ -27,19 +27,29 @@ public final class GitRepository {
     /// on the unborn branch `main`.
     /// Throws `GitError.alreadyExists` if `path` already holds a repository.
     public static func create(at path: String) throws -> GitRepository {
+        try GitRepository(handle: initialize(at: path, bare: false))
+    }
+
+    /// Creates an empty bare repository at `path` (a remote to push to), HEAD on the unborn `main`.
+    /// Throws `GitError.alreadyExists` if `path` already holds a repository.
+    public static func createBare(at path: String) throws {
+        _ = try initialize(at: path, bare: true)
+    }
+
+    private static func initialize(at path: String, bare: Bool) throws -> GitHandle {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),
                   "preparing to create a repository")
         options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+            | (bare ? GIT_REPOSITORY_INIT_BARE.rawValue : 0)
         do {
-            let handle = try "main".withCString { head in
+            return try "main".withCString { head in
                 options.initial_head = head
                 return try GitHandle("creating a repository at \"\(path)\"", free: git_repository_free) {
                     git_repository_init_ext(&$0, path, &options)
                 }
             }
-            return try GitRepository(handle: handle)
         } catch GitError.libgit2(let code, _, _) where code == GIT_EEXISTS.code {
             throw GitError.alreadyExists(path: path)
         }
@@ -54,6 +64,7 @@ public final class GitRepository {
             let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
                 git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
             }
+            defer { withExtendedLifetime(handle) {} }
             return try GitRepository(handle: handle)
         } catch GitError.libgit2(let code, _, _) where code == GIT_ENOTFOUND.code {
             throw GitError.notARepository(path: path)
@@ -70,9 +81,11 @@ public final class GitRepository {
         let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
             git_repository_config(&$0, raw)
         }
+        defer { withExtendedLifetime(config) {} }
         let local = try GitHandle("opening the repository configuration", owner: self, free: git_config_free) {
             git_config_open_level(&$0, config.pointer, GIT_CONFIG_LEVEL_LOCAL)
         }
+        defer { withExtendedLifetime(local) {} }
         try check(git_config_set_string(local.pointer, key, value), "setting \"\(key)\"")
     }
 
@@ -86,6 +99,7 @@ public final class GitRepository {
         let snapshot = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
             git_repository_config_snapshot(&$0, raw)
         }
+        defer { withExtendedLifetime(snapshot) {} }
         var value: UnsafePointer<CChar>?
         let found = try check(git_config_get_string(&value, snapshot.pointer, key), "reading \"\(key)\"",
                               allowing: [GIT_ENOTFOUND.code])
