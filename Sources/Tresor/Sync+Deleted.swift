@@ -20,6 +20,9 @@ extension Vault {
         var rev: String? = sideTip
         // Newest first along the first-parent chain, down to the merge base.
         while let current = rev, current != base, found.count < wanted.count {
+            // Stop at anything the base already contains: versions from before the base are not this
+            // side's edits (the base is not always on the first-parent chain).
+            if let base, try Vault.git({ try repo.mergeBase(current, base) }) == current { break }
             let commit = try Vault.git { try repo.commitInfo(current) }
             for change in try Vault.git({ try repo.changes(in: commit.id) }) {
                 if case .deleted = change.kind { continue }

@@ -92,13 +92,11 @@ extension Vault {
         return MergeOutput(changed: changed.sorted(), resolutions: resolutions)
     }
 
-    /// "Merge origin: 2 entries" and one line per automatic resolution (never a value).
+    /// "Merge origin: 2 entries changed, 1 conflict resolved". The resolutions themselves name fields,
+    /// so they are printed by `tresor sync`, not stored where the git host can read them.
     static func mergeMessage(remote: String, changed: [String], resolutions: [MergeResolution]) -> String {
-        var lines = ["Merge \(remote): \(changed.count) entr\(changed.count == 1 ? "y" : "ies") changed"]
-        if !resolutions.isEmpty {
-            lines.append("")
-            lines += resolutions.map { "- " + $0.description }
-        }
-        return lines.joined(separator: "\n")
+        var line = "Merge \(remote): \(changed.count) entr\(changed.count == 1 ? "y" : "ies") changed"
+        if !resolutions.isEmpty { line += ", \(resolutions.count) conflict\(resolutions.count == 1 ? "" : "s") resolved" }
+        return line
     }
 }

@@ -19,6 +19,8 @@ public struct SyncOutcome: Sendable {
     public var rounds = 0
     /// The remote had no vault yet and received this one.
     public var initializedRemote = false
+    /// Every key slot this replica had was replaced: another replica changed the passphrase.
+    public var passphraseChanged = false
 }
 
 /// Named points where a test can make sync stop as if killed (`TRESOR_FAILPOINT=name`).
@@ -38,7 +40,7 @@ extension Vault {
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4) throws -> SyncOutcome {
         let cipher = try requireCipher()
         let repo = try repository()
-        try finishInterruptedSync()
+        store.removeStaleTemporaryFiles()
         let dirty = try Vault.git { try repo.uncommittedPaths() }.filter { !$0.hasPrefix(".git/") }
         guard dirty.isEmpty else {
             throw VaultError.sync("uncommitted changes in the vault: " + dirty.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") +
@@ -62,11 +64,9 @@ extension Vault {
                 continue
             }
             let reader = SnapshotReader(repo: repo, cipher: cipher, vaultID: header.vaultID)
-            let oursSnap = try reader.read(ours, trusted: Set(try Vault.git { try repo.treeEntries(at: ours) }.map(\.id)))
-            let oursIDs = Set(oursSnap.files.values.map { $0.id })
-            let baseSnap = try base.map { try reader.read($0, trusted: oursIDs) }
-            let trusted = oursIDs.union(baseSnap?.files.values.map { $0.id } ?? [])
-            let theirsSnap = try reader.read(theirs, trusted: trusted)
+            let theirsSnap = try reader.read(theirs)
+            let oursSnap = try reader.read(ours)
+            let baseSnap = try base.map { try reader.read($0) }
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }
             outcome.recoveryRef = recovery
@@ -83,7 +83,9 @@ extension Vault {
             }
             endSync()
             outcome.pulled = true
+            let slotsBefore = Set(header.keySlots.map(\.id))
             try reloadHeader()
+            outcome.passphraseChanged = slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
             Failpoint.hit("before-push")
             if base == ours { return outcome }
             if try push(repo, remote, credentials) { outcome.pushed = true; return outcome }
@@ -118,8 +120,7 @@ extension Vault {
     /// If a sync was killed after moving HEAD but before the work tree followed, finish the checkout:
     /// the work tree then only differs from HEAD by what the sync itself was writing.
     func finishInterruptedSync() throws {
-        guard FileSystem.kind(syncMarker) == .file else { return }
-        let repo = try repository()
+        guard FileSystem.kind(syncMarker) == .file, let repo = openedRepositoryIfAny else { return }
         let target = (try? FileSystem.read(syncMarker, limit: 100)).map { String(decoding: $0, as: UTF8.self) }?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if let head = try Vault.git({ try repo.headCommitID() }), let targetID = repo.resolve(target) {

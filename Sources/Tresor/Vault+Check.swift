@@ -43,6 +43,10 @@ extension Vault {
         checkPermissions(&report)
         do {
             for p in try repository().uncommittedPaths() where !p.hasPrefix(".git/") {
+                if EntryStore.isTemporary(p) {
+                    problem(p, "left over from an interrupted write; it holds nothing stored\nhint: 'tresor sync' removes it, or delete it")
+                    continue
+                }
                 problem(p, "not committed\nhint: changes made outside tresor are not synced; commit or remove them")
             }
         } catch let e as VaultError { problem(".git", e.errorDescription ?? "\(e)") }

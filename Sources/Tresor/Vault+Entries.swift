@@ -126,7 +126,15 @@ extension Vault {
         _ = try repository()  // refuse before touching any file
         guard !changedFields.isEmpty else { throw VaultError.nothingChanged("nothing changed in \"\(entry.path)\"") }
         try write(entry)
-        try commit("\(verb) \(entry.path): \(changedFields.sorted().joined(separator: ", "))", adding: [entry.path.filePath])
+        try commit("\(verb) \(entry.path): \(Vault.describeFields(changedFields))", adding: [entry.path.filePath])
+    }
+
+    /// "password, notes, 2 custom fields": commit messages are readable by anyone holding the
+    /// repository, so standard field names are shown and custom ones (which may say a lot) only counted.
+    static func describeFields(_ names: [String]) -> String {
+        let standard = Entry.standardFields.filter(names.contains)
+        let custom = Set(names).count - standard.count
+        return (standard + (custom > 0 ? ["\(custom) custom field\(custom == 1 ? "" : "s")"] : [])).joined(separator: ", ")
     }
 
     /// Commits a change with a custom message (e.g. "Rotate password of PATH").

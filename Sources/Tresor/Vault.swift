@@ -22,6 +22,8 @@ public final class Vault {
         self.openedRepository = repo
     }
 
+    var openedRepositoryIfAny: GitRepository? { openedRepository }
+
     /// The git repository, opened on first use: reading entries works on a plain copy of a vault
     /// without `.git`; changing them does not.
     public func repository() throws -> GitRepository {
@@ -29,6 +31,9 @@ public final class Vault {
         guard FileSystem.kind(root + "/.git") == .directory else { throw VaultError.notARepository(root) }
         let repo = try Vault.git { try GitRepository.open(at: root) }
         openedRepository = repo
+        // A sync killed after moving HEAD but before updating the files is finished first, so no
+        // command ever commits the old files on top of the new HEAD (Spec/MERGE.md §13.2).
+        try finishInterruptedSync()
         return repo
     }
 

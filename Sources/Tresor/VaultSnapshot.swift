@@ -27,15 +27,14 @@ final class SnapshotReader {
         self.repo = repo; self.cipher = cipher; self.vaultID = vaultID
     }
 
-    /// Reads commit `rev`. Files whose blob is in `trusted` (already checked, e.g. the local tree) are
-    /// decrypted without the hostile-content checks; every other file must pass them.
+    /// Reads commit `rev`. Every file must pass the checks of Spec/MERGE.md §13.3 — by path, kind and
+    /// size, never skipped because the same bytes were seen elsewhere; only decryption is shared.
     /// - Throws: `VaultError.hostileRemote` naming the first file that fails.
-    func read(_ rev: String, trusted: Set<String> = []) throws -> VaultSnapshot {
+    func read(_ rev: String) throws -> VaultSnapshot {
         var snap = VaultSnapshot()
         for file in try Vault.git({ try repo.treeEntries(at: rev) }) {
             snap.files[file.path] = file
-            let isTrusted = trusted.contains(file.id)
-            if !isTrusted { try checkShape(file) }
+            try checkShape(file)
             if file.path == VaultHeader.relativePath {
                 let header: VaultHeader
                 do { header = try VaultHeader.parse(try blob(file)) }

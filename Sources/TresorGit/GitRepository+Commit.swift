@@ -27,6 +27,19 @@ extension GitRepository {
         defer { withExtendedLifetime(index) {} }
         // Start from the file on disk, not from changes an earlier failed call left in memory.
         try check(git_index_read(index.pointer, 1), "reading the index")
+        // The commit must be HEAD plus exactly the listed paths. If the index does not match HEAD
+        // (a commit whose index write failed, an interrupted checkout, something staged by hand),
+        // start from HEAD's tree instead, or the commit would silently undo or add other files.
+        if let head = try headCommit() {
+            defer { withExtendedLifetime(head) {} }
+            var current = git_oid()
+            try check(git_index_write_tree(&current, index.pointer), "reading the index")
+            if let headTree = git_commit_tree_id(head.pointer), !headTree.pointee.isSame(as: current) {
+                let tree = try tree(of: head)
+                defer { withExtendedLifetime(tree) {} }
+                try check(git_index_read_tree(index.pointer, tree.pointer), "resetting the index to HEAD")
+            }
+        }
         for path in adding {
             let relative = try Self.validated(path)
             var isDirectory: ObjCBool = false

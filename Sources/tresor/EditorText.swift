@@ -12,7 +12,23 @@ enum EditorText {
 
         """
 
-    static func render(_ e: Entry) -> String {
+    /// Why a custom field name cannot appear in the view, or nil: the view must give back exactly
+    /// the names it showed, or saving would silently rename or drop fields.
+    static func problem(with name: String) -> String? {
+        if Entry.standardFields.contains(name) { return nil }
+        if name.contains(":") { return "it contains \":\"" }
+        if name.hasPrefix("#") { return "it starts with \"#\"" }
+        if name != name.trimmingCharacters(in: .whitespaces) { return "it starts or ends with a space" }
+        if ["url", "tag"].contains(name) { return "\"\(name)\" lines mean the standard \(name)s field" }
+        return nil
+    }
+
+    static func render(_ e: Entry) throws -> String {
+        for name in e.customFieldNames {
+            if let why = problem(with: name) {
+                throw CLIError("the field \"\(name)\" of \"\(e.path)\" cannot be edited in the editor view: \(why)\nhint: use 'tresor edit \(e.path) --set NAME=VALUE' or '--unset NAME'")
+            }
+        }
         var out = String(format: header, e.path.string)
         func add(_ name: String, _ value: String) {
             if value.contains("\n") || value == "|" || value.hasPrefix(" ") || value.hasSuffix(" ") {

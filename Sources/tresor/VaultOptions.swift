@@ -28,9 +28,14 @@ struct VaultOptions: ParsableArguments {
 
     /// The first line of a passphrase file. - Throws: a message naming the file if missing or empty.
     static func readPassphraseFile(_ path: String) throws -> SecretBytes {
-        var bytes: [UInt8]
-        do { bytes = try FileSystem.read(path, limit: 64 * 1024) }
-        catch { throw CLIError("cannot read passphrase file \"\(path)\": \((error as? CoreError)?.errorDescription ?? "\(error)")", code: ExitStatus.auth) }
+        // Unlike vault files, this may be a link or a pipe (`--passphrase-file <(pass show x)`, secret mounts).
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(errno)))", code: ExitStatus.auth)
+        }
+        var data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        try? handle.close()
+        var bytes = [UInt8](data)
+        Sodium.wipe(&data)
         defer { Sodium.wipe(&bytes) }
         let end = bytes.firstIndex(of: 0x0A) ?? bytes.count
         var line = Array(bytes[..<end])

@@ -69,7 +69,7 @@ final class CommandTests: CLITestCase {
         let history = try XCTUnwrap(o["history"] as? [[String: String]])
         XCTAssertTrue(history.contains { $0["field"] == "password" && $0["value"] == "gh-secret" && $0["reason"] == "edit" })
         XCTAssertTrue(history.contains { $0["field"] == "pin" && $0["value"] == "4711" && $0["reason"] == "delete" })
-        XCTAssertEqual(try git("log", "-1", "--format=%s").stdout, "Edit Social/github: password, pin, urls\n")
+        XCTAssertEqual(try git("log", "-1", "--format=%s").stdout, "Edit Social/github: password, urls, 1 custom field\n")
         let nothing = try tresor("edit", "Social/github", "--set", "password=new-secret")
         XCTAssertEqual(nothing.code, 0)
         XCTAssertTrue(nothing.stderr.contains("No changes"))

@@ -97,7 +97,7 @@ public struct Entry: Equatable, Sendable {
     /// Names of the custom fields, sorted.
     public var customFieldNames: [String] { fields.keys.filter { !Entry.standardFields.contains($0) }.sorted() }
 
-    /// Checks a field name: 1–64 bytes, no control characters, no leading dot, no `=` or `:` (Spec/FORMAT.md §5.3).
+    /// Checks a field name: 1–64 bytes, no control characters, no leading dot, no `=` (Spec/FORMAT.md §5.3).
     /// Tested on scalars, not Characters, so a combining mark cannot hide a `.` or `=`.
     /// - Throws: `CoreError.invalidField`.
     public static func validateFieldName(_ name: String) throws {
@@ -105,8 +105,8 @@ public struct Entry: Equatable, Sendable {
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw CoreError.invalidField("field name \"\(name)\" contains a control character")
         }
-        guard name.utf8.first != 0x2E && !name.utf8.contains(0x3D) && !name.utf8.contains(0x3A) else {
-            throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\" or \":\"")
+        guard name.utf8.first != 0x2E && !name.utf8.contains(0x3D) else {
+            throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\"")
         }
     }
 

@@ -43,6 +43,10 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             if let c = part.unicodeScalars.first(where: { Self.forbidden.contains($0) }) { throw bad("character \"\(c)\" is not allowed") }
             if b.count > Self.maxComponentBytes { throw bad("a component is longer than \(Self.maxComponentBytes) bytes") }
         }
+        // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9).
+        if parts.dropLast().contains(where: { $0.utf8.count >= 5 && $0.utf8.suffix(5).elementsEqual(Self.fileExtension.utf8) }) {
+            throw bad("a folder name may not end in \".json\"")
+        }
         string = s
     }
 

@@ -109,6 +109,8 @@ public struct KeySlot: Equatable, Sendable {
 public struct VaultHeader: Equatable, Sendable {
     public static let relativePath = ".tresor/vault.json"
     public static let formatName = "tresor-vault"
+    /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
+    public static let maxPassphraseSlots = 16
     public var vaultID: String
     public var keySlots: [KeySlot]
     /// Slots of types this version does not know, kept verbatim.
@@ -168,6 +170,7 @@ public struct VaultHeader: Equatable, Sendable {
             if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) } else { other.append(s) }
         }
         guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
+        guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
         return VaultHeader(vaultID: id, keySlots: known, otherSlots: other,
                            unknownMembers: o.filter { !["format", "version", "vault", "keySlots"].contains($0.key) })
     }

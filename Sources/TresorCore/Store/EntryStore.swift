@@ -98,6 +98,35 @@ public struct EntryStore: Sendable {
         return nil
     }
 
+    /// Whether a vault-relative path is a temporary file of an atomic write (`.NAME.tmp-XXXXXXXX`).
+    public static func isTemporary(_ relative: String) -> Bool {
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        return name.hasPrefix(".") && name.contains(".tmp-")
+    }
+
+    /// Removes temporary files that interrupted writes left behind and that are older than a minute
+    /// (younger ones may belong to a write in progress). Their rename never happened, so nothing
+    /// stored is in them. Returns the removed vault-relative paths.
+    @discardableResult
+    public func removeStaleTemporaryFiles(olderThan seconds: Int = 60) -> [String] {
+        var removed: [String] = []
+        func walk(_ rel: String) {
+            for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where name != ".git" {
+                let r = rel.isEmpty ? name : rel + "/" + name
+                let path = absolute(r)
+                switch FileSystem.kind(path) {
+                case .directory where !name.hasPrefix(".") || name == EntryStore.metadataDirectory: walk(r)
+                case .file where EntryStore.isTemporary(r):
+                    var st = stat()
+                    if lstat(path, &st) == 0, time(nil) - st.st_mtim.tv_sec > seconds, unlink(path) == 0 { removed.append(r) }
+                default: continue
+                }
+            }
+        }
+        walk("")
+        return removed
+    }
+
     /// Reads `.tresor/vault.json`.
     public func readHeader() throws -> [UInt8] {
         let meta = absolute(EntryStore.metadataDirectory)

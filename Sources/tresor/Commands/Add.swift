@@ -88,6 +88,7 @@ func parseAssignment(_ s: String) throws -> (String, String) {
     guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\"\(s)\" is not NAME=VALUE") }
     let name = String(s[..<eq])
     do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError(e.errorDescription ?? "bad field name") }
+    if let why = EditorText.problem(with: name) { throw ValidationError("field name \"\(name)\" is not allowed here: \(why)") }
     return (name, String(s[s.index(after: eq)...]))
 }
 

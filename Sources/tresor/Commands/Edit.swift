@@ -30,6 +30,9 @@ struct Edit: ParsableCommand {
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
             var lists: [String: [String]] = [:]
+            if sets.contains(where: { $0.hasPrefix("password=") }) {
+                Output.warning("a password on the command line is visible to other users (ps, /proc) and kept in shell history\nhint: use --password-stdin")
+            }
             for s in sets {
                 let (name, value) = try parseAssignment(s)
                 if Entry.listFields.contains(name) { lists[name, default: []].append(value); continue }
@@ -67,7 +70,7 @@ struct Edit: ParsableCommand {
         let dir = try PrivateTemp.makeDirectory()
         let file = dir + "/entry.txt"
         defer { PrivateTemp.remove(dir: dir, file: file) }
-        let original = EditorText.render(entry)
+        let original = try EditorText.render(entry)
         try FileSystem.writeAtomically(Array(original.utf8), to: file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
@@ -101,10 +104,23 @@ enum PrivateTemp {
         var bases = ["/dev/shm"]
         if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { bases.append(r) }
         for base in bases where FileSystem.kind(base) == .directory {
+            removeStale(in: base)
             var template = Array((base + "/tresor-edit-XXXXXX").utf8CString)
             if mkdtemp(&template) != nil { return String(cString: template) }
         }
         throw CLIError("no private place for the decrypted view: /dev/shm and $XDG_RUNTIME_DIR are unavailable\nhint: use 'tresor edit PATH --set NAME=VALUE'")
+    }
+
+    /// Removes views an earlier edit could not clean up (killed with SIGKILL, power loss on a
+    /// persistent $XDG_RUNTIME_DIR): this user's `tresor-edit-*` directories older than an hour.
+    static func removeStale(in base: String) {
+        for name in FileSystem.list(base) where name.hasPrefix("tresor-edit-") {
+            let dir = base + "/" + name
+            var st = stat()
+            guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR,
+                  time(nil) - st.st_mtim.tv_sec > 3600 else { continue }
+            remove(dir: dir, file: dir + "/entry.txt")
+        }
     }
 
     /// Overwrites and removes the file, then the directory (and anything an editor left in it).
@@ -118,13 +134,17 @@ enum PrivateTemp {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
-    /// Runs `$EDITOR file` through the shell (so EDITOR may hold arguments), ignoring Ctrl-C meanwhile.
+    /// Runs `$EDITOR file` through the shell (so EDITOR may hold arguments). Meanwhile tresor catches
+    /// the signals a terminal sends (Ctrl-C, Ctrl-\\, hang-up) and SIGTERM with a handler that does
+    /// nothing, so it lives on to remove the decrypted view. A handler, not SIG_IGN: caught signals
+    /// are reset to their default in the editor when it starts, ignored ones would stay ignored.
     static func runEditor(_ editor: String, file: String) -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", editor + " \"$1\"", "tresor-edit", file]
-        let old = signal(SIGINT, SIG_IGN)
-        defer { signal(SIGINT, old) }
+        let signals = [SIGINT, SIGQUIT, SIGHUP, SIGTERM]
+        let previous = signals.map { signal($0, { _ in }) }
+        defer { for (s, handler) in zip(signals, previous) { signal(s, handler) } }
         do { try p.run() } catch { return 127 }
         p.waitUntilExit()
         return p.terminationStatus

@@ -24,7 +24,15 @@ struct Init: ParsableCommand {
             guard passphrase.constantTimeEquals(again) else { throw CLIError("the passphrases do not match") }
             guard passphrase.count > 0 else { throw CLIError("the passphrase is empty") }
         }
+        warnIfTestCost(kdf)
         let vault = try Vault.create(at: options.directory, passphrase: passphrase, level: kdf)
         Output.status("Initialized a vault in \(vault.root) (Argon2id \(kdf.rawValue))")
+    }
+}
+
+/// `minimum` exists so tests run fast; a vault with it falls to a passphrase guesser quickly.
+func warnIfTestCost(_ level: KDFLevel) {
+    if level == .minimum {
+        Output.warning("--kdf minimum is for tests only: anyone with the repository can try passphrases very fast\nhint: use interactive, moderate (the default) or sensitive for a real vault")
     }
 }

@@ -25,6 +25,7 @@ struct Passwd: ParsableCommand {
             guard new.count > 0 else { throw CLIError("the passphrase is empty") }
         }
         let level = kdf ?? vault.header.keySlots.first?.kdf.level ?? .moderate
+        warnIfTestCost(level)
         try vault.changePassphrase(to: new, level: level)
         Output.status("Passphrase changed.")
     }
@@ -60,7 +61,9 @@ struct Log: ParsableCommand {
         f.dateFormat = "yyyy-MM-dd HH:mm"
         if let path {
             let vault = try options.open(unlock: true)
-            let changes = try vault.entryLog(try Vault.parsePath(path), limit: limit)
+            let entryPath = try Vault.parsePath(path)
+            let changes = try vault.entryLog(entryPath, limit: limit)
+            if changes.isEmpty { throw VaultError.entryNotFound(entryPath.string, suggestions: vault.suggestions(for: entryPath.string)) }
             if json {
                 Output.json(.array(changes.map { c in
                     .object(["id": .string(c.commit.id), "author": .string(c.commit.author.name), "date": .string(Timestamp(c.commit.date).description),

@@ -21,6 +21,7 @@ struct Sync: ParsableCommand {
             Output.json(.object([
                 "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
                 "fastForwarded": .bool(outcome.fastForwarded), "initializedRemote": .bool(outcome.initializedRemote),
+                "passphraseChanged": .bool(outcome.passphraseChanged),
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
                 "resolutions": .array(outcome.resolutions.map { r in
@@ -42,6 +43,7 @@ struct Sync: ParsableCommand {
         }
         for r in outcome.resolutions { Output.line("  resolved: " + r.description) }
         if outcome.pushed { Output.line(outcome.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
+        if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
         if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
     }
 }
