@@ -106,6 +106,10 @@ try out.failure("header-salt-short", test: "header", "a 15-byte salt",
                     k["salt"] = .string(Data(salt.prefix(15)).base64EncodedString())
                     s["kdf"] = .object(k)
                 }], error: "bad-encoding")
+var manySlots = parseOwn(headerText)
+manySlots["keySlots"] = .array(Array(repeating: manySlots["keySlots"]!.arrayValue![0], count: 17))
+try out.failure("header-too-many-slots", test: "header", "17 passphrase key slots (at most 16 may be tried)",
+                inputs: ["file": canonicalText(.object(manySlots)) + "\n", "passphrase": passphrase], error: "malformed")
 
 // MARK: Entries
 
@@ -218,6 +222,11 @@ var badInner = gmail.payloadJSON().objectValue!
 badInner["path"] = .string("Email/../gmail")
 try entryFailure("entry-invalid-inner-path", "a correctly sealed payload whose path is \"Email/../gmail\"", "invalid-path",
                  String(decoding: try cipher.sealPayload(JSONValue.object(badInner).canonicalBytes(), id: entryID, nonce: entryNonce), as: UTF8.self))
+var folderJSON = gmail.payloadJSON().objectValue!
+folderJSON["path"] = .string("Email.json/gmail")
+try entryFailure("entry-inner-path-folder-json", "a sealed payload whose path has a folder named \"Email.json\" (FORMAT §4.2 rule 9)",
+                 "invalid-path", path: "Email.json/gmail",
+                 String(decoding: try cipher.sealPayload(JSONValue.object(folderJSON).canonicalBytes(), id: entryID, nonce: entryNonce), as: UTF8.self))
 var badField = gmail.payloadJSON().objectValue!
 var badFields = badField["fields"]!.objectValue!
 badFields["urls"] = .object(["value": .string("https://mail.google.com"), "modified": .string(t0.description), "origin": .string("laptop")])
