@@ -64,9 +64,8 @@ extension Vault {
                 continue
             }
             let reader = SnapshotReader(repo: repo, cipher: cipher, vaultID: header.vaultID)
+            // Everything the remote brings is checked before anything changes, on both paths below.
             let theirsSnap = try reader.read(theirs)
-            let oursSnap = try reader.read(ours)
-            let baseSnap = try base.map { try reader.read($0) }
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }
             outcome.recoveryRef = recovery
@@ -76,8 +75,9 @@ extension Vault {
                 try Vault.git { try repo.fastForward(to: theirs) }
                 outcome.fastForwarded = true
             } else {
+                let snapshots = (try base.map { try reader.read($0) }, try reader.read(ours), theirsSnap)
                 let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
-                                               snapshots: (baseSnap, oursSnap, theirsSnap), remote: remote)
+                                               snapshots: snapshots, remote: remote)
                 outcome.mergedEntries = merged.changed
                 outcome.resolutions += merged.resolutions
             }
