@@ -22,6 +22,7 @@ build: deps
 	$(SWIFT) build -c release --product tresor
 
 demo: build
+	@command -v git >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq git >/dev/null; }
 	@bash scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
 # The tests are XCTest. The CLI tests run twice: against the debug build, and against the release

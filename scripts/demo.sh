@@ -26,7 +26,21 @@ run rotate Bank/ing
 run show Bank/ing --json
 run mv Email/work Work/email
 run generate --count 3 --length 16
-printf 'Tr0ub4dor&3\n' | { printf '\n\033[1m$ echo Tr0ub4dor&3 | tresor generate --check\033[0m\n'; "$BIN" generate --check; }
+printf 'P@ssw0rd1987\n' | { printf '\n\033[1m$ echo P@ssw0rd1987 | tresor generate --check\033[0m\n'; "$BIN" generate --check; }
 run fsck
+
+printf '\n\033[1m# Two machines: a second replica, the same entry changed on both, one sync each.\033[0m\n'
+git init -q --bare -b main "$DIR/remote.git"
+run remote add origin "$DIR/remote.git"
+run sync
+run clone "$DIR/remote.git" "$DIR/desktop"
+printf 'changed-on-laptop\n' | { printf '\n\033[1m$ printf ... | tresor edit Email/gmail --password-stdin\033[0m\n'; "$BIN" edit Email/gmail --password-stdin; }
+printf 'changed-on-desktop\n' | { printf '\n\033[1m$ printf ... | tresor edit Email/gmail --password-stdin --vault desktop\033[0m\n'; "$BIN" edit Email/gmail --password-stdin --vault "$DIR/desktop"; }
+run edit Email/gmail --set tags=mail --set tags=personal --vault "$DIR/desktop"
+run sync
+run sync --vault "$DIR/desktop"
+run sync
+run show Email/gmail
+run log Email/gmail
 run lock
 run log

@@ -29,7 +29,8 @@ extension Vault {
             case (.success(let e)?, nil): return EntryChange(commit: c, kind: "removed", fields: e.fields.keys.sorted())
             case (.success(let old)?, .success(let new)?):
                 let names = Set(old.fields.keys).union(new.fields.keys).filter { old.fields[$0]?.value != new.fields[$0]?.value }
-                return EntryChange(commit: c, kind: old.path == new.path && names.isEmpty ? "rewritten" : "changed", fields: names.sorted())
+                let kind = c.parents.count > 1 ? "merged" : old.path == new.path && names.isEmpty ? "rewritten" : "changed"
+                return EntryChange(commit: c, kind: kind, fields: names.sorted())
             default: return EntryChange(commit: c, kind: "unreadable", fields: [])
             }
         }

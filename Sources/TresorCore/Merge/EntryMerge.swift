@@ -121,7 +121,9 @@ public enum EntryMerge {
     }
 
     /// Origins are device names chosen by users; keep a hostile one from forging lines in a report.
+    /// A device id as people read it: "device 6d5fc44d" for the usual UUIDs, else the quoted id.
     static func loggable(_ origin: String) -> String {
-        "\"" + String(origin.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }) + "\""
+        if Envelope.isCanonicalUUID(origin) { return "device " + origin.prefix(8) }
+        return "\"" + String(origin.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }) + "\""
     }
 }

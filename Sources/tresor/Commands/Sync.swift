@@ -41,7 +41,8 @@ struct Sync: ParsableCommand {
             Output.line("Merged \(remote): \(outcome.mergedEntries.count) entr\(outcome.mergedEntries.count == 1 ? "y" : "ies") changed" +
                         (outcome.mergedEntries.isEmpty ? "." : ": " + outcome.mergedEntries.map { String($0.dropLast(5)) }.joined(separator: ", ")))
         }
-        for r in outcome.resolutions { Output.line("  resolved: " + r.description) }
+        let me = "device " + vault.deviceID.prefix(8)
+        for r in outcome.resolutions { Output.line("  resolved: " + r.description.replacingOccurrences(of: me, with: "this device")) }
         if outcome.pushed { Output.line(outcome.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
         if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
         if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
@@ -59,7 +60,13 @@ struct Clone: ParsableCommand {
         let target = directory ?? options.directory
         let vault = try Vault.clone(url: url, to: target, credentials: .standard())
         do {
-            try vault.unlock(passphrase: try options.passphrase())
+            // An open session of the same vault (same vault id) saves asking again.
+            if let token = ProcessInfo.processInfo.environment[Session.environmentVariable], !token.isEmpty,
+               let key = try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
+                try vault.unlock(vaultKey: key)
+            } else {
+                try vault.unlock(passphrase: try options.passphrase())
+            }
             try vault.verifyAll()
         } catch {
             vault.discardClone()
