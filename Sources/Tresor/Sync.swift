@@ -64,8 +64,10 @@ extension Vault {
                 continue
             }
             let reader = SnapshotReader(repo: repo, cipher: cipher, vaultID: header.vaultID)
-            // Everything the remote brings is checked before anything changes, on both paths below.
-            let theirsSnap = try reader.read(theirs)
+            // Everything the remote brings is checked before anything changes, on both paths below;
+            // a fast-forward does not decrypt again what this replica already holds at the same path.
+            let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
+            let theirsSnap = try reader.read(theirs, skippingUnchanged: local)
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }
             outcome.recoveryRef = recovery

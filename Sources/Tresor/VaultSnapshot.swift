@@ -30,11 +30,15 @@ final class SnapshotReader {
     /// Reads commit `rev`. Every file must pass the checks of Spec/MERGE.md §13.3 — by path, kind and
     /// size, never skipped because the same bytes were seen elsewhere; only decryption is shared.
     /// - Throws: `VaultError.hostileRemote` naming the first file that fails.
-    func read(_ rev: String) throws -> VaultSnapshot {
+    /// With `unchanged` (entries as `path` NUL `blob id` that this replica already has at the same path,
+    /// verified when it wrote or merged them), those entries are not decrypted again and are left out of
+    /// `entries`: for a fast-forward, which needs the checks but not the entries.
+    func read(_ rev: String, skippingUnchanged unchanged: Set<String> = []) throws -> VaultSnapshot {
         var snap = VaultSnapshot()
         for file in try Vault.git({ try repo.treeEntries(at: rev) }) {
             snap.files[file.path] = file
             try checkShape(file)
+            if unchanged.contains(file.path + "\u{0}" + file.id) { continue }
             if file.path == VaultHeader.relativePath {
                 let header: VaultHeader
                 do { header = try VaultHeader.parse(try blob(file)) }

@@ -54,6 +54,13 @@ final class RobustnessTests: SyncTestCase {
                 try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/run.sh")
                 chmod(w + "/run.sh", 0o755)
             }, "executable"),
+            ("tampered entry on a fast-forward", { (w: String) in
+                var text = try String(contentsOfFile: w + "/Social/github.json", encoding: .utf8)
+                let r = text.range(of: "\"ciphertext\":\"")!
+                let i = text.index(r.upperBound, offsetBy: 7)
+                text.replaceSubrange(i...i, with: text[i] == "A" ? "B" : "A")
+                try text.write(toFile: w + "/Social/github.json", atomically: true, encoding: .utf8)
+            }, "decryption failed"),
         ] as [(String, (String) throws -> Void, String)] {
             try tearDownWithError(); try setUpWithError()
             try setUpReplicas("B")
