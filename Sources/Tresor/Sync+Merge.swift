@@ -29,6 +29,13 @@ extension Vault {
             resolutions.append(MergeResolution(entryID: e.id, path: e.path.string, field: nil, kind: .editDeleteKeptEdit,
                 description: "entry \"\(e.path)\" was deleted on one side and changed on the other: the changed entry is kept, with the values the deleting side wrote before deleting it"))
         }
+        // Spec/MERGE.md §8 order: by entry id (stable within one id), path collisions last.
+        resolutions = resolutions.enumerated().sorted { a, b in
+            let ca = Vault.isCollision(a.element.kind), cb = Vault.isCollision(b.element.kind)
+            if ca != cb { return !ca }
+            if !ca, a.element.entryID != b.element.entryID { return a.element.entryID.utf8.lexicographicallyPrecedes(b.element.entryID.utf8) }
+            return a.offset < b.offset
+        }.map(\.element)
         var changed: [String] = []
 
         func choose(_ path: String, _ bytes: [UInt8]) throws {
@@ -90,6 +97,11 @@ extension Vault {
         let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
         try Vault.git { _ = try repo.commitMerge(message: message, ours: ours, theirs: theirs, merge: result) }
         return MergeOutput(changed: changed.sorted(), resolutions: resolutions)
+    }
+
+    static func isCollision(_ kind: MergeResolution.Kind) -> Bool {
+        if case .pathCollisionRenamed = kind { return true }
+        return false
     }
 
     /// "Merge origin: 2 entries changed, 1 conflict resolved". The resolutions themselves name fields,
