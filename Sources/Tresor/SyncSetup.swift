@@ -8,7 +8,7 @@ enum SyncSetup {
     /// Entry files are diffed and merged by tresor (README "Plain git").
     static let attributes = "*.json diff=tresor merge=tresor\n.tresor/vault.json diff merge=tresor-header\n"
 
-    static func writeAttributes(root: String, repo: GitRepository) throws {
+    static func writeAttributes(root: String) throws {
         do { try FileSystem.writeAtomically(Array(attributes.utf8), to: root + "/" + attributesFile) }
         catch let e as CoreError { throw VaultError.io(e.errorDescription ?? "\(e)") }
     }

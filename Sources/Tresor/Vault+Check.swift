@@ -18,7 +18,6 @@ public struct CheckReport: Sendable {
 extension Vault {
     /// Checks the whole vault. Needs `unlock`. Nothing is changed.
     public func check() throws -> CheckReport {
-        _ = try requireCipher()
         var report = CheckReport()
         func problem(_ file: String, _ message: String) { report.problems.append(CheckProblem(file: file, message: message)) }
 
@@ -26,14 +25,16 @@ extension Vault {
         for p in listing { problem(p.file, p.message) }
         var ids: [String: EntryPath] = [:]
         var folded: [String: EntryPath] = [:]
-        for path in paths {
+        for (path, result) in try decrypt(paths) {
             report.entriesChecked += 1
-            do {
-                let entry = try read(path)
+            switch result {
+            case .success(let entry):
                 if let first = ids[entry.id] {
                     problem(path.filePath, "same entry id \(entry.id) as \"\(first.filePath)\" (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id")
                 } else { ids[entry.id] = path }
-            } catch let VaultError.entry(_, e) {
+            case .failure(.entry(_, let e)):
+                problem(path.filePath, e.errorDescription ?? "\(e)")
+            case .failure(let e):
                 problem(path.filePath, e.errorDescription ?? "\(e)")
             }
             if let other = folded[path.collisionKey] {

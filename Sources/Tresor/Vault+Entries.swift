@@ -77,8 +77,12 @@ extension Vault {
     /// Decrypts every entry (optionally below a prefix), in path order, on all cores. Failures are
     /// returned per entry, not thrown.
     public func readAll(prefix: String? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
+        try decrypt(list(prefix: prefix).paths)
+    }
+
+    /// Decrypts `paths` on all cores, results in the same order.
+    func decrypt(_ paths: [EntryPath]) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
         let cipher = try requireCipher()
-        let paths = list(prefix: prefix).paths
         var results = [Result<Entry, VaultError>?](repeating: nil, count: paths.count)
         let lock = NSLock()
         let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))

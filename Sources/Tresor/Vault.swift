@@ -57,7 +57,7 @@ public final class Vault {
         do { try store.writeHeader(header.serialized()) } catch let e as CoreError { throw VaultError.header(e) }
         let repo = try git { try GitRepository.create(at: root) }
         chmod(root + "/.git", 0o700)
-        try SyncSetup.writeAttributes(root: root, repo: repo)
+        try SyncSetup.writeAttributes(root: root)
         try SyncSetup.configure(repo)
         try git { try repo.commit(message: "Initialize vault", adding: [VaultHeader.relativePath, SyncSetup.attributesFile], removing: []) }
         let vault = Vault(root: root, header: header, repo: repo)

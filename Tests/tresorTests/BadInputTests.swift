@@ -42,13 +42,7 @@ final class BadInputTests: CLITestCase {
                 let s = try String(contentsOfFile: p, encoding: .utf8)
                 try String(s.prefix(s.count / 2)).write(toFile: p, atomically: false, encoding: .utf8)
             }, "truncated"),
-            ("flipped", { p in
-                var s = try String(contentsOfFile: p, encoding: .utf8)
-                let r = s.range(of: "\"ciphertext\":\"")!
-                let i = s.index(r.upperBound, offsetBy: 10)
-                s.replaceSubrange(i...i, with: s[i] == "A" ? "B" : "A")
-                try s.write(toFile: p, atomically: false, encoding: .utf8)
-            }, "decryption failed"),
+            ("flipped", { [self] p in try self.flipCiphertextByte(p) }, "decryption failed"),
             ("version", { p in
                 let s = try String(contentsOfFile: p, encoding: .utf8).replacingOccurrences(of: "\"version\":1", with: "\"version\":2")
                 try s.write(toFile: p, atomically: false, encoding: .utf8)

@@ -107,4 +107,13 @@ class CLITestCase: XCTestCase {
     func entryFile(_ path: String) -> String { vaultDir + "/" + path + ".json" }
 
     func write(_ text: String, to path: String) throws { try text.write(toFile: path, atomically: false, encoding: .utf8) }
+
+    /// Changes one base64 character of an entry file's ciphertext (a tampered or damaged file).
+    func flipCiphertextByte(_ path: String, at offset: Int = 10) throws {
+        var s = try String(contentsOfFile: path, encoding: .utf8)
+        let r = s.range(of: "\"ciphertext\":\"")!
+        let i = s.index(r.upperBound, offsetBy: offset)
+        s.replaceSubrange(i...i, with: s[i] == "A" ? "B" : "A")
+        try s.write(toFile: path, atomically: false, encoding: .utf8)
+    }
 }

@@ -54,22 +54,11 @@ final class RobustnessTests: SyncTestCase {
                 try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/run.sh")
                 chmod(w + "/run.sh", 0o755)
             }, "executable"),
-            ("tampered entry on a fast-forward", { (w: String) in
-                var text = try String(contentsOfFile: w + "/Social/github.json", encoding: .utf8)
-                let r = text.range(of: "\"ciphertext\":\"")!
-                let i = text.index(r.upperBound, offsetBy: 7)
-                text.replaceSubrange(i...i, with: text[i] == "A" ? "B" : "A")
-                try text.write(toFile: w + "/Social/github.json", atomically: true, encoding: .utf8)
-            }, "decryption failed"),
+            ("tampered entry on a fast-forward", { [self] (w: String) in try self.flipCiphertextByte(w + "/Social/github.json", at: 7) }, "decryption failed"),
         ] as [(String, (String) throws -> Void, String)] {
             try tearDownWithError(); try setUpWithError()
             try setUpReplicas("B")
-            let work = dir + "/attacker"
-            _ = try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:])
-            try plant(work)
-            for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "x"], ["push", "-q", "origin", "main"]] {
-                XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:]).code, 0, name)
-            }
+            try pushHostileCommit(plant)
             let r = try attempt("B", "sync")
             XCTAssertEqual(r.code, 2, name)
             XCTAssertTrue(r.stderr.contains(message), "\(name): \(r.stderr)")

@@ -3,17 +3,6 @@ import Foundation
 import XCTest
 
 final class SyncSafetyTests: SyncTestCase {
-    /// Pushes a commit made with the real git CLI to the remote, as a hostile peer would.
-    func pushHostileCommit(_ change: (String) throws -> Void) throws {
-        let work = dir + "/attacker"
-        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
-        try change(work)
-        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "hostile"], ["push", "-q", "origin", "main"]] {
-            let r = try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:])
-            XCTAssertEqual(r.code, 0, r.stderr)
-        }
-    }
-
     func headOf(_ name: String) throws -> String {
         try run("/usr/bin/git", ["-C", replica(name), "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
     }
@@ -24,13 +13,7 @@ final class SyncSafetyTests: SyncTestCase {
             ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "larger than"),
             ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "not JSON"),
             ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "holds entry \"Email/gmail\""),
-            ("tampered", { p in
-                var s = try String(contentsOfFile: p + "/Social/github.json", encoding: .utf8)
-                let r = s.range(of: "\"ciphertext\":\"")!
-                let i = s.index(r.upperBound, offsetBy: 5)
-                s.replaceSubrange(i...i, with: s[i] == "A" ? "B" : "A")
-                try s.write(toFile: p + "/Social/github.json", atomically: true, encoding: .utf8)
-            }, "decryption failed"),
+            ("tampered", { [self] p in try self.flipCiphertextByte(p + "/Social/github.json", at: 5) }, "decryption failed"),
             ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "hidden file"),
             ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "not a valid entry path"),
         ]

@@ -43,6 +43,17 @@ class SyncTestCase: CLITestCase {
         return all
     }
 
+    /// Pushes a commit made with the real git CLI to the remote, as a hostile peer would.
+    func pushHostileCommit(_ change: (String) throws -> Void) throws {
+        let work = dir + "/attacker"
+        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
+        try change(work)
+        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "hostile"], ["push", "-q", "origin", "main"]] {
+            let r = try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:])
+            XCTAssertEqual(r.code, 0, r.stderr)
+        }
+    }
+
     func history(_ name: String, _ path: String) throws -> [[String: String]] {
         try XCTUnwrap(try entryJSON(name, path)["history"] as? [[String: String]])
     }

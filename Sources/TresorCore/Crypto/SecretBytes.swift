@@ -81,7 +81,4 @@ public final class SecretBytes: @unchecked Sendable {
     public func utf8String() -> String? {
         withBytes { String(validating: $0, as: UTF8.self) }
     }
-
-    /// A copy in ordinary memory, for handing to APIs that need `Data` (JSON parsing).
-    public func unsafeData() -> Data { withBytes { Data($0) } }
 }

@@ -10,25 +10,24 @@ struct Generate: ParsableCommand {
         discussion: "Every output is drawn uniformly from the strings the policy allows; --json reports the exact entropy.")
 
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
-    @Option(help: "How many to print.") var count: Int = 1
+    @Option(help: "How many to print (default 1; with --json, an array).") var count: Int?
     @Flag(help: "Print JSON: {\"password\", \"entropyBits\"} (an array with --count).") var json = false
     @Flag(help: "Read a password from standard input and print its strength estimate instead.") var check = false
 
     func run() throws {
         if check { return try runCheck() }
-        guard (1...10_000).contains(count) else { throw ValidationError("--count must be between 1 and 10000") }
+        let n = count ?? 1
+        guard (1...10_000).contains(n) else { throw ValidationError("--count must be between 1 and 10000") }
         let policy = try generator.resolve()
-        let secrets = try (0..<count).map { _ in try GeneratorOptions.generate(policy) }
+        let secrets = try (0..<n).map { _ in try GeneratorOptions.generate(policy) }
         if json {
             let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": .number(String(format: "%.2f", $0.entropyBits))]) }
-            Output.json(count == 1 && !countGiven ? objects[0] : .array(objects))
+            Output.json(count == nil ? objects[0] : .array(objects))
         } else {
             secrets.forEach { Output.line($0.value) }
             if Output.stdoutIsTerminal { Output.status(String(format: "%.1f bits of entropy each (%@)", secrets[0].entropyBits, policy.policyString)) }
         }
     }
-
-    var countGiven: Bool { CommandLine.arguments.contains { $0 == "--count" || $0.hasPrefix("--count=") } }
 
     func runCheck() throws {
         let password = try readPasswordFromStdin()
