@@ -2,7 +2,7 @@
 SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS    := libsodium-dev libgit2-dev pkg-config
+DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
 # The tests also drive the real git CLI, git daemon and sshd on loopback.
 TEST_DEPS := git openssh-server
 

@@ -15,7 +15,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium"]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
         .executableTarget(
