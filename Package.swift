@@ -18,7 +18,11 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
-        .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
+        .target(
+            name: "Tresor", dependencies: ["TresorCore", "TresorGit"],
+            // Test failpoints exist in debug builds only; the release binary never honours them.
+            swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
+        ),
         .executableTarget(
             name: "tresor",
             dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]

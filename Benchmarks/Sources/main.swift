@@ -62,7 +62,8 @@ row("  of which: build the Entry", "per entry", try seconds { for _ in 0..<n { _
 // 3. A vault with many entries written straight to the store, then searched like `tresor grep`.
 let vault = try Vault.create(at: root + "/big", passphrase: pass, level: .minimum)
 let count = 10_000
-let write = try seconds { for i in 0..<count { try vault.store.writeEntryFile(try cipher.seal(try sampleEntry(i)), for: try sampleEntry(i).path) } }
+let bigStore = EntryStore(root: vault.root)
+let write = try seconds { for i in 0..<count { try bigStore.writeEntryFile(try cipher.seal(try sampleEntry(i)), for: try sampleEntry(i).path) } }
 row("write \(count) entry files (atomic, fsync)", "per entry", write / Double(count))
 row("list \(count) entries (ls, no key)", "whole vault", seconds { _ = vault.list() })
 let big = try Vault.open(at: root + "/big")
@@ -70,7 +71,7 @@ let key = try vault.currentVaultKey()
 try big.unlock(vaultKey: key)
 // The store was written with another key on purpose for write speed; re-seal under the vault's key.
 let vaultCipher = try EntryCipher(vaultKey: key)
-for i in 0..<count { try big.store.writeEntryFile(try vaultCipher.seal(try sampleEntry(i)), for: try sampleEntry(i).path) }
+for i in 0..<count { try bigStore.writeEntryFile(try vaultCipher.seal(try sampleEntry(i)), for: try sampleEntry(i).path) }
 var hits = 0
 let grep = try seconds {
     for (_, r) in try big.readAll() { if case .success(let e) = r, e.text("username")?.contains("user42@") == true { hits += 1 } }
@@ -81,36 +82,34 @@ row("grep \(count) entries (decrypt all, in process)", "whole vault", grep)
 let small = try Vault.create(at: root + "/small", passphrase: pass, level: .minimum)
 let adds = 200
 row("add entry + commit (vault of up to \(adds))", "per add", try seconds { for i in 0..<adds { try small.add(try sampleEntry(i)) } } / Double(adds))
-var e0 = try small.read(try EntryPath("Folder0/site-0"))
-try e0.set("password", .text("changed"), at: .now(), origin: "bench")
-row("edit entry + commit", "per edit", try seconds { try small.update(e0, changedFields: ["password"]) })
+let e0 = try small.read(try EntryPath("Folder0/site-0"))
+var e1 = e0
+try e1.set("password", .text("changed"), at: .now(), origin: "bench")
+row("edit entry + commit", "per edit", try seconds { _ = try small.save(e1, basedOn: e0) })
 
 // 5. Sync: two replicas of a 1,000-entry vault through a bare repository, 20 entries edited on both.
 let syncCount = 1_000, edited = 20
 let remotePath = root + "/remote.git"
 try GitRepository.createBare(at: remotePath)
 let a = try Vault.create(at: root + "/syncA", passphrase: pass, level: .minimum)
-let aCipher = try EntryCipher(vaultKey: try a.currentVaultKey())
-var added: [String] = []
-for i in 0..<syncCount {
-    let e = try sampleEntry(i)
-    try a.store.writeEntryFile(try aCipher.seal(e), for: e.path)
-    added.append(e.path.filePath)
+try a.transaction { txn in
+    for i in 0..<syncCount { try txn.put(try sampleEntry(i)) }
+    txn.message = "Add \(syncCount) entries"
 }
-try a.repository().commit(message: "Add \(syncCount) entries", adding: added)
 try a.addRemote(name: "origin", url: remotePath)
 row("sync: first push of \(syncCount) entries", "whole vault", try seconds { _ = try a.sync(credentials: .none) })
 var b: Vault?
 row("clone + check every entry (\(syncCount))", "whole vault", try seconds {
     b = try Vault.clone(url: remotePath, to: root + "/syncB", credentials: .none)
     try b!.unlock(vaultKey: try a.currentVaultKey())
-    try b!.verifyAll()
+    try b!.completeClone()
 })
 for i in 0..<edited {
     for (v, value) in [(a, "from-A-\(i)"), (b!, "from-B-\(i)")] {
-        var e = try v.read(try sampleEntry(i).path)
+        let old = try v.read(try sampleEntry(i).path)
+        var e = old
         try e.set("password", .text(value), at: .now(), origin: v.deviceID)
-        try v.update(e, changedFields: ["password"])
+        _ = try v.save(e, basedOn: old)
     }
 }
 row("sync: push \(edited) edits", "whole sync", try seconds { _ = try a.sync(credentials: .none) })

@@ -11,4 +11,8 @@ static inline int tresor_git_set_search_path(int level, const char *path) {
 static inline int tresor_git_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
+/// Objects, refs and the index are flushed to disk before they are renamed into place.
+static inline int tresor_git_enable_fsync(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
+}
 #endif

@@ -36,27 +36,27 @@ public enum Session {
         do {
             try prepareDirectory(dir)
             try FileSystem.writeAtomically(json.canonicalBytes() + [0x0A], to: file(for: id, in: dir))
-        } catch let e as CoreError { throw VaultError.session("cannot write the session file: \(e.errorDescription ?? "\(e)")") }
+        } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), reason: e.errorDescription ?? "\(e)")) }
         return token.withBytes { $0.map { String(format: "%02x", $0) }.joined() }
     }
 
     static func prepareDirectory(_ dir: String) throws {
         switch FileSystem.kind(dir) {
         case .missing:
-            guard mkdir(dir, 0o700) == 0 else { throw VaultError.session("cannot create session directory \"\(dir)\"") }
+            guard mkdir(dir, 0o700) == 0 else { throw VaultError.session(.cannotWrite(path: dir, reason: String(cString: strerror(errno)))) }
         case .directory:
             var st = stat()
             guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
-                throw VaultError.session("session directory \"\(dir)\" is not private to this user (expected mode 0700)")
+                throw VaultError.session(.directoryNotPrivate(dir))
             }
-        default: throw VaultError.session("session directory \"\(dir)\" is not a directory")
+        default: throw VaultError.session(.directoryNotPrivate(dir))
         }
     }
 
     /// The vault key of a live session, or a `VaultError.session` saying why not (expired, locked, bad token).
     /// An expired session file is removed.
     public static func vaultKey(token: String, vaultID: String, directory dir: String) throws -> SecretBytes {
-        guard let tokenKey = parseToken(token) else { throw VaultError.session("\(environmentVariable) is not a session token\nhint: run 'tresor unlock'") }
+        guard let tokenKey = parseToken(token) else { throw VaultError.session(.notAToken) }
         let path = file(for: vaultID, in: dir)
         guard FileSystem.kind(path) == .file,
               let bytes = try? FileSystem.read(path, limit: 4096),
@@ -64,15 +64,15 @@ public enum Session {
               let exp = o["expires"]?.stringValue, let expires = Timestamp(parsing: exp),
               let n = o["nonce"]?.stringValue, let nonce = Data(base64Encoded: n),
               let k = o["key"]?.stringValue, let sealed = Data(base64Encoded: k)
-        else { throw VaultError.session("no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock'") }
+        else { throw VaultError.session(.noSession) }
         guard Timestamp.now() < expires else {
             unlink(path)
-            throw VaultError.session("the session expired at \(expires)\nhint: run 'tresor unlock' again")
+            throw VaultError.session(.expired(at: expires))
         }
         do {
             return try Sodium.open([UInt8](sealed), key: tokenKey, nonce: [UInt8](nonce), ad: associatedData(vaultID: vaultID, expires: expires))
         } catch {
-            throw VaultError.session("\(environmentVariable) does not open this vault's session\nhint: run 'tresor unlock' again")
+            throw VaultError.session(.wrongToken)
         }
     }
 

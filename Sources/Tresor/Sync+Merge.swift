@@ -5,12 +5,15 @@ import TresorGit
 
 extension Vault {
     struct MergeOutput {
+        /// The merge commit (written, not yet on the branch).
+        var commit: String
         var changed: [String]
         var resolutions: [MergeResolution]
     }
 
     /// Merges `theirs` into `ours` (HEAD) with the real merge base, writes every decided entry into the
-    /// merged tree, verifies each written entry decrypts to what was decided, and commits with two parents.
+    /// merged tree, verifies each written entry decrypts to what was decided, and writes a commit with two
+    /// parents (the caller moves the branch).
     func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
                        snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
         let (b, o, t) = snapshots
@@ -90,13 +93,13 @@ extension Vault {
         for path in written {
             guard let bytes = try Vault.git({ try result.contents(at: path) }),
                   let entry = final[path], (try? cipher.open(bytes, expectedPath: entry.path)) == entry else {
-                throw VaultError.sync("the merged entry \"\(path)\" did not verify; nothing was committed")
+                throw VaultError.mergeDidNotVerify(path: path)
             }
         }
-        Failpoint.hit("before-merge-commit")
         let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
-        try Vault.git { _ = try repo.commitMerge(message: message, ours: ours, theirs: theirs, merge: result) }
-        return MergeOutput(changed: changed.sorted(), resolutions: resolutions)
+        let tree = try Vault.git { try result.writeTree() }
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [ours, theirs], message: message) }
+        return MergeOutput(commit: commit, changed: changed.sorted(), resolutions: resolutions)
     }
 
     static func isCollision(_ kind: MergeResolution.Kind) -> Bool {

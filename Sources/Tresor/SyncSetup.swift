@@ -8,11 +8,6 @@ enum SyncSetup {
     /// Entry files are diffed and merged by tresor (README "Plain git").
     static let attributes = "*.json diff=tresor merge=tresor\n.tresor/vault.json diff merge=tresor-header\n"
 
-    static func writeAttributes(root: String) throws {
-        do { try FileSystem.writeAtomically(Array(attributes.utf8), to: root + "/" + attributesFile) }
-        catch let e as CoreError { throw VaultError.io(e.errorDescription ?? "\(e)") }
-    }
-
     /// The running tresor binary, quoted for the shell git runs drivers with.
     static var toolCommand: String {
         let path = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path

@@ -1,12 +1,34 @@
-// `tresor fsck`: decrypt every entry and check paths, ids, permissions and the repository.
+// `tresor fsck`: decrypt every entry and check paths, ids, permissions, the work tree and git's lock files.
 import Foundation
 import TresorCore
 import TresorGit
 
 /// One problem found by `check`, attached to the file it concerns.
 public struct CheckProblem: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        /// The listing found a file that is not an entry it can read (bad name, link, not a regular file).
+        case listing(StoreProblem)
+        /// The entry does not open.
+        case unreadable(VaultError)
+        /// Two files hold the same entry id.
+        case duplicateID(id: String, other: String)
+        /// Two names differ only by case or normalisation.
+        case caseCollision(other: String)
+        /// Readable by other users: `mode` instead of `expected`.
+        case permissions(mode: UInt32, expected: UInt32)
+        /// A file that is not in the last commit, or differs from it.
+        case notCommitted
+        /// A temporary file of an interrupted write.
+        case temporaryFile
+        /// A git lock file, `age` seconds old.
+        case gitLock(age: TimeInterval)
+        /// An interrupted change the next command finishes (or could not finish: see the warnings).
+        case unfinishedTransaction
+    }
+
+    /// Vault-relative file path.
     public let file: String
-    public let message: String
+    public let kind: Kind
 }
 
 /// What `check` looked at and what it found.
@@ -19,39 +41,36 @@ extension Vault {
     /// Checks the whole vault. Needs `unlock`. Nothing is changed.
     public func check() throws -> CheckReport {
         var report = CheckReport()
-        func problem(_ file: String, _ message: String) { report.problems.append(CheckProblem(file: file, message: message)) }
+        func problem(_ file: String, _ kind: CheckProblem.Kind) { report.problems.append(CheckProblem(file: file, kind: kind)) }
 
         let (paths, listing) = store.entryPaths()
-        for p in listing { problem(p.file, p.message) }
+        for p in listing { problem(p.file, .listing(p)) }
         var ids: [String: EntryPath] = [:]
         var folded: [String: EntryPath] = [:]
         for (path, result) in try decrypt(paths) {
             report.entriesChecked += 1
             switch result {
             case .success(let entry):
-                if let first = ids[entry.id] {
-                    problem(path.filePath, "same entry id \(entry.id) as \"\(first.filePath)\" (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id")
-                } else { ids[entry.id] = path }
-            case .failure(.entry(_, let e)):
-                problem(path.filePath, e.errorDescription ?? "\(e)")
+                if let first = ids[entry.id] { problem(path.filePath, .duplicateID(id: entry.id, other: first.filePath)) }
+                else { ids[entry.id] = path }
             case .failure(let e):
-                problem(path.filePath, e.errorDescription ?? "\(e)")
+                problem(path.filePath, .unreadable(e))
             }
-            if let other = folded[path.collisionKey] {
-                problem(path.filePath, "differs only by case from \"\(other.filePath)\"; they collide on macOS and Windows")
-            } else { folded[path.collisionKey] = path }
+            if let other = folded[path.collisionKey] { problem(path.filePath, .caseCollision(other: other.filePath)) }
+            else { folded[path.collisionKey] = path }
         }
         checkPermissions(&report)
-        do {
-            for p in try repository().uncommittedPaths() where !p.hasPrefix(".git/") {
-                if EntryStore.isTemporary(p) {
-                    problem(p, "left over from an interrupted write; it holds nothing stored\nhint: 'tresor sync' removes it, or delete it")
-                    continue
-                }
-                problem(p, "not committed\nhint: changes made outside tresor are not synced; commit or remove them")
+        if FileSystem.kind(root + "/.git") == .directory {
+            let repo = try repository()
+            for p in try Vault.git({ try repo.uncommittedPaths() }) where !p.hasPrefix(".git/") {
+                problem(p, EntryStore.isTemporary(p) ? .temporaryFile : .notCommitted)
             }
-        } catch let e as VaultError { problem(".git", e.errorDescription ?? "\(e)") }
-        report.problems.sort { ($0.file, $0.message) < ($1.file, $1.message) }
+            for lock in [".git/index.lock", ".git/HEAD.lock", ".git/refs/heads/main.lock", ".git/packed-refs.lock"] {
+                if let age = Vault.age(of: root + "/" + lock) { problem(lock, .gitLock(age: age)) }
+            }
+            if FileSystem.kind(root + "/" + Journal.relativePath) != .missing { problem(Journal.relativePath, .unfinishedTransaction) }
+        }
+        report.problems.sort { ($0.file, "\($0.kind)") < ($1.file, "\($1.kind)") }
         return report
     }
 
@@ -63,9 +82,7 @@ extension Vault {
                 let kind = FileSystem.kind(store.absolute(r))
                 guard kind == .file || kind == .directory, let mode = FileSystem.mode(store.absolute(r)) else { continue }
                 if mode & 0o077 != 0 {
-                    report.problems.append(CheckProblem(
-                        file: r, message: String(format: "permissions %04o let other users read it (expected %04o)\nhint: chmod %o \"%@\"",
-                                                 mode, kind == .file ? 0o600 : 0o700, kind == .file ? 0o600 : 0o700, store.absolute(r))))
+                    report.problems.append(CheckProblem(file: r, kind: .permissions(mode: mode, expected: kind == .file ? 0o600 : 0o700)))
                 }
                 if kind == .directory { walk(r) }
             }

@@ -25,20 +25,20 @@ extension Vault {
 
     /// Merges three versions of one entry file the way `tresor sync` does (Spec/MERGE.md); git's merge
     /// driver protocol. `base` is nil when both sides added the file.
-    /// - Throws: `VaultError.sync` when the two sides are different entries (different ids): only
-    ///   `tresor sync` can keep both, by renaming one.
+    /// - Throws: `VaultError.differentEntriesAtOnePath` when the two sides are different entries (different
+    ///   ids): only a sync can keep both, by renaming one.
     public func mergeEntryFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: EntryPath) throws -> ([UInt8], [MergeResolution]) {
         let cipher = try requireCipher()
         func open(_ b: [UInt8], _ side: String) throws -> Entry {
-            do { return try cipher.open(b, expectedPath: nil) } catch let e as CoreError { throw VaultError.entry("\(path) (\(side))", e) }
+            do { return try cipher.open(b, expectedPath: nil) } catch let e as CoreError { throw VaultError.entry(path: "\(path) (\(side))", e) }
         }
         let o = try open(ours, "ours"), t = try open(theirs, "theirs")
         let b = try base.flatMap { $0.isEmpty ? nil : try open($0, "base") }
         guard o.id == t.id else {
-            throw VaultError.sync("both sides added a different entry at \"\(path)\"\nhint: run 'tresor sync', which keeps both")
+            throw VaultError.differentEntriesAtOnePath(path: path.string)
         }
         let (merged, resolutions) = EntryMerge.merge(base: b?.id == o.id ? b : nil, ours: o, theirs: t)
-        guard var entry = merged else { throw VaultError.sync("the merge of \"\(path)\" deleted it; run 'tresor sync'") }
+        guard var entry = merged else { throw VaultError.differentEntriesAtOnePath(path: path.string) }
         entry.path = path
         if entry == o { return (ours, resolutions) }
         if entry == t { return (theirs, resolutions) }

@@ -1,7 +1,22 @@
-// Entry operations of a vault: list, find, read, add, edit, remove, move, copy — each change one commit.
+// Entry operations of a vault: list, find, read, add, save an edit, remove, move, copy — each change one transaction.
 import Foundation
 import TresorCore
 import TresorGit
+
+/// What saving an edit did.
+public struct SaveOutcome: Sendable {
+    /// The entry as committed (nil when nothing changed).
+    public var entry: Entry?
+    /// The fields whose value the commit changed.
+    public var changedFields: [String]
+    /// The entry had changed since it was read and the two versions were merged field by field; these
+    /// are the merge's decisions (losing values are in the entry's history).
+    public var resolutions: [MergeResolution]
+    public var merged: Bool
+    /// Where the entry ended up when it had been moved meanwhile, or was re-created elsewhere because
+    /// its path had been taken by another entry.
+    public var path: EntryPath?
+}
 
 extension Vault {
     /// Entry paths (optionally below a folder prefix), with problems met while listing.
@@ -18,11 +33,10 @@ extension Vault {
         return store.entryPaths().paths.filter { $0.string.lowercased().contains(needle) }
     }
 
-    /// Validates a path typed by the user. - Throws: `VaultError.invalidPath`.
+    /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it
+    /// (`x.json` is the entry whose file is `x.json.json`). - Throws: `VaultError.invalidPath`.
     public static func parsePath(_ raw: String) throws -> EntryPath {
-        var s = raw
-        if s.hasSuffix(EntryPath.fileExtension) { s.removeLast(EntryPath.fileExtension.count) }
-        do { return try EntryPath(s) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(raw, reason: reason) }
+        do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(path: raw, reason: reason) }
     }
 
     /// An existing entry's path, or `entryNotFound` with close names.
@@ -30,15 +44,20 @@ extension Vault {
         let p = try Vault.parsePath(raw)
         switch store.kind(of: p) {
         case .file: return p
-        case .symlink: throw VaultError.entry(p.string, .symlink(p.filePath))
-        case .missing: throw VaultError.entryNotFound(p.string, suggestions: suggestions(for: p.string))
-        default: throw VaultError.entry(p.string, .io("\"\(p.filePath)\" is not a regular file"))
+        case .symlink: throw VaultError.entry(path: p.string, .symlink(p.filePath))
+        case .missing: throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))
+        default: throw VaultError.entry(path: p.string, .io("\"\(p.filePath)\" is not a regular file"))
         }
     }
 
-    /// Up to three entry paths close to `text`: same name in another folder, a substring, or a small edit distance.
+    /// Up to three entry paths close to `text`: the path without a `.json` typed after it, the same name in
+    /// another folder, a substring, or a small edit distance.
     public func suggestions(for text: String) -> [String] {
         let all = store.entryPaths().paths.map(\.string)
+        var exact: [String] = []
+        if text.hasSuffix(EntryPath.fileExtension), all.contains(String(text.dropLast(EntryPath.fileExtension.count))) {
+            exact.append(String(text.dropLast(EntryPath.fileExtension.count)))
+        }
         let t = text.lowercased()
         let last = t.split(separator: "/").last.map(String.init) ?? t
         let scored = all.compactMap { p -> (Int, String)? in
@@ -50,7 +69,7 @@ extension Vault {
             if l.contains(t) || (last.count >= 3 && name.contains(last)) { return (3, p) }
             return nil
         }
-        return scored.sorted { $0 < $1 }.prefix(3).map(\.1)
+        return Array((exact + scored.sorted { $0 < $1 }.map(\.1).filter { !exact.contains($0) }).prefix(3))
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
@@ -67,11 +86,11 @@ extension Vault {
         return prev[b.count]
     }
 
-    /// Decrypts one entry, checking that its inner path matches its file.
+    /// Decrypts one entry from the work tree, checking that its inner path matches its file.
     public func read(_ path: EntryPath) throws -> Entry {
         let cipher = try requireCipher()
         do { return try cipher.open(try store.readEntryFile(path), expectedPath: path) }
-        catch let e as CoreError { throw VaultError.entry(path.string, e) }
+        catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
     }
 
     /// Decrypts every entry (optionally below a prefix), in path order, on all cores. Failures are
@@ -90,47 +109,95 @@ extension Vault {
             for i in stride(from: chunk, to: paths.count, by: chunks) {
                 let r: Result<Entry, VaultError>
                 do { r = .success(try cipher.open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
-                catch let e as CoreError { r = .failure(.entry(paths[i].string, e)) }
-                catch { r = .failure(.io("\(error)")) }
+                catch let e as CoreError { r = .failure(.entry(path: paths[i].string, e)) }
+                catch { r = .failure(.entry(path: paths[i].string, .io("\(error)"))) }
                 lock.lock(); results[i] = r; lock.unlock()
             }
         }
         return zip(paths, results).map { ($0, $1!) }
     }
 
-    /// Refuses to create `path` when an entry is there (unless `force`), it is not a plain file, or its name
-    /// collides by case with an existing one.
+    /// An early check, before asking a person anything, that `path` can be created (the transaction
+    /// checks again). - Throws: `VaultError.entryExists` (unless `force`), `.caseCollision`, `.entry`.
     public func checkNew(_ path: EntryPath, force: Bool) throws {
         switch store.kind(of: path) {
         case .missing: break
-        case .file: if !force { throw VaultError.entryExists(path.string) }
-        case .symlink: throw VaultError.entry(path.string, .symlink(path.filePath))
-        default: throw VaultError.entry(path.string, .io("\"\(path.filePath)\" is not a regular file"))
+        case .file: if !force { throw VaultError.entryExists(path: path.string) }
+        case .symlink: throw VaultError.entry(path: path.string, .symlink(path.filePath))
+        default: throw VaultError.entry(path: path.string, .io("\"\(path.filePath)\" is not a regular file"))
         }
-        if let other = store.caseCollision(for: path) { throw VaultError.caseCollision(path.string, existing: other) }
+        if let other = store.caseCollision(for: path) { throw VaultError.caseCollision(path: path.string, existing: other) }
     }
 
-    func write(_ entry: Entry) throws {
-        let cipher = try requireCipher()
-        do { try store.writeEntryFile(try cipher.seal(entry), for: entry.path) }
-        catch let e as CoreError { throw VaultError.entry(entry.path.string, e) }
-    }
-
-    /// Adds a new entry (or replaces one with `force`). Commits "Add PATH".
+    /// Adds a new entry (or replaces the one at its path with `force`). Commits "Add PATH".
+    /// - Throws: `VaultError.entryExists`, `.caseCollision`, and the errors of `transaction`.
     public func add(_ entry: Entry, force: Bool = false) throws {
-        _ = try repository()  // refuse before touching any file
-        try checkNew(entry.path, force: force)
-        let replacing = store.kind(of: entry.path) == .file
-        try write(entry)
-        try commit("\(replacing ? "Replace" : "Add") \(entry.path)", adding: [entry.path.filePath])
+        try transaction { txn in
+            let replacing = try txn.contains(entry.path)
+            try txn.checkNew(entry.path, replacing: force)
+            try txn.put(entry)
+            txn.message = "\(replacing ? "Replace" : "Add") \(entry.path)"
+        }
     }
 
-    /// Writes a changed entry at its path. Commits "<verb> PATH: field, field".
-    public func update(_ entry: Entry, changedFields: [String], verb: String = "Edit") throws {
-        _ = try repository()  // refuse before touching any file
-        guard !changedFields.isEmpty else { throw VaultError.nothingChanged("nothing changed in \"\(entry.path)\"") }
-        try write(entry)
-        try commit("\(verb) \(entry.path): \(Vault.describeFields(changedFields))", adding: [entry.path.filePath])
+    /// Saves `edited`, a changed copy of `original` as it was read (perhaps long ago, before a person
+    /// edited it). If the entry changed meanwhile, the stored version and `edited` are merged field by
+    /// field with `original` as the base (Spec/MERGE.md §4–§7: nothing is lost, losing values go to the
+    /// history). An entry moved meanwhile is found by its id; one removed meanwhile is saved again (an
+    /// edit beats a delete). Commits "Edit PATH: fields" (or `message`) unless nothing changed.
+    public func save(_ edited: Entry, basedOn original: Entry, message: String? = nil) throws -> SaveOutcome {
+        try transaction { txn in
+            var outcome = SaveOutcome(entry: nil, changedFields: [], resolutions: [], merged: false, path: nil)
+            var final = edited
+            let current = try txn.entry(at: original.path).flatMap { $0.id == original.id ? $0 : nil }
+                ?? findByID(original.id, in: txn)
+            if let current, current != original {
+                let (merged, resolutions) = EntryMerge.merge(base: original, ours: edited, theirs: current)
+                guard let merged else { return outcome }
+                final = merged
+                outcome.merged = true
+                outcome.resolutions = resolutions
+            }
+            if current == nil, try txn.contains(final.path) {
+                // The path now holds another entry: keep this one beside it (Spec/MERGE.md §9 naming).
+                final.path = try freeConflictPath(for: final, in: txn)
+            } else if current == nil, let other = try txn.caseCollision(for: final.path) {
+                throw VaultError.caseCollision(path: final.path.string, existing: other)
+            }
+            var names = Set(final.fields.keys)
+            if let current { names.formUnion(current.fields.keys) }
+            let changed = names.filter { final.fields[$0]?.value != current?.fields[$0]?.value }.sorted()
+            guard final != current else { return outcome }
+            if let current, current.path != final.path { try txn.remove(current.path) }
+            try txn.put(final)
+            txn.message = message ?? "Edit \(final.path): " + (changed.isEmpty ? "history" : Vault.describeFields(changed))
+            outcome.entry = final
+            outcome.changedFields = changed
+            outcome.path = final.path == edited.path ? nil : final.path
+            return outcome
+        }
+    }
+
+    /// The entry with `id` in the transaction's base, wherever it is now (an envelope scan: only when the
+    /// entry is not at the path it was read from).
+    private func findByID(_ id: String, in txn: VaultTransaction) throws -> Entry? {
+        guard let base = txn.base else { return nil }
+        for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) {
+            guard let path = EntryPath(filePath: file.path), let bytes = try? Vault.git({ try txn.repo.blob(id: file.id) }),
+                  (try? Envelope.parse(bytes))?.id == id else { continue }
+            return try txn.entry(at: path)
+        }
+        return nil
+    }
+
+    /// `PATH.conflict-<id8>`, then `-2`, `-3`…: the first that is free.
+    private func freeConflictPath(for entry: Entry, in txn: VaultTransaction) throws -> EntryPath {
+        let stem = entry.path.string + ".conflict-" + entry.id.prefix(8)
+        for n in 1...1000 {
+            guard let p = try? EntryPath(n == 1 ? stem : stem + "-\(n)") else { break }
+            if try !txn.contains(p), try txn.caseCollision(for: p) == nil { return p }
+        }
+        throw VaultError.entryExists(path: entry.path.string)
     }
 
     /// "password, notes, 2 custom fields": commit messages are readable by anyone holding the
@@ -141,45 +208,45 @@ extension Vault {
         return (standard + (custom > 0 ? ["\(custom) custom field\(custom == 1 ? "" : "s")"] : [])).joined(separator: ", ")
     }
 
-    /// Commits a change with a custom message (e.g. "Rotate password of PATH").
-    public func update(_ entry: Entry, message: String) throws {
-        _ = try repository()  // refuse before touching any file
-        try write(entry)
-        try commit(message, adding: [entry.path.filePath])
-    }
-
-    /// Removes an entry. Commits "Remove PATH".
+    /// Removes an entry. Commits "Remove PATH". - Throws: `VaultError.entryNotFound`.
     public func remove(_ path: EntryPath) throws {
-        _ = try repository()  // refuse before touching any file
-        do { try store.removeEntryFile(path) } catch let e as CoreError { throw VaultError.entry(path.string, e) }
-        try commit("Remove \(path)", removing: [path.filePath])
+        try transaction { txn in
+            guard try txn.contains(path) else {
+                throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string))
+            }
+            try txn.remove(path)
+            txn.message = "Remove \(path)"
+        }
     }
 
     /// Moves an entry (same id; the inner path is rewritten). Commits "Move OLD to NEW".
     public func move(_ from: EntryPath, to: EntryPath, force: Bool = false) throws {
-        _ = try repository()  // refuse before touching any file
-        guard from != to else { throw VaultError.nothingChanged("\"\(from)\" and \"\(to)\" are the same entry") }
-        var entry = try read(from)
-        if from.collisionKey != to.collisionKey { try checkNew(to, force: force) }
-        entry.path = to
-        entry.modified = max(entry.modified, Timestamp.now())
-        try write(entry)
-        do { try store.removeEntryFile(from) } catch let e as CoreError { throw VaultError.entry(from.string, e) }
-        try commit("Move \(from) to \(to)", adding: [to.filePath], removing: [from.filePath])
+        guard from != to else { throw VaultError.sameEntry(path: from.string) }
+        try transaction { txn in
+            var entry = try txn.existingEntry(at: from)
+            try txn.remove(from)
+            if from.collisionKey != to.collisionKey { try txn.checkNew(to, replacing: force) }
+            entry.path = to
+            entry.modified = max(entry.modified, Timestamp.now())
+            try txn.put(entry)
+            txn.message = "Move \(from) to \(to)"
+        }
     }
 
     /// Copies an entry under a new id. Commits "Copy OLD to NEW".
     public func copy(_ from: EntryPath, to: EntryPath, force: Bool = false) throws {
-        _ = try repository()  // refuse before touching any file
-        let source = try read(from)
-        try checkNew(to, force: force)
-        let now = Timestamp.now()
-        var entry = source
-        entry.id = UUID().uuidString.lowercased()
-        entry.path = to
-        entry.created = now
-        entry.modified = now
-        try write(entry)
-        try commit("Copy \(from) to \(to)", adding: [to.filePath])
+        guard from != to else { throw VaultError.sameEntry(path: from.string) }
+        try transaction { txn in
+            let source = try txn.existingEntry(at: from)
+            try txn.checkNew(to, replacing: force)
+            let now = Timestamp.now()
+            var entry = source
+            entry.id = UUID().uuidString.lowercased()
+            entry.path = to
+            entry.created = now
+            entry.modified = now
+            try txn.put(entry)
+            txn.message = "Copy \(from) to \(to)"
+        }
     }
 }

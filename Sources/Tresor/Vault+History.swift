@@ -40,41 +40,44 @@ extension Vault {
     /// touched it, so a deleted entry comes back and an edited one goes back one step) as a new commit.
     /// Current values that differ go into the entry's history, so nothing is lost.
     /// - Returns: the commit the version came from.
+    /// - Throws: `VaultError.unknownRevision`, `.entryNotFound`, `.entry`.
     @discardableResult
     public func restore(_ path: EntryPath, at rev: String?) throws -> String {
         let cipher = try requireCipher()
         let repo = try repository()
-        let source: String
-        if let rev {
-            guard let id = repo.resolve(rev) else { throw VaultError.sync("no commit \"\(rev)\"\nhint: 'tresor log \(path)' lists its commits") }
-            source = id
-        } else {
-            guard let last = try Vault.git({ try repo.log(path: path.filePath, limit: 1) }).first, let parent = last.parents.first else {
-                throw VaultError.entryNotFound(path.string, suggestions: suggestions(for: path.string))
+        return try transaction { txn in
+            let source: String
+            if let rev {
+                guard let id = repo.resolve(rev) else { throw VaultError.unknownRevision(rev) }
+                source = id
+            } else {
+                guard let last = try Vault.git({ try repo.log(path: path.filePath, limit: 1) }).first, let parent = last.parents.first else {
+                    throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string))
+                }
+                source = parent
             }
-            source = parent
-        }
-        guard let bytes = try Vault.git({ try repo.blob(at: source, path: path.filePath) }) else {
-            throw VaultError.entryNotFound(path.string + " at " + String(source.prefix(8)), suggestions: [])
-        }
-        let old: Entry
-        do { old = try cipher.open(bytes, expectedPath: path) } catch let e as CoreError { throw VaultError.entry(path.string, e) }
-        let now = Timestamp.now()
-        var entry: Entry
-        if store.kind(of: path) == .file {
-            entry = try read(path)
-            for name in Set(entry.fields.keys).union(old.fields.keys).sorted() {
-                do { try entry.set(name, old.fields[name]?.value, at: now, origin: deviceID) }
-                catch let e as CoreError { throw VaultError.entry(path.string, e) }
+            guard let bytes = try Vault.git({ try repo.blob(at: source, path: path.filePath) }) else {
+                throw VaultError.entryNotFound(path: path.string + " at " + String(source.prefix(8)), suggestions: [])
             }
-        } else {
-            try checkNew(path, force: false)
-            entry = old
-            entry.modified = max(now, entry.modified)
-            for (name, field) in entry.fields { entry.fields[name] = Field(value: field.value, modified: now, origin: deviceID) }
+            let old: Entry
+            do { old = try cipher.open(bytes, expectedPath: path) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+            let now = Timestamp.now()
+            var entry: Entry
+            if var current = try txn.entry(at: path) {
+                for name in Set(current.fields.keys).union(old.fields.keys).sorted() {
+                    do { try current.set(name, old.fields[name]?.value, at: now, origin: deviceID) }
+                    catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+                }
+                entry = current
+            } else {
+                try txn.checkNew(path)
+                entry = old
+                entry.modified = max(now, entry.modified)
+                for (name, field) in entry.fields { entry.fields[name] = Field(value: field.value, modified: now, origin: deviceID) }
+            }
+            try txn.put(entry)
+            txn.message = "Restore \(path) from \(source.prefix(8))"
+            return source
         }
-        try write(entry)
-        try commit("Restore \(path) from \(source.prefix(8))", adding: [path.filePath])
-        return source
     }
 }

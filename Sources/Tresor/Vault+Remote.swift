@@ -4,30 +4,55 @@ import TresorCore
 import TresorGit
 
 extension Vault {
-    /// Clones `url` into `directory` (new or empty). The result is locked; call `verifyAll` after `unlock`
-    /// and `discard` if it fails. - Throws: `VaultError.git` (unreachable, authentication), `.notAVaultRemote`.
+    /// Clones `url` into `directory` (new or empty): fetches the remote's `main` but checks out nothing.
+    /// The result is locked; call `completeClone` after `unlock` (it checks every file before anything is
+    /// written to the work tree) and `discardClone` if that fails.
+    /// - Throws: `VaultError.directoryNotEmpty`, `.git` (unreachable, authentication), `.notAVaultRemote`, `.header`.
     public static func clone(url: String, to directory: String, credentials: GitCredentials = .standard()) throws -> Vault {
         let root = absolutePath(directory)
         let existed = FileSystem.kind(root) != .missing
-        if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(root) }
-        let repo: GitRepository
-        do { repo = try GitRepository.clone(url: remoteURL(url), to: root, credentials: credentials) }
-        catch let e as GitError { throw VaultError.git(e) }
-        let store = EntryStore(root: root)
-        let header: VaultHeader
+        if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(directory: root) }
         do {
-            guard FileSystem.kind(store.absolute(VaultHeader.relativePath)) == .file else { throw VaultError.notAVaultRemote(url) }
-            do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
+            let repo = try git { try GitRepository.create(at: root) }
+            chmod(root, 0o700)
+            chmod(root + "/.git", 0o700)
+            try git { try repo.addRemote(name: "origin", url: remoteURL(url)) }
+            try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials) }
+            // So the git CLI's `git pull` and `git status` know the upstream too.
+            try git { try repo.setConfig("branch.main.remote", "origin") }
+            try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
+            guard let tip = repo.resolve(incomingRef("origin")),
+                  let headerID = try git({ try repo.blobID(at: tip, path: VaultHeader.relativePath) }) else {
+                throw VaultError.notAVaultRemote(url: url)
+            }
+            guard try git({ try repo.blobSize(id: headerID) }) <= Envelope.maxFileBytes else {
+                throw VaultError.hostileRemote(file: VaultHeader.relativePath, reason: "is larger than \(Envelope.maxFileBytes) bytes")
+            }
+            let header: VaultHeader
+            do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }
+            try SyncSetup.configure(repo)
+            let vault = Vault(root: root, header: header, repo: repo)
+            vault.createdDirectory = !existed
+            return vault
         } catch {
             removeClone(root, keepDirectory: existed)
             throw error
         }
-        chmod(root, 0o700)
-        privatizeTree(root)
-        try SyncSetup.configure(repo)
-        let vault = Vault(root: root, header: header, repo: repo)
-        vault.createdDirectory = !existed
-        return vault
+    }
+
+    /// Finishes a clone after `unlock`: decrypts and checks every file of the fetched commit as if it came
+    /// from a remote (Spec/MERGE.md §13.3), and only then makes it the branch and checks it out (files
+    /// 0600, folders 0700). - Throws: `VaultError.hostileRemote`, `.header`, `.git`.
+    public func completeClone() throws {
+        let repo = try repository()
+        guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
+        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), vaultID: header.vaultID).read(tip)
+        try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
+        try Vault.git { try repo.checkoutHead() }
+        try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
+        try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
+        Vault.privatizeTree(root)
+        try reloadHeader()
     }
 
     /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §13.3).

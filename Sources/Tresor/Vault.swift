@@ -3,17 +3,26 @@ import Foundation
 import TresorCore
 import TresorGit
 
-/// An open vault. Listing needs no key; reading and writing entries need `unlock`.
+/// An open vault. Listing needs no key; reading and writing entries need `unlock`. Every change goes
+/// through `transaction` (Spec/TRANSACTIONS.md).
 public final class Vault {
     /// Absolute path of the vault root.
     public let root: String
-    public let store: EntryStore
+    let store: EntryStore
+    /// The header as the work tree has it (re-read after changes).
     public internal(set) var header: VaultHeader
     private var openedRepository: GitRepository?
     /// Set by `clone` when it made the directory, so a failed clone can remove it.
     var createdDirectory = false
     private var vaultKey: SecretBytes?
-    private var cipher: EntryCipher?
+    private(set) var cipher: EntryCipher?
+
+    /// How long a change waits for another process's change to finish, in seconds.
+    public var lockTimeout: TimeInterval = 20
+    /// Called once when a change has to wait for the vault lock, with the process that holds it.
+    public var onLockWait: ((LockHolder) -> Void)?
+    /// What the changes made so far could not finish and left to the next command (their commits exist).
+    public internal(set) var warnings: [VaultWarning] = []
 
     init(root: String, header: VaultHeader, repo: GitRepository?) {
         self.root = root
@@ -22,55 +31,63 @@ public final class Vault {
         self.openedRepository = repo
     }
 
-    var openedRepositoryIfAny: GitRepository? { openedRepository }
-
     /// The git repository, opened on first use: reading entries works on a plain copy of a vault
-    /// without `.git`; changing them does not.
-    public func repository() throws -> GitRepository {
+    /// without `.git`; changing them does not. - Throws: `VaultError.notARepository`, `.git`.
+    func repository() throws -> GitRepository {
         if let openedRepository { return openedRepository }
-        guard FileSystem.kind(root + "/.git") == .directory else { throw VaultError.notARepository(root) }
+        guard FileSystem.kind(root + "/.git") == .directory else { throw VaultError.notARepository(directory: root) }
         let repo = try Vault.git { try GitRepository.open(at: root) }
         openedRepository = repo
-        // A sync killed after moving HEAD but before updating the files is finished first, so no
-        // command ever commits the old files on top of the new HEAD (Spec/MERGE.md §13.2).
-        try finishInterruptedSync()
         return repo
     }
 
     // MARK: Creating and opening
 
     /// Creates a vault in `directory` (new or empty): header, git repository, first commit.
-    /// - Throws: `VaultError.alreadyAVault`, `.directoryNotEmpty`, `.git`, `.io`.
+    /// - Throws: `VaultError.alreadyAVault`, `.directoryNotEmpty`, `.notADirectory`, `.git`, `.io`.
     public static func create(at directory: String, passphrase: SecretBytes, level: KDFLevel) throws -> Vault {
         let root = absolutePath(directory)
-        if FileSystem.kind(root + "/" + VaultHeader.relativePath) == .file { throw VaultError.alreadyAVault(root) }
+        if FileSystem.kind(root + "/" + VaultHeader.relativePath) == .file { throw VaultError.alreadyAVault(directory: root) }
         switch FileSystem.kind(root) {
         case .missing:
-            do { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
-            catch { throw VaultError.io("cannot create \"\(root)\": \(error.localizedDescription)") }
+            var current = ""
+            for part in root.split(separator: "/") {
+                current += "/" + part
+                if mkdir(current, 0o700) != 0, errno != EEXIST { throw VaultError.io(path: current, errno: errno) }
+            }
         case .directory:
-            guard FileSystem.list(root).isEmpty else { throw VaultError.directoryNotEmpty(root) }
-        default: throw VaultError.io("\"\(root)\" is not a directory")
+            try removeAbandonedInit(root)
+            guard FileSystem.list(root).isEmpty else { throw VaultError.directoryNotEmpty(directory: root) }
+        default: throw VaultError.notADirectory(path: root)
         }
         let (header, key) = try VaultHeader.create(passphrase: passphrase, level: level)
-        let store = EntryStore(root: root)
-        do { try store.writeHeader(header.serialized()) } catch let e as CoreError { throw VaultError.header(e) }
         let repo = try git { try GitRepository.create(at: root) }
         chmod(root + "/.git", 0o700)
-        try SyncSetup.writeAttributes(root: root)
         try SyncSetup.configure(repo)
-        try git { try repo.commit(message: "Initialize vault", adding: [VaultHeader.relativePath, SyncSetup.attributesFile], removing: []) }
         let vault = Vault(root: root, header: header, repo: repo)
         try vault.unlock(vaultKey: key)
+        try vault.transaction { txn in
+            txn.putHeader(header)
+            txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
+            txn.message = "Initialize vault"
+        }
         return vault
     }
 
-    /// Opens the vault at `directory`. - Throws: `VaultError.notAVault`, `.header`, `.git`.
+    /// A directory holding only the `.git` of an `init` that was killed before its first commit is
+    /// emptied, so `init` can start again.
+    private static func removeAbandonedInit(_ root: String) throws {
+        guard FileSystem.list(root) == [".git"], let repo = try? GitRepository.open(at: root),
+              (try? repo.headCommitID()) ?? nil == nil else { return }
+        try? FileManager.default.removeItem(atPath: root + "/.git")
+    }
+
+    /// Opens the vault at `directory`. - Throws: `VaultError.notAVault`, `.header`.
     public static func open(at directory: String) throws -> Vault {
         let root = absolutePath(directory)
         let store = EntryStore(root: root)
         guard FileSystem.kind(root) == .directory, FileSystem.kind(store.absolute(VaultHeader.relativePath)) != .missing else {
-            throw VaultError.notAVault(root)
+            throw VaultError.notAVault(directory: root)
         }
         let header: VaultHeader
         do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
@@ -89,36 +106,44 @@ public final class Vault {
     public func unlock(passphrase: SecretBytes) throws {
         do { try unlock(vaultKey: try header.unlock(passphrase: passphrase)) }
         catch CoreError.wrongPassphrase { throw VaultError.wrongPassphrase }
+        catch let e as CoreError { throw VaultError.header(e) }
     }
 
-    /// Uses a vault key obtained elsewhere (a session).
+    /// Uses a vault key obtained elsewhere (a session). - Throws: `VaultError.session(.wrongToken)` for a
+    /// key of the wrong length.
     public func unlock(vaultKey key: SecretBytes) throws {
+        do { cipher = try EntryCipher(vaultKey: key) } catch { throw VaultError.session(.wrongToken) }
         vaultKey = key
-        do { cipher = try EntryCipher(vaultKey: key) } catch { throw VaultError.session("session key has the wrong length") }
     }
 
     public var isUnlocked: Bool { cipher != nil }
 
-    /// The vault key, for creating a session. Only after `unlock`.
+    /// The vault key, for creating a session. Only after `unlock`. - Throws: `VaultError.vaultLocked`.
     public func currentVaultKey() throws -> SecretBytes {
-        guard let vaultKey else { throw VaultError.session("vault is locked") }
+        guard let vaultKey else { throw VaultError.vaultLocked }
         return vaultKey
     }
 
     func requireCipher() throws -> EntryCipher {
-        guard let cipher else { throw VaultError.session("vault is locked") }
+        guard let cipher else { throw VaultError.vaultLocked }
         return cipher
     }
 
-    /// Re-wraps the vault key under a new passphrase; entries are untouched. Commits "Change passphrase".
+    /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot (Spec/FORMAT.md
+    /// §3.3); entries are untouched. Commits "Change passphrase".
     public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws {
-        _ = try repository()
         let key = try currentVaultKey()
-        do {
-            header = try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)
-            try store.writeHeader(header.serialized())
-        } catch let e as CoreError { throw VaultError.header(e) }
-        try commit("Change passphrase", adding: [VaultHeader.relativePath])
+        try transaction { txn in
+            do { txn.putHeader(try txn.header().rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)) }
+            catch let e as CoreError { throw VaultError.header(e) }
+            txn.message = "Change passphrase"
+        }
+        try reloadHeader()
+    }
+
+    /// Re-reads `.tresor/vault.json` after the work tree changed.
+    func reloadHeader() throws {
+        do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
     }
 
     // MARK: Device identity
@@ -138,11 +163,6 @@ public final class Vault {
     }()
 
     // MARK: Git
-
-    func commit(_ message: String, adding: [String] = [], removing: [String] = []) throws {
-        let repo = try repository()
-        try Vault.git { _ = try repo.commit(message: message, adding: adding, removing: removing) }
-    }
 
     static func git<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let e as GitError { throw VaultError.git(e) }

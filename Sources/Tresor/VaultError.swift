@@ -1,58 +1,76 @@
-// Errors of the vault layer, with the entry or file they concern and a next step where there is one.
+// Errors of the vault layer: each case carries the data a caller needs (paths, revisions, errno), never prose.
 import Foundation
 import TresorCore
 import TresorGit
 
-/// Every failure the `Tresor` module reports. `errorDescription` is what the user reads.
-public enum VaultError: Error, LocalizedError {
-    case notAVault(String)
-    case notARepository(String)
-    case notAVaultRemote(String)
-    case alreadyAVault(String)
-    case directoryNotEmpty(String)
-    case entryNotFound(String, suggestions: [String])
-    case entryExists(String)
-    case caseCollision(String, existing: String)
-    case invalidPath(String, reason: String)
-    /// A failure reading or writing one entry: the entry path comes first.
-    case entry(String, CoreError)
-    /// A failure with the vault header.
+/// Every failure the `Tresor` module reports. Callers turn them into messages; the cases say what failed
+/// and where, not how to phrase it.
+public enum VaultError: Error, Equatable, Sendable {
+    // Opening and creating
+    /// No `.tresor/vault.json` in `directory`.
+    case notAVault(directory: String)
+    /// A copy of a vault without its `.git`: readable, not changeable.
+    case notARepository(directory: String)
+    /// The remote has no vault header.
+    case notAVaultRemote(url: String)
+    case alreadyAVault(directory: String)
+    case directoryNotEmpty(directory: String)
+    case notADirectory(path: String)
+
+    // Entries
+    case entryNotFound(path: String, suggestions: [String])
+    case entryExists(path: String)
+    /// `path` differs from the existing `existing` only by case or Unicode normalisation.
+    case caseCollision(path: String, existing: String)
+    /// A path typed by a person that breaks Spec/FORMAT.md §4.2; `reason` names the rule.
+    case invalidPath(path: String, reason: String)
+    /// A move or copy onto the entry itself.
+    case sameEntry(path: String)
+    /// A change that changes nothing.
+    case nothingChanged(path: String)
+    /// A failure reading or writing one entry.
+    case entry(path: String, CoreError)
+    /// The work-tree file at `path` differs from the last commit, and this change would overwrite it.
+    case changedOutsideTresor(path: String)
+
+    // Keys and sessions
+    /// A failure with `.tresor/vault.json`.
     case header(CoreError)
     case wrongPassphrase
-    case git(GitError)
-    case session(String)
-    case nothingChanged(String)
-    /// Content fetched from a remote that breaks the vault's rules; nothing was merged.
-    case hostileRemote(String, String)
-    case sync(String)
-    case io(String)
+    /// An operation that needs the vault key ran before `unlock`.
+    case vaultLocked
+    case session(SessionProblem)
 
-    public var errorDescription: String? {
-        switch self {
-        case .notAVault(let d):
-            return "\"\(d)\" is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
-        case .notARepository(let d):
-            return "\"\(d)\" is a copy of a vault without its git repository: it can be read but not changed\nhint: work on a clone of the vault's repository to change it"
-        case .notAVaultRemote(let url):
-            return "the remote \"\(url)\" is not a Tresor vault (no .tresor/vault.json); nothing was kept"
-        case .alreadyAVault(let d): return "\"\(d)\" is already a Tresor vault"
-        case .directoryNotEmpty(let d): return "\"\(d)\" exists and is not empty\nhint: choose a new or empty directory"
-        case .entryNotFound(let p, let s):
-            return "no entry \"\(p)\"" + (s.isEmpty ? "\nhint: 'tresor ls' lists entries" : "\nhint: did you mean " + s.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
-        case .entryExists(let p): return "entry \"\(p)\" already exists\nhint: use --force to replace it, or 'tresor edit'"
-        case .caseCollision(let p, let e):
-            return "\"\(p)\" differs only by case from existing \"\(e)\"; such names collide on macOS and Windows\nhint: use the existing name or a different one"
-        case .invalidPath(let p, let r): return "invalid entry path \"\(p)\": \(r)"
-        case .entry(let p, let e): return "entry \"\(p)\": \(e.errorDescription ?? "\(e)")"
-        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
-        case .wrongPassphrase: return "wrong passphrase"
-        case .git(let e): return e.errorDescription ?? "\(e)"
-        case .session(let m): return m
-        case .nothingChanged(let m): return m
-        case .hostileRemote(let file, let why):
-            return "refusing \"\(file)\" from the remote: \(why)\nhint: nothing was merged; the local vault is unchanged"
-        case .sync(let m): return m
-        case .io(let m): return m
-        }
-    }
+    // Git and sync
+    case git(GitError)
+    /// A revision (`--at`) that names no commit.
+    case unknownRevision(String)
+    /// Content fetched from a remote that breaks the vault's rules; nothing was merged.
+    case hostileRemote(file: String, reason: String)
+    /// The remote moved on every attempt to push.
+    case remoteKeptMoving(remote: String, attempts: Int)
+    /// A merged entry did not decrypt to what the merge decided; nothing was committed.
+    case mergeDidNotVerify(path: String)
+    /// git's merge driver was given two different entries at one path (only sync can keep both).
+    case differentEntriesAtOnePath(path: String)
+
+    // Transactions and files
+    /// The vault lock stayed busy for `seconds`.
+    case lockTimeout(holder: LockHolder, seconds: Double)
+    /// A file-system call on `path` failed with `errno`.
+    case io(path: String, errno: Int32)
+}
+
+/// Why a session could not be used or started (README "Sessions").
+public enum SessionProblem: Equatable, Sendable {
+    /// `TRESOR_SESSION` does not hold a token.
+    case notAToken
+    /// No session file for this vault: locked, or never unlocked.
+    case noSession
+    case expired(at: Timestamp)
+    /// The token does not open this vault's session file.
+    case wrongToken
+    /// The session directory is not a 0700 directory of this user.
+    case directoryNotPrivate(String)
+    case cannotWrite(path: String, reason: String)
 }

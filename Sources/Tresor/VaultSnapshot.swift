@@ -42,7 +42,7 @@ final class SnapshotReader {
             if file.path == VaultHeader.relativePath {
                 let header: VaultHeader
                 do { header = try VaultHeader.parse(try blob(file)) }
-                catch let e as CoreError { throw VaultError.hostileRemote(file.path, e.errorDescription ?? "\(e)") }
+                catch let e as CoreError { throw VaultError.hostileRemote(file: file.path, reason: e.errorDescription ?? "\(e)") }
                 guard header.vaultID == vaultID else {
                     throw VaultError.header(.differentVault(ours: vaultID, theirs: header.vaultID))
                 }
@@ -60,18 +60,18 @@ final class SnapshotReader {
     func checkShape(_ file: GitTreeEntry) throws {
         switch file.kind {
         case .file: break
-        case .symlink: throw VaultError.hostileRemote(file.path, "is a symbolic link")
-        case .executable: throw VaultError.hostileRemote(file.path, "is an executable file")
-        case .submodule: throw VaultError.hostileRemote(file.path, "is a submodule")
-        case .other: throw VaultError.hostileRemote(file.path, "is not a regular file")
+        case .symlink: throw VaultError.hostileRemote(file: file.path, reason: "is a symbolic link")
+        case .executable: throw VaultError.hostileRemote(file: file.path, reason: "is an executable file")
+        case .submodule: throw VaultError.hostileRemote(file: file.path, reason: "is a submodule")
+        case .other: throw VaultError.hostileRemote(file: file.path, reason: "is not a regular file")
         }
         let size = try Vault.git { try repo.blobSize(id: file.id) }
-        guard size <= Envelope.maxFileBytes else { throw VaultError.hostileRemote(file.path, "is larger than \(Envelope.maxFileBytes) bytes") }
+        guard size <= Envelope.maxFileBytes else { throw VaultError.hostileRemote(file: file.path, reason: "is larger than \(Envelope.maxFileBytes) bytes") }
         if file.path == VaultHeader.relativePath || file.path == SyncSetup.attributesFile { return }
         let parts = file.path.split(separator: "/")
-        if parts.contains(where: { $0.hasPrefix(".") }) { throw VaultError.hostileRemote(file.path, "is a hidden file, which a vault never holds") }
+        if parts.contains(where: { $0.hasPrefix(".") }) { throw VaultError.hostileRemote(file: file.path, reason: "is a hidden file, which a vault never holds") }
         if file.path.hasSuffix(EntryPath.fileExtension), EntryPath(filePath: file.path) == nil {
-            throw VaultError.hostileRemote(file.path, "is not a valid entry path")
+            throw VaultError.hostileRemote(file: file.path, reason: "is not a valid entry path")
         }
     }
 
@@ -84,7 +84,7 @@ final class SnapshotReader {
             cache[file.id] = e
             return e
         } catch let e as CoreError {
-            throw VaultError.hostileRemote(file.path, e.errorDescription ?? "\(e)")
+            throw VaultError.hostileRemote(file: file.path, reason: e.errorDescription ?? "\(e)")
         }
     }
 }

@@ -78,8 +78,13 @@ final class RemoteSession {
         self.url = url
     }
 
+    /// Runs `body` with remote callbacks wired to this session, which stays alive until `body` returns.
+    func withCallbacks<R>(_ body: (git_remote_callbacks) throws -> R) throws -> R {
+        try body(try callbacks())
+    }
+
     /// Remote callbacks wired to this session; valid while `self` is alive.
-    func callbacks() throws -> git_remote_callbacks {
+    private func callbacks() throws -> git_remote_callbacks {
         var callbacks = git_remote_callbacks()
         try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "preparing remote callbacks")
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()

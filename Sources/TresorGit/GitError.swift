@@ -41,6 +41,10 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case hostKeyRejected(url: String)
     /// The remote refused the push, usually because it has commits we have not merged.
     case pushRejected(remote: String, reason: String)
+    /// The branch was not where a compare-and-swap expected it: someone moved it meanwhile.
+    case branchMoved(branch: String)
+    /// Another process holds a git lock file (relative to the work tree, e.g. `.git/index.lock`).
+    case locked(path: String)
     /// Any other libgit2 failure: `context` says what we were doing, `message` is libgit2's text.
     case libgit2(code: Int32, message: String, context: String)
 
@@ -97,6 +101,12 @@ public enum GitError: LocalizedError, Equatable, Sendable {
         case .pushRejected(let remote, let reason):
             return "push to \"\(remote)\" was rejected: \(reason)"
                 + "\nhint: fetch and merge the remote changes, then push again"
+        case .branchMoved(let branch):
+            return "\"\(branch)\" moved while this change was being made; nothing was changed"
+                + "\nhint: run the command again"
+        case .locked(let path):
+            return "\"\(path)\" exists: another git process is working in this repository"
+                + "\nhint: wait for it to finish; if none is running, the file was left by a crash and can be removed"
         case .libgit2(_, let message, let context):
             return "\(context): \(message)"
         }

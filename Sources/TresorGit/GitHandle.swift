@@ -4,7 +4,12 @@ import Foundation
 
 /// libgit2 global state, initialised once per process on first use.
 enum Libgit2 {
-    private static let initialized: Int32 = git_libgit2_init()
+    private static let initialized: Int32 = {
+        let count = git_libgit2_init()
+        // A commit is durable before its ref moves: a power loss cannot leave a ref to a missing object.
+        _ = tresor_git_enable_fsync(1)
+        return count
+    }()
 
     /// Calls `git_libgit2_init` once; every entry point of the module calls this first.
     static func ensureInitialized() {
@@ -12,10 +17,12 @@ enum Libgit2 {
     }
 }
 
-/// Owns one libgit2 object pointer: acquired in `init`, freed exactly once in `deinit`.
-/// `owner` keeps the repository alive for objects that borrow it (trees, commits, remotes…).
+/// Owns one libgit2 object pointer: acquired in `init`, freed exactly once in `deinit`, and lent only
+/// inside `withPointer`, so the handle outlives every use of its pointer without `withExtendedLifetime`
+/// at call sites (the shape of swift-crypto's `BoringSSLAEAD`). `owner` keeps the repository alive for
+/// objects that borrow it (trees, commits, remotes…).
 final class GitHandle {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
     private let free: (OpaquePointer?) -> Void
     private let owner: AnyObject?
 
@@ -64,11 +71,16 @@ final class GitHandle {
     }
 
     deinit { free(pointer) }
+
+    /// Runs `body` with the pointer; the handle stays alive until `body` returns.
+    func withPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try body(pointer)
+    }
 }
 
 /// Owns a `git_signature`, which libgit2 hands out as a typed pointer rather than an opaque one.
 final class SignatureHandle {
-    let pointer: UnsafeMutablePointer<git_signature>
+    private let pointer: UnsafeMutablePointer<git_signature>
 
     /// A signature stamped with the current time and the local time-zone offset.
     init(_ signature: GitSignature) throws {
@@ -83,6 +95,11 @@ final class SignatureHandle {
     }
 
     deinit { git_signature_free(pointer) }
+
+    /// Runs `body` with the signature; the handle stays alive until `body` returns.
+    func withPointer<R>(_ body: (UnsafeMutablePointer<git_signature>) throws -> R) rethrows -> R {
+        try body(pointer)
+    }
 }
 
 extension git_oid {

@@ -45,16 +45,18 @@ public final class GitMergeResult {
 
     /// Every path of the merged result that is not in conflict, sorted.
     public func paths() -> [String] {
-        (0..<git_index_entrycount(index.pointer)).compactMap { number in
-            guard let entry = git_index_get_byindex(index.pointer, number), git_index_entry_stage(entry) == 0,
-                  let path = entry.pointee.path else { return nil }
-            return String(cString: path)
-        }.sorted()
+        index.withPointer { idx in
+            (0..<git_index_entrycount(idx)).compactMap { number in
+                guard let entry = git_index_get_byindex(idx, number), git_index_entry_stage(entry) == 0,
+                      let path = entry.pointee.path else { return nil }
+                return String(cString: path)
+            }.sorted()
+        }
     }
 
     /// The merged contents of `path`, or `nil` if it is absent or still in conflict.
     public func contents(at path: String) throws -> [UInt8]? {
-        guard let entry = git_index_get_bypath(index.pointer, path, 0)?.pointee else { return nil }
+        guard let entry = index.withPointer({ git_index_get_bypath($0, path, 0)?.pointee }) else { return nil }
         return try repository.blobContents(entry.id)
     }
 
@@ -62,11 +64,7 @@ public final class GitMergeResult {
     /// resolving its conflict if it has one. Throws `GitError.invalidPath`.
     public func write(_ contents: [UInt8], at path: String) throws {
         let relative = try GitRepository.validated(path)
-        var blobID = git_oid()
-        try contents.withUnsafeBytes { bytes in
-            _ = try check(git_blob_create_from_buffer(&blobID, repository.raw, bytes.baseAddress, bytes.count),
-                          "storing the merged \"\(relative)\"")
-        }
+        var blobID = try GitRepository.oid(try repository.writeBlob(contents))
         // A stage-0 entry does not clear stages 1–3, so drop the conflict first.
         try clearConflict(relative)
         var entry = git_index_entry()
@@ -75,7 +73,7 @@ public final class GitMergeResult {
         entry.file_size = UInt32(truncatingIfNeeded: contents.count)
         try relative.withCString { cPath in
             entry.path = cPath
-            _ = try check(git_index_add(index.pointer, &entry), "adding the merged \"\(relative)\"")
+            _ = try index.withPointer { try check(git_index_add($0, &entry), "adding the merged \"\(relative)\"") }
         }
         conflicts = try readConflicts()
     }
@@ -84,30 +82,41 @@ public final class GitMergeResult {
     public func remove(_ path: String) throws {
         let relative = try GitRepository.validated(path)
         try clearConflict(relative)
-        try check(git_index_remove(index.pointer, relative, 0), "removing \"\(relative)\" from the merge",
-                  allowing: [GIT_ENOTFOUND.code])
+        try index.withPointer { try check(git_index_remove($0, relative, 0), "removing \"\(relative)\" from the merge",
+                  allowing: [GIT_ENOTFOUND.code]) }
         git_error_clear()
         conflicts = try readConflicts()
     }
 
+    /// Writes the merged tree to the object database and returns its id.
+    /// - Throws: `GitError.unresolvedConflicts` while conflicts are left.
+    public func writeTree() throws -> String {
+        guard !hasConflicts else { throw GitError.unresolvedConflicts(paths: conflicts.map(\.path)) }
+        var treeID = git_oid()
+        try index.withPointer { idx in
+            try repository.withRepo { try check(git_index_write_tree_to(&treeID, idx, $0), "writing the merged tree") }
+        }
+        return treeID.hex
+    }
+
     private func clearConflict(_ path: String) throws {
-        try check(git_index_conflict_remove(index.pointer, path), "resolving \"\(path)\"", allowing: [GIT_ENOTFOUND.code])
+        try index.withPointer { try check(git_index_conflict_remove($0, path), "resolving \"\(path)\"", allowing: [GIT_ENOTFOUND.code]) }
         git_error_clear()
     }
 
     private func readConflicts() throws -> [GitConflict] {
-        guard git_index_has_conflicts(index.pointer) != 0 else { return [] }
-        let iterator = try GitHandle("listing merge conflicts", free: git_index_conflict_iterator_free) {
-            git_index_conflict_iterator_new(&$0, index.pointer)
+        guard index.withPointer({ git_index_has_conflicts($0) }) != 0 else { return [] }
+        let iterator = try GitHandle("listing merge conflicts", free: git_index_conflict_iterator_free) { out in
+            index.withPointer { git_index_conflict_iterator_new(&out, $0) }
         }
-        defer { withExtendedLifetime(iterator) {} }
         var conflicts: [GitConflict] = []
         while true {
             var ancestor: UnsafePointer<git_index_entry>?
             var ours: UnsafePointer<git_index_entry>?
             var theirs: UnsafePointer<git_index_entry>?
-            let result = try check(git_index_conflict_next(&ancestor, &ours, &theirs, iterator.pointer),
-                                   "listing merge conflicts", allowing: [GIT_ITEROVER.code])
+            let result = try iterator.withPointer {
+                try check(git_index_conflict_next(&ancestor, &ours, &theirs, $0), "listing merge conflicts", allowing: [GIT_ITEROVER.code])
+            }
             if result == GIT_ITEROVER.code { break }
             guard let path = [ancestor, ours, theirs].lazy.compactMap({ $0?.pointee.path }).first else { continue }
             conflicts.append(GitConflict(

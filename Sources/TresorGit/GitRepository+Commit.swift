@@ -1,135 +1,173 @@
-// Recording commits and reading what HEAD and older commits contain.
+// Recording commits in the object database (blobs, trees built from a base tree, commits, compare-and-swap
+// branch moves) and reading what HEAD and older commits contain.
 internal import CGit2
 import Foundation
 
-extension GitRepository {
-    /// Stages exactly the given work-tree-relative files and records one commit on HEAD.
-    ///
-    /// Files in `adding` must exist and are added as they are now; paths in `removing` are taken
-    /// out of the index (the caller deletes the files). Other index entries are left alone. The
-    /// first commit has no parent; afterwards HEAD's branch moves to the new commit and the index
-    /// is written to disk, so `git status` stays clean.
-    /// - Returns: the new commit's hex id.
-    /// - Throws: `GitError.invalidPath`, `GitError.fileNotFound` for a bad path;
-    ///   `GitError.nothingToCommit` when `allowEmpty` is false and the tree equals the parent's;
-    ///   `GitError.libgit2` if HEAD moved meanwhile or the signature is invalid.
-    @discardableResult
-    public func commit(
-        message: String,
-        adding: [String],
-        removing: [String] = [],
-        signature: GitSignature? = nil,
-        allowEmpty: Bool = false
-    ) throws -> String {
-        let index = try GitHandle("opening the index", owner: self, free: git_index_free) {
-            git_repository_index(&$0, raw)
-        }
-        defer { withExtendedLifetime(index) {} }
-        // Start from the file on disk, not from changes an earlier failed call left in memory.
-        try check(git_index_read(index.pointer, 1), "reading the index")
-        // The commit must be HEAD plus exactly the listed paths. If the index does not match HEAD
-        // (a commit whose index write failed, an interrupted checkout, something staged by hand),
-        // start from HEAD's tree instead, or the commit would silently undo or add other files.
-        if let head = try headCommit() {
-            defer { withExtendedLifetime(head) {} }
-            var current = git_oid()
-            try check(git_index_write_tree(&current, index.pointer), "reading the index")
-            if let headTree = git_commit_tree_id(head.pointer), !headTree.pointee.isSame(as: current) {
-                let tree = try tree(of: head)
-                defer { withExtendedLifetime(tree) {} }
-                try check(git_index_read_tree(index.pointer, tree.pointer), "resetting the index to HEAD")
-            }
-        }
-        for path in adding {
-            let relative = try Self.validated(path)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: workdir + "/" + relative, isDirectory: &isDirectory),
-                  !isDirectory.boolValue else {
-                throw GitError.fileNotFound(path: relative)
-            }
-            try check(git_index_add_bypath(index.pointer, relative), "staging \"\(relative)\"")
-        }
-        for path in removing {
-            let relative = try Self.validated(path)
-            try check(git_index_remove_bypath(index.pointer, relative), "unstaging \"\(relative)\"")
-        }
+/// One change to a tree: a regular file at `path` (a blob already in the object database), or no file there.
+public enum GitTreeChange: Sendable, Equatable {
+    case put(path: String, blob: String)
+    case remove(path: String)
 
-        var treeID = git_oid()
-        try check(git_index_write_tree(&treeID, index.pointer), "writing the tree")
-        let parent = try headCommit()
-        defer { withExtendedLifetime(parent) {} }
-        if !allowEmpty {
-            if let parent, let parentTree = git_commit_tree_id(parent.pointer), parentTree.pointee.isSame(as: treeID) {
-                throw GitError.nothingToCommit
-            }
-            if parent == nil, git_index_entrycount(index.pointer) == 0 {
-                throw GitError.nothingToCommit
+    public var path: String {
+        switch self {
+        case .put(let path, _), .remove(let path): return path
+        }
+    }
+}
+
+extension GitRepository {
+    /// Stores `bytes` as a blob and returns its hex id. Nothing else changes.
+    public func writeBlob(_ bytes: [UInt8]) throws -> String {
+        var id = git_oid()
+        try withRepo { repo in
+            try bytes.withUnsafeBytes { buffer in
+                _ = try check(git_blob_create_from_buffer(&id, repo, buffer.baseAddress, buffer.count), "storing a file")
             }
         }
-        let id = try createCommit(
-            tree: treeID, parents: parent.map { [$0] } ?? [], message: message,
-            signature: signature ?? defaultSignature(), updating: "HEAD"
-        )
-        try check(git_index_write(index.pointer), "writing the index")
         return id.hex
     }
 
-    /// Writes a commit object and, if `ref` is given, moves that ref (through HEAD: its branch).
-    func createCommit(
-        tree treeID: git_oid, parents: [GitHandle], message: String, signature: GitSignature, updating ref: String?
-    ) throws -> git_oid {
-        var treeID = treeID
-        let tree = try GitHandle("reading the new tree", owner: self, free: git_tree_free) {
-            git_tree_lookup(&$0, raw, &treeID)
+    /// The tree of commit `rev` (`nil`: the empty tree) with `changes` applied, written to the object
+    /// database; returns the new tree's id. Folders that become empty disappear. Costs one tree per folder
+    /// on each changed path, whatever the size of the rest of the tree.
+    /// - Throws: `GitError.invalidPath`, `GitError.unknownRevision`.
+    public func tree(from rev: String?, applying changes: [GitTreeChange]) throws -> String {
+        let base = try rev.map { try tree(of: commit(forRevision: $0)) } ?? emptyTree()
+        let sorted = try changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { change -> (git_tree_update_t, git_oid, String) in
+            let path = try Self.validated(change.path)
+            switch change {
+            case .put(_, let blob): return (GIT_TREE_UPDATE_UPSERT, try Self.oid(blob), path)
+            case .remove: return (GIT_TREE_UPDATE_REMOVE, git_oid(), path)
+            }
         }
-        defer { withExtendedLifetime(tree) {} }
+        var paths: [UnsafeMutablePointer<CChar>?] = sorted.map { strdup($0.2) }
+        defer { paths.forEach { free($0) } }
+        var updates = sorted.enumerated().map { index, change in
+            git_tree_update(action: change.0, id: change.1, filemode: GIT_FILEMODE_BLOB, path: paths[index])
+        }
+        var id = git_oid()
+        try withRepo { repo in
+            try base.withPointer { tree in
+                _ = try check(git_tree_create_updated(&id, repo, tree, updates.count, &updates), "building the new tree")
+            }
+        }
+        return id.hex
+    }
+
+    private func emptyTree() throws -> GitHandle {
+        let builder = try GitHandle("building an empty tree", owner: self, free: git_treebuilder_free) { out in
+            withRepo { git_treebuilder_new(&out, $0, nil) }
+        }
+        var id = git_oid()
+        try builder.withPointer { _ = try check(git_treebuilder_write(&id, $0), "writing an empty tree") }
+        return try GitHandle("reading the empty tree", owner: self, free: git_tree_free) { out in
+            withRepo { git_tree_lookup(&out, $0, &id) }
+        }
+    }
+
+    /// Writes a commit object with the given tree and parents; no ref moves. Returns its id.
+    public func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil) throws -> String {
+        var oid = try Self.oid(treeID)
+        let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
+            withRepo { git_tree_lookup(&out, $0, &oid) }
+        }
+        let parentHandles = try parents.map { try commit(forRevision: $0) }
+        return try createCommit(tree: tree, parents: parentHandles, message: message, signature: signature ?? defaultSignature()).hex
+    }
+
+    /// Writes a commit object; `parents` in order (first parent first).
+    func createCommit(tree: GitHandle, parents: [GitHandle], message: String, signature: GitSignature) throws -> git_oid {
         let stamp = try SignatureHandle(signature)
         var text = git_buf()
         defer { git_buf_dispose(&text) }
         try check(git_message_prettify(&text, message, 0, CChar(UInt8(ascii: "#"))), "cleaning up the message")
-        var parentPointers: [OpaquePointer?] = parents.map { $0.pointer }
         var id = git_oid()
-        try check(
-            git_commit_create(&id, raw, ref, stamp.pointer, stamp.pointer, nil, text.ptr, tree.pointer,
-                              parentPointers.count, &parentPointers),
-            "creating the commit"
-        )
+        try withPointers(parents) { parentPointers in
+            var pointers: [OpaquePointer?] = parentPointers
+            try withRepo { repo in
+                try tree.withPointer { treePointer in
+                    try stamp.withPointer { who in
+                        _ = try check(git_commit_create(&id, repo, nil, who, who, nil, text.ptr, treePointer, pointers.count, &pointers),
+                                      "creating the commit")
+                    }
+                }
+            }
+        }
         return id
+    }
+
+    /// Moves the branch HEAD names (`refs/heads/main`) from `old` (`nil`: the branch does not exist yet) to
+    /// `new` as one compare-and-swap: git's ref lock, then the check that the branch still is `old`.
+    /// - Throws: `GitError.branchMoved` if it is not `old` any more; `GitError.locked` when another
+    ///   process holds the ref's lock file.
+    public func moveBranch(from old: String?, to new: String, log message: String) throws {
+        var target = try Self.oid(new)
+        let branch = try headBranch()
+        let result: Int32 = try withRepo { repo in
+            var out: OpaquePointer?
+            defer { git_reference_free(out) }
+            if let old {
+                var expected = try Self.oid(old)
+                return git_reference_create_matching(&out, repo, branch, &target, 1, &expected, message)
+            }
+            return git_reference_create(&out, repo, branch, &target, 0, message)
+        }
+        switch result {
+        case 0: return
+        case GIT_EMODIFIED.code, GIT_EEXISTS.code:
+            git_error_clear()
+            throw GitError.branchMoved(branch: branch)
+        case GIT_ELOCKED.code:
+            git_error_clear()
+            throw GitError.locked(path: ".git/" + branch + ".lock")
+        default:
+            try check(result, "moving \"\(branch)\"")
+        }
+    }
+
+    /// The branch HEAD points to (`refs/heads/main`), even while it has no commit.
+    func headBranch() throws -> String {
+        let head = try GitHandle("reading HEAD", owner: self, free: git_reference_free) { out in
+            withRepo { git_reference_lookup(&out, $0, "HEAD") }
+        }
+        guard let branch = head.withPointer({ git_reference_symbolic_target($0).map { String(cString: $0) } }) else {
+            throw GitError.libgit2(code: GIT_ERROR.code, message: "HEAD is detached", context: "reading HEAD")
+        }
+        return branch
     }
 
     /// The id of the commit HEAD points to, or `nil` on an unborn branch (no commit yet).
     public func headCommitID() throws -> String? {
-        try headCommit().map { git_commit_id($0.pointer).pointee.hex }
-    }
-
-    /// HEAD's commit, or `nil` on an unborn branch.
-    func headCommit() throws -> GitHandle? {
         var id = git_oid()
-        let result = try check(git_reference_name_to_id(&id, raw, "HEAD"), "reading HEAD",
-                               allowing: [GIT_ENOTFOUND.code, GIT_EUNBORNBRANCH.code])
+        let result = try withRepo { try check(git_reference_name_to_id(&id, $0, "HEAD"), "reading HEAD",
+                                              allowing: [GIT_ENOTFOUND.code, GIT_EUNBORNBRANCH.code]) }
         guard result == 0 else {
             git_error_clear()
             return nil
         }
-        return try lookupCommit(id)
+        return id.hex
+    }
+
+    /// HEAD's commit, or `nil` on an unborn branch.
+    func headCommit() throws -> GitHandle? {
+        try headCommitID().map { try commit(forRevision: $0) }
     }
 
     func lookupCommit(_ id: git_oid) throws -> GitHandle {
         var id = id
-        return try GitHandle("reading commit \(id.hex)", owner: self, free: git_commit_free) {
-            git_commit_lookup(&$0, raw, &id)
+        return try GitHandle("reading commit \(id.hex)", owner: self, free: git_commit_free) { out in
+            withRepo { git_commit_lookup(&out, $0, &id) }
         }
     }
 
     /// The commit `rev` names: anything `git rev-parse` accepts ("HEAD~2", a hex id, a branch).
     func commit(forRevision rev: String) throws -> GitHandle {
         do {
-            let object = try GitHandle("resolving \"\(rev)\"", owner: self, free: git_object_free) {
-                git_revparse_single(&$0, raw, rev)
+            let object = try GitHandle("resolving \"\(rev)\"", owner: self, free: git_object_free) { out in
+                withRepo { git_revparse_single(&out, $0, rev) }
             }
-            defer { withExtendedLifetime(object) {} }
-            return try GitHandle("resolving \"\(rev)\" to a commit", owner: self, free: git_commit_free) {
-                git_object_peel(&$0, object.pointer, GIT_OBJECT_COMMIT)
+            return try GitHandle("resolving \"\(rev)\" to a commit", owner: self, free: git_commit_free) { out in
+                object.withPointer { git_object_peel(&out, $0, GIT_OBJECT_COMMIT) }
             }
         } catch GitError.libgit2(let code, _, _)
                     where [GIT_ENOTFOUND, GIT_EINVALIDSPEC, GIT_EAMBIGUOUS, GIT_EPEEL].map(\.code).contains(code) {
@@ -138,61 +176,99 @@ extension GitRepository {
     }
 
     func tree(of commit: GitHandle) throws -> GitHandle {
-        try GitHandle("reading a commit's tree", owner: self, free: git_tree_free) {
-            git_commit_tree(&$0, commit.pointer)
+        try GitHandle("reading a commit's tree", owner: self, free: git_tree_free) { out in
+            commit.withPointer { git_commit_tree(&out, $0) }
+        }
+    }
+
+    /// The blob id of the file at `path` in commit `rev`, or `nil` if no file is there.
+    /// Throws `GitError.unknownRevision` if `rev` names no commit.
+    public func blobID(at rev: String, path: String) throws -> String? {
+        let tree = try tree(of: commit(forRevision: rev))
+        return try tree.withPointer { treePointer in
+            guard let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free, acquire: {
+                git_tree_entry_bypath(&$0, treePointer, path)
+            }) else { return nil }
+            return entry.withPointer { e in
+                git_tree_entry_type(e) == GIT_OBJECT_BLOB ? git_tree_entry_id(e).pointee.hex : nil
+            }
         }
     }
 
     /// The bytes of the file at `path` in commit `rev`, or `nil` if no file is there.
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
     public func blob(at rev: String, path: String) throws -> [UInt8]? {
-        let tree = try tree(of: commit(forRevision: rev))
-        defer { withExtendedLifetime(tree) {} }
-        guard let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free, acquire: {
-            git_tree_entry_bypath(&$0, tree.pointer, path)
-        }), git_tree_entry_type(entry.pointer) == GIT_OBJECT_BLOB else {
-            return nil
-        }
-        defer { withExtendedLifetime(entry) {} }
-        return try blobContents(git_tree_entry_id(entry.pointer).pointee)
+        try blobID(at: rev, path: path).map { try blob(id: $0) }
     }
 
     func blobContents(_ id: git_oid) throws -> [UInt8] {
         var id = id
-        let blob = try GitHandle("reading blob \(id.hex)", owner: self, free: git_blob_free) {
-            git_blob_lookup(&$0, raw, &id)
+        let blob = try GitHandle("reading blob \(id.hex)", owner: self, free: git_blob_free) { out in
+            withRepo { git_blob_lookup(&out, $0, &id) }
         }
-        defer { withExtendedLifetime(blob) {} }
-        let size = Int(git_blob_rawsize(blob.pointer))
-        guard size > 0, let bytes = git_blob_rawcontent(blob.pointer) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: size))
+        return blob.withPointer { b in
+            let size = Int(git_blob_rawsize(b))
+            guard size > 0, let bytes = git_blob_rawcontent(b) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: size))
+        }
+    }
+
+    /// The blob id git would give the file at `path` (absolute), without storing it.
+    public func hashFile(_ path: String) throws -> String {
+        var id = git_oid()
+        try check(git_odb_hashfile(&id, path, GIT_OBJECT_BLOB), "hashing \"\(path)\"")
+        return id.hex
     }
 
     /// Every file path in HEAD's tree, sorted, with `/` separators; empty on an unborn branch.
     public func trackedPaths() throws -> [String] {
-        guard let head = try headCommit() else { return [] }
-        let tree = try tree(of: head)
-        defer { withExtendedLifetime(tree) {} }
-        let collector = PathCollector()
-        try withExtendedLifetime(collector) {
-            _ = try check(
-                git_tree_walk(tree.pointer, GIT_TREEWALK_PRE, { root, entry, payload in
-                    guard let entry, let payload, git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return 0 }
-                    let collector = Unmanaged<PathCollector>.fromOpaque(payload).takeUnretainedValue()
-                    let prefix = root.map { String(cString: $0) } ?? ""
-                    collector.paths.append(prefix + String(cString: git_tree_entry_name(entry)))
-                    return 0
-                }, Unmanaged.passUnretained(collector).toOpaque()),
-                "listing the files of HEAD"
-            )
+        guard let head = try headCommitID() else { return [] }
+        return try treeEntries(at: head).map(\.path)
+    }
+
+    /// Stages exactly the given work-tree files on top of HEAD's tree and records one commit: a
+    /// convenience over `writeBlob`, `tree(from:applying:)`, `writeCommit` and `moveBranch` for callers
+    /// that keep their files in the work tree. Files in `adding` must exist; paths in `removing` are
+    /// taken out (the caller deletes the files). The index is refreshed for those paths afterwards.
+    /// - Returns: the new commit's hex id.
+    /// - Throws: `GitError.invalidPath`, `.fileNotFound`; `.nothingToCommit` when `allowEmpty` is false
+    ///   and the tree equals the parent's; `.branchMoved` if HEAD moved meanwhile.
+    @discardableResult
+    public func commit(
+        message: String, adding: [String], removing: [String] = [], signature: GitSignature? = nil, allowEmpty: Bool = false
+    ) throws -> String {
+        var changes: [GitTreeChange] = []
+        for path in adding {
+            let relative = try Self.validated(path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: workdir + "/" + relative, isDirectory: &isDirectory),
+                  !isDirectory.boolValue, let data = FileManager.default.contents(atPath: workdir + "/" + relative) else {
+                throw GitError.fileNotFound(path: relative)
+            }
+            changes.append(.put(path: relative, blob: try writeBlob([UInt8](data))))
         }
-        return collector.paths.sorted()
+        for path in removing { changes.append(.remove(path: try Self.validated(path))) }
+        let parent = try headCommitID()
+        let treeID = try tree(from: parent, applying: changes)
+        if !allowEmpty {
+            if let parent, try treeEntriesID(of: parent) == treeID { throw GitError.nothingToCommit }
+            if parent == nil, try treeEntries(ofTree: treeID).isEmpty { throw GitError.nothingToCommit }
+        }
+        let id = try writeCommit(tree: treeID, parents: parent.map { [$0] } ?? [], message: message, signature: signature)
+        try moveBranch(from: parent, to: id, log: "commit: " + (message.split(separator: "\n").first.map(String.init) ?? ""))
+        try refreshIndex(paths: changes.map(\.path))
+        return id
+    }
+
+    /// The tree id of commit `rev`.
+    public func treeEntriesID(of rev: String) throws -> String {
+        try commit(forRevision: rev).withPointer { git_commit_tree_id($0).pointee.hex }
     }
 
     /// A relative path with `/` separators that stays inside the work tree.
     static func validated(_ path: String) throws -> String {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, !path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+        guard !path.isEmpty, !path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.lowercased() == ".git" }),
               !path.contains("\0") else {
             throw GitError.invalidPath(path)
         }
@@ -200,7 +276,11 @@ extension GitRepository {
     }
 }
 
-/// Payload box for the tree walk callback.
-private final class PathCollector {
-    var paths: [String] = []
+/// Calls `body` with the pointers of `handles`, all kept alive until it returns.
+func withPointers<R>(_ handles: [GitHandle], _ body: ([OpaquePointer?]) throws -> R) rethrows -> R {
+    func go(_ index: Int, _ collected: [OpaquePointer?]) throws -> R {
+        guard index < handles.count else { return try body(collected) }
+        return try handles[index].withPointer { try go(index + 1, collected + [$0]) }
+    }
+    return try go(0, [])
 }

@@ -26,8 +26,8 @@ extension GitRepository {
     /// `GitError.libgit2` for an invalid name or URL.
     public func addRemote(name: String, url: String) throws {
         do {
-            _ = try GitHandle("adding remote \"\(name)\"", owner: self, free: git_remote_free) {
-                git_remote_create(&$0, raw, name, url)
+            _ = try GitHandle("adding remote \"\(name)\"", owner: self, free: git_remote_free) { out in
+                withRepo { git_remote_create(&out, $0, name, url) }
             }
         } catch GitError.libgit2(let code, _, _) where code == GIT_EEXISTS.code {
             throw GitError.remoteExists(name)
@@ -36,7 +36,7 @@ extension GitRepository {
 
     /// Removes a remote and its remote-tracking refs. Throws `GitError.remoteNotFound`.
     public func removeRemote(name: String) throws {
-        let result = try check(git_remote_delete(raw, name), "removing remote \"\(name)\"", allowing: [GIT_ENOTFOUND.code])
+        let result = try withRepo { try check(git_remote_delete($0, name), "removing remote \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
         if result == GIT_ENOTFOUND.code {
             git_error_clear()
             throw GitError.remoteNotFound(name)
@@ -46,15 +46,15 @@ extension GitRepository {
     /// The configured remotes, sorted by name.
     public func remotes() throws -> [GitRemote] {
         var names = git_strarray()
-        try check(git_remote_list(&names, raw), "listing remotes")
+        try withRepo { _ = try check(git_remote_list(&names, $0), "listing remotes") }
         return try takeStrArray(&names).sorted().map { name in
             GitRemote(name: name, url: try remoteURL(lookupRemote(name)))
         }
     }
 
     func lookupRemote(_ name: String) throws -> GitHandle {
-        guard let remote = try GitHandle(ifFound: "looking up remote \"\(name)\"", owner: self, free: git_remote_free, acquire: {
-            git_remote_lookup(&$0, raw, name)
+        guard let remote = try GitHandle(ifFound: "looking up remote \"\(name)\"", owner: self, free: git_remote_free, acquire: { out in
+            withRepo { git_remote_lookup(&out, $0, name) }
         }) else {
             throw GitError.remoteNotFound(name)
         }
@@ -62,25 +62,32 @@ extension GitRepository {
     }
 
     private func remoteURL(_ remote: GitHandle) -> String {
-        git_remote_url(remote.pointer).map { String(cString: $0) } ?? ""
+        remote.withPointer { git_remote_url($0).map { String(cString: $0) } } ?? ""
     }
 
-    /// Downloads the remote's `main` into `refs/remotes/<remote>/main`; the local branch and work
-    /// tree are not touched. A remote without `main` (still empty) is not an error.
+    /// Downloads the remote's `main` into the ref `destination` (default `refs/remotes/<remote>/main`);
+    /// nothing else changes: not the local branch, the work tree, or any other ref (the fetch goes through
+    /// an anonymous remote with the remote's URL, so git's opportunistic tracking-ref updates cannot touch
+    /// `refs/remotes/…` before the caller has checked what arrived). A remote without `main` (still
+    /// empty) is not an error: then `destination` is left as it was.
     /// - Throws: `GitError.remoteNotFound`, `.unreachable`, `.authenticationFailed`,
     ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
-    public func fetch(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
-        let remote = try lookupRemote(name)
-        defer { withExtendedLifetime(remote) {} }
-        let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
+    public func fetch(remote name: String = "origin", into destination: String? = nil,
+                      credentials: GitCredentials = .standard()) throws {
+        let url = try lookupRemote(name).withPointer { git_remote_url($0).map { String(cString: $0) } } ?? ""
+        let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
+            withRepo { git_remote_create_anonymous(&out, $0, url) }
+        }
+        let session = RemoteSession(credentials: credentials, url: url)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
-        options.callbacks = try session.callbacks()
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-        try withExtendedLifetime(session) {
-            try withStrArray(["+\(Self.mainBranch):\(Self.trackingRef(remote: name))"]) { refspecs in
+        options.update_fetchhead = 0
+        try session.withCallbacks { callbacks in
+            options.callbacks = callbacks
+            try withStrArray(["+\(Self.mainBranch):\(destination ?? Self.trackingRef(remote: name))"]) { refspecs in
                 do {
-                    try check(git_remote_fetch(remote.pointer, &refspecs, &options, nil), "fetching from \"\(name)\"")
+                    try anonymous.withPointer { _ = try check(git_remote_fetch($0, &refspecs, &options, nil), "fetching from \"\(name)\"") }
                 } catch {
                     throw session.classify(error, remote: name)
                 }
@@ -95,16 +102,15 @@ extension GitRepository {
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
     public func push(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
         let remote = try lookupRemote(name)
-        defer { withExtendedLifetime(remote) {} }
         guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
-        options.callbacks = try session.callbacks()
-        try withExtendedLifetime(session) {
+        try session.withCallbacks { callbacks in
+            options.callbacks = callbacks
             try withStrArray(["\(Self.mainBranch):\(Self.mainBranch)"]) { refspecs in
                 do {
-                    try check(git_remote_push(remote.pointer, &refspecs, &options), "pushing to \"\(name)\"")
+                    try remote.withPointer { _ = try check(git_remote_push($0, &refspecs, &options), "pushing to \"\(name)\"") }
                 } catch {
                     throw session.classify(error, remote: name)
                 }

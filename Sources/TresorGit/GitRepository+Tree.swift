@@ -1,4 +1,4 @@
-// Listing a commit's tree with modes, sizes and blob ids, and reading blobs by id.
+// Listing a commit's tree with modes and blob ids, reading blobs by id, the index and whole-tree checkouts.
 internal import CGit2
 import Foundation
 
@@ -20,12 +20,24 @@ extension GitRepository {
     /// Every non-directory entry of the tree of commit `rev`, sorted by path.
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
     public func treeEntries(at rev: String) throws -> [GitTreeEntry] {
-        let tree = try tree(of: commit(forRevision: rev))
-        defer { withExtendedLifetime(tree) {} }
+        try treeEntries(of: tree(of: commit(forRevision: rev)), context: rev)
+    }
+
+    /// Every non-directory entry of the tree `treeID`, sorted by path.
+    public func treeEntries(ofTree treeID: String) throws -> [GitTreeEntry] {
+        var oid = try Self.oid(treeID)
+        let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
+            withRepo { git_tree_lookup(&out, $0, &oid) }
+        }
+        return try treeEntries(of: tree, context: treeID)
+    }
+
+    private func treeEntries(of tree: GitHandle, context: String) throws -> [GitTreeEntry] {
         let collector = TreeCollector()
-        try withExtendedLifetime(collector) {
+        let payload = Unmanaged.passUnretained(collector).toOpaque()
+        try tree.withPointer { treePointer in
             _ = try check(
-                git_tree_walk(tree.pointer, GIT_TREEWALK_PRE, { root, entry, payload in
+                git_tree_walk(treePointer, GIT_TREEWALK_PRE, { root, entry, payload in
                     guard let entry, let payload else { return 0 }
                     let kind: GitTreeEntry.Kind
                     switch git_tree_entry_filemode(entry) {
@@ -41,19 +53,48 @@ extension GitRepository {
                     collector.entries.append(GitTreeEntry(path: prefix + String(cString: git_tree_entry_name(entry)), kind: kind,
                                                           id: git_tree_entry_id(entry).pointee.hex))
                     return 0
-                }, Unmanaged.passUnretained(collector).toOpaque()),
-                "listing the files of \"\(rev)\""
+                }, payload),
+                "listing the files of \"\(context)\""
             )
         }
         return collector.entries.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
+    /// The names directly inside folder `folder` ("" for the root) of commit `rev`, each with whether it
+    /// is a folder; empty when there is no such folder. Reads only the trees on the way.
+    public func folderNames(at rev: String, folder: String) throws -> [(name: String, isFolder: Bool)] {
+        let root = try tree(of: commit(forRevision: rev))
+        let tree: GitHandle
+        if folder.isEmpty {
+            tree = root
+        } else {
+            guard let entry = try root.withPointer({ treePointer in
+                try GitHandle(ifFound: "finding \"\(folder)\"", owner: self, free: git_tree_entry_free) {
+                    git_tree_entry_bypath(&$0, treePointer, folder)
+                }
+            }), let sub = try entry.withPointer({ e -> GitHandle? in
+                guard git_tree_entry_type(e) == GIT_OBJECT_TREE else { return nil }
+                return try GitHandle("reading \"\(folder)\"", owner: self, free: git_tree_free) { out in
+                    withRepo { git_tree_lookup(&out, $0, git_tree_entry_id(e)) }
+                }
+            }) else { return [] }
+            tree = sub
+        }
+        return tree.withPointer { t in
+            (0..<git_tree_entrycount(t)).compactMap { index in
+                guard let e = git_tree_entry_byindex(t, index) else { return nil }
+                return (String(cString: git_tree_entry_name(e)), git_tree_entry_type(e) == GIT_OBJECT_TREE)
+            }
+        }
+    }
+
     /// The size in bytes of the blob `id`, without reading it.
     public func blobSize(id: String) throws -> Int {
         var oid = try GitRepository.oid(id)
-        let blob = try GitHandle("reading blob \(id)", owner: self, free: git_blob_free) { git_blob_lookup(&$0, raw, &oid) }
-        defer { withExtendedLifetime(blob) {} }
-        return Int(git_blob_rawsize(blob.pointer))
+        let blob = try GitHandle("reading blob \(id)", owner: self, free: git_blob_free) { out in
+            withRepo { git_blob_lookup(&out, $0, &oid) }
+        }
+        return blob.withPointer { Int(git_blob_rawsize($0)) }
     }
 
     /// The contents of the blob `id`.
@@ -66,19 +107,71 @@ extension GitRepository {
         try check(git_oid_fromstr(&oid, hex), "parsing object id \"\(hex)\"")
         return oid
     }
-}
 
-extension GitRepository {
-    /// Makes the work tree and index match HEAD, overwriting local changes: finishes a checkout that
-    /// was interrupted after HEAD moved. Callers must know nothing uncommitted is there to lose.
-    public func finishCheckout() throws {
-        try checkoutHead()
+    /// The commit `rev` names. Throws `GitError.unknownRevision`.
+    public func commitInfo(_ rev: String) throws -> GitCommit {
+        Self.describe(try commit(forRevision: rev))
     }
 }
 
 extension GitRepository {
-    /// The commit `rev` names. Throws `GitError.unknownRevision`.
-    public func commitInfo(_ rev: String) throws -> GitCommit {
-        Self.describe(try commit(forRevision: rev))
+    /// Brings the index entries of `paths` in line with the work tree (a file there is staged as it is,
+    /// a missing one is removed), so `git status` stays clean after the work tree was updated to HEAD.
+    /// - Throws: `GitError.locked` when another process holds `.git/index.lock`; nothing is written then.
+    public func refreshIndex(paths: [String]) throws {
+        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+            withRepo { git_repository_index(&out, $0) }
+        }
+        try index.withPointer { idx in
+            try check(git_index_read(idx, 1), "reading the index")
+            for path in paths {
+                let relative = try Self.validated(path)
+                var st = stat()
+                if lstat(workdir + "/" + relative, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
+                    try check(git_index_add_bypath(idx, relative), "staging \"\(relative)\"")
+                } else {
+                    try check(git_index_remove_bypath(idx, relative), "unstaging \"\(relative)\"")
+                }
+            }
+            try writeIndex(idx)
+        }
+    }
+
+    /// Makes the index match HEAD's tree (stat information is rebuilt by git later).
+    /// - Throws: `GitError.locked` when `.git/index.lock` exists.
+    public func resetIndexToHead() throws {
+        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+            withRepo { git_repository_index(&out, $0) }
+        }
+        try index.withPointer { idx in
+            if let head = try headCommit() {
+                let tree = try tree(of: head)
+                try tree.withPointer { try check(git_index_read_tree(idx, $0), "resetting the index to HEAD") }
+            } else {
+                try check(git_index_clear(idx), "clearing the index")
+            }
+            try writeIndex(idx)
+        }
+    }
+
+    private func writeIndex(_ idx: OpaquePointer) throws {
+        let result = git_index_write(idx)
+        if result == GIT_ELOCKED.code {
+            git_error_clear()
+            throw GitError.locked(path: ".git/index.lock")
+        }
+        try check(result, "writing the index")
+    }
+
+    /// Makes the whole work tree and index match HEAD, overwriting local changes (files 0600, folders
+    /// 0700). For a fresh clone; callers must know nothing uncommitted is there to lose.
+    public func checkoutHead() throws {
+        var options = git_checkout_options()
+        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
+        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        // The work tree holds secrets (encrypted, but names and sizes are private too): 0600 files, 0700 folders.
+        options.file_mode = 0o600
+        options.dir_mode = 0o700
+        try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
     }
 }

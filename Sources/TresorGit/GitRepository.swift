@@ -10,15 +10,22 @@ public final class GitRepository {
     /// The absolute path of the work tree, without a trailing slash.
     public let workdir: String
 
-    var raw: OpaquePointer { handle.pointer }
+    /// Runs `body` with the `git_repository` pointer.
+    func withRepo<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try handle.withPointer(body)
+    }
 
     private init(handle: GitHandle) throws {
         self.handle = handle
-        guard git_repository_is_bare(handle.pointer) == 0, let dir = git_repository_workdir(handle.pointer) else {
-            let path = git_repository_path(handle.pointer).map { String(cString: $0) } ?? "?"
+        let dir: String? = handle.withPointer { repo in
+            guard git_repository_is_bare(repo) == 0 else { return nil }
+            return git_repository_workdir(repo).map { String(cString: $0) }
+        }
+        guard let dir else {
+            let path = handle.withPointer { git_repository_path($0).map { String(cString: $0) } } ?? "?"
             throw GitError.notARepository(path: path)
         }
-        var path = String(cString: dir)
+        var path = dir
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         workdir = path
     }
@@ -64,7 +71,6 @@ public final class GitRepository {
             let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
                 git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
             }
-            defer { withExtendedLifetime(handle) {} }
             return try GitRepository(handle: handle)
         } catch GitError.libgit2(let code, _, _) where code == GIT_ENOTFOUND.code {
             throw GitError.notARepository(path: path)
@@ -78,15 +84,13 @@ public final class GitRepository {
     /// Sets `key` (such as `user.name`) in the repository's own `.git/config`.
     /// Throws `GitError.libgit2` for an invalid key or an unwritable file.
     public func setConfig(_ key: String, _ value: String) throws {
-        let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
-            git_repository_config(&$0, raw)
+        let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) { out in
+            withRepo { git_repository_config(&out, $0) }
         }
-        defer { withExtendedLifetime(config) {} }
-        let local = try GitHandle("opening the repository configuration", owner: self, free: git_config_free) {
-            git_config_open_level(&$0, config.pointer, GIT_CONFIG_LEVEL_LOCAL)
+        let local = try GitHandle("opening the repository configuration", owner: self, free: git_config_free) { out in
+            config.withPointer { git_config_open_level(&out, $0, GIT_CONFIG_LEVEL_LOCAL) }
         }
-        defer { withExtendedLifetime(local) {} }
-        try check(git_config_set_string(local.pointer, key, value), "setting \"\(key)\"")
+        try local.withPointer { try check(git_config_set_string($0, key, value), "setting \"\(key)\"") }
     }
 
     /// The value of `key` as git sees it (repository, then global and system files), or `nil` if it
@@ -96,18 +100,18 @@ public final class GitRepository {
     }
 
     private func configValue(_ key: String) throws -> String? {
-        let snapshot = try GitHandle("reading the configuration", owner: self, free: git_config_free) {
-            git_repository_config_snapshot(&$0, raw)
+        let snapshot = try GitHandle("reading the configuration", owner: self, free: git_config_free) { out in
+            withRepo { git_repository_config_snapshot(&out, $0) }
         }
-        defer { withExtendedLifetime(snapshot) {} }
-        var value: UnsafePointer<CChar>?
-        let found = try check(git_config_get_string(&value, snapshot.pointer, key), "reading \"\(key)\"",
-                              allowing: [GIT_ENOTFOUND.code])
-        guard found == 0, let value else {
-            git_error_clear()
-            return nil
+        return try snapshot.withPointer { config in
+            var value: UnsafePointer<CChar>?
+            let found = try check(git_config_get_string(&value, config, key), "reading \"\(key)\"", allowing: [GIT_ENOTFOUND.code])
+            guard found == 0, let value else {
+                git_error_clear()
+                return nil
+            }
+            return String(cString: value)
         }
-        return String(cString: value)
     }
 
     /// The author and committer for new commits: `user.name` and `user.email` from git's

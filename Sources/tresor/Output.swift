@@ -43,4 +43,22 @@ enum Output {
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Text that came from elsewhere (file names, remotes, imported data) with control characters, C1
+    /// controls and bidirectional overrides shown as escapes, so it cannot drive the terminal.
+    static func escaped(_ s: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in s.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20, 0x7F, 0x80..<0xA0, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+                out.append(contentsOf: String(format: scalar.value < 0x100 ? "\\x%02x" : "\\u{%04x}", scalar.value).unicodeScalars)
+            default:
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// `escaped` in double quotes: how messages name a file, entry, remote or folder.
+    static func quoted(_ s: String) -> String { "\"" + escaped(s) + "\"" }
 }

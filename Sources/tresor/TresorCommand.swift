@@ -25,20 +25,14 @@ struct TresorCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+            VaultOptions.printWarnings()
         } catch let e as ExitCode {
+            VaultOptions.printWarnings()
             Glibc.exit(e.rawValue)
-        } catch let e as VaultError {
-            fail(e.errorDescription ?? "\(e)", code: ExitStatus.of(e))
-        } catch let e as CoreError {
-            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
-        } catch let e as GitError {
-            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
-        } catch let e as CLIError {
-            fail(e.message, code: e.code)
-        } catch let e as GeneratorError {
-            fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
         } catch {
-            exit(withError: error)
+            VaultOptions.printWarnings()
+            guard let report = ErrorReport.of(error) else { exit(withError: error) }
+            fail(report.message, code: report.code)
         }
     }
 
@@ -57,14 +51,6 @@ enum ExitStatus {
     static let exists: Int32 = 5
     static let problems: Int32 = 6
 
-    static func of(_ e: VaultError) -> Int32 {
-        switch e {
-        case .wrongPassphrase, .session: return auth
-        case .entryNotFound: return notFound
-        case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return exists
-        default: return error
-        }
-    }
 }
 
 /// A CLI-level failure with its exit code.

@@ -52,10 +52,32 @@ struct VaultOptions: ParsableArguments {
         return try Prompt.secret(prompt)
     }
 
-    /// Opens the vault; with `unlock`, also obtains the key from the session or the passphrase.
-    /// `interactive: false` never prompts (for commands git runs).
+    /// Vaults this process opened, whose warnings are printed when the command ends.
+    nonisolated(unsafe) private static var opened: [Vault] = []
+
+    /// Prints what changes could not finish (their commits exist; the next command finishes them).
+    static func printWarnings() {
+        for vault in opened {
+            for w in vault.warnings { Output.warning(w.message) }
+        }
+        opened.removeAll()
+    }
+
+    /// Sets how changes wait for the vault lock: `TRESOR_LOCK_TIMEOUT` seconds (default 20), saying once
+    /// which process they wait for.
+    func prepare(_ vault: Vault) {
+        if let t = environment["TRESOR_LOCK_TIMEOUT"].flatMap(Double.init), t >= 0 { vault.lockTimeout = t }
+        vault.onLockWait = { holder in Output.status("waiting for \(holder.description) to finish changing the vault…") }
+        VaultOptions.opened.append(vault)
+    }
+
+    /// Opens the vault, finishing a change an earlier process could not complete; with `unlock`, also
+    /// obtains the key from the session or the passphrase. `interactive: false` never prompts (for
+    /// commands git runs).
     func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true) throws -> Vault {
         let vault = try Vault.open(at: directory)
+        prepare(vault)
+        try vault.recoverIfNeeded()
         guard unlock else { return vault }
         if allowSession, let token = environment[Session.environmentVariable], !token.isEmpty {
             do {
@@ -64,7 +86,7 @@ struct VaultOptions: ParsableArguments {
             } catch let e as VaultError {
                 // Fall back to the passphrase when one can be had; otherwise the session error is the answer.
                 guard passphraseFilePath != nil || (interactive && Prompt.interactive) else { throw e }
-                Output.warning((e.errorDescription ?? "session unusable").split(separator: "\n").first.map(String.init) ?? "")
+                Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")
             }
         }
         guard interactive || passphraseFilePath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }

@@ -1,7 +1,7 @@
 // Random operations on three replicas with random sync orders: they converge, and no written value is lost.
 import Foundation
 import TestSupport
-import Tresor
+@testable import Tresor
 import TresorCore
 import TresorGit
 import XCTest
@@ -38,7 +38,7 @@ final class SyncPropertyTests: XCTestCase {
         for name in ["B", "C"] {
             let v = try Vault.clone(url: remote, to: base + "/" + name, credentials: .none)
             try v.unlock(passphrase: pass)
-            try v.verifyAll()
+            try v.completeClone()
             replicas.append(v)
         }
         var written: Set<Written> = []
@@ -58,11 +58,12 @@ final class SyncPropertyTests: XCTestCase {
                 written.insert(Written(id: e.id, field: "password", value: value))
             case 0, 1, 2, 3, 4:
                 guard let path = paths.randomElement(using: &rng) else { continue }
-                var e = try v.read(path)
+                let old = try v.read(path)
+                var e = old
                 let field = ["password", "username", "notes", "pin"].randomElement(using: &rng)!
                 let value = fresh()
                 try e.set(field, .text(value), at: now, origin: v.deviceID)
-                try v.update(e, changedFields: [field])
+                _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: field, value: value))
             case 5:
                 guard let path = paths.randomElement(using: &rng) else { continue }

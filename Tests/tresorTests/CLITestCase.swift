@@ -25,6 +25,14 @@ class CLITestCase: XCTestCase {
         return products.appendingPathComponent("tresor").path
     }()
 
+    /// Failpoints (`TRESOR_FAILPOINT`) exist only in debug builds; `make test` also runs these tests
+    /// against the release binary, named by `TRESOR_BIN`.
+    func requireFailpoints() throws {
+        if ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil {
+            throw XCTSkip("failpoints are compiled into debug builds only; the release binary never honours them")
+        }
+    }
+
     override func setUpWithError() throws {
         dir = NSTemporaryDirectory() + "tresor-cli-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir + "/home", withIntermediateDirectories: true)

@@ -68,16 +68,32 @@ final class SyncSafetyTests: SyncTestCase {
         XCTAssertTrue(noRemote.stderr.contains("nope"), noRemote.stderr)
     }
 
-    func testSyncRefusesUncommittedChanges() throws {
-        try setUpReplicas()
+    /// Sync never overwrites a file changed outside tresor; files it does not touch do not stop it (and
+    /// are never pushed).
+    func testSyncRefusesToOverwriteUncommittedChanges() throws {
+        try setUpReplicas("B")
         try write("stray", to: replica("A") + "/notes.txt")
+        try on("B", "edit", "Email/gmail", "--set", "notes=from B")
+        try on("B", "sync")
+        let handEdited = try String(contentsOfFile: replica("A") + "/Email/gmail.json", encoding: .utf8) + " "
+        try write(handEdited, to: replica("A") + "/Email/gmail.json")
+        let before = try headOf("A")
         let r = try attempt("A", "sync")
         XCTAssertEqual(r.code, 2)
-        XCTAssertTrue(r.stderr.contains("uncommitted changes") && r.stderr.contains("notes.txt"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("Email/gmail.json") && r.stderr.contains("changed outside tresor"), r.stderr)
+        XCTAssertEqual(try headOf("A"), before)
+        XCTAssertEqual(try String(contentsOfFile: replica("A") + "/Email/gmail.json", encoding: .utf8), handEdited)
+        try FileManager.default.removeItem(atPath: replica("A") + "/Email/gmail.json")
+        _ = try run("/usr/bin/git", ["-C", replica("A"), "checkout", "--", "Email/gmail.json"], stdin: nil, extraEnv: [:])
+        try on("A", "sync")
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "from B\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: replica("A") + "/notes.txt"))
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "ls-remote", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
     }
 
     /// Killing sync at each stage and running it again loses nothing and converges.
     func testInterruptedSyncFinishesOnRerun() throws {
+        try requireFailpoints()
         for point in ["after-fetch", "before-fast-forward", "before-merge-commit", "before-push"] {
             try tearDownWithError(); try setUpWithError()
             try setUpReplicas("B")

@@ -20,8 +20,8 @@ struct Edit: ParsableCommand {
 
     func run() throws {
         let vault = try options.open(unlock: true)
-        var entry = try vault.read(try vault.existingPath(path))
-        let now = Timestamp.now()
+        let original = try vault.read(try vault.existingPath(path))
+        var entry = original
         let origin = vault.deviceID
         var target: [String: FieldValue?] = [:]
 
@@ -56,13 +56,16 @@ struct Edit: ParsableCommand {
         }
         if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
         if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
+        // Stamped when saved, not when read: an editor may have been open for a while.
+        let now = Timestamp.now()
         var changed: [String] = []
         for (name, value) in target.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: origin) {
             changed.append(name)
         }
         guard !changed.isEmpty else { Output.status("No changes."); return }
-        try vault.update(entry, changedFields: changed)
-        Output.status("Edited \(entry.path): \(changed.joined(separator: ", "))")
+        let outcome = try vault.save(entry, basedOn: original)
+        reportMerge(outcome)
+        Output.status("Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))")
     }
 
     /// Runs the editor on a private temporary file until the text parses; nil if nothing changed.
@@ -95,6 +98,13 @@ struct Edit: ParsableCommand {
             }
         }
     }
+}
+
+/// Tells the person that the entry changed while they were editing and how the two versions were merged.
+func reportMerge(_ outcome: SaveOutcome) {
+    guard outcome.merged else { return }
+    Output.status("The entry was changed by another command meanwhile: both changes were merged field by field.")
+    for r in outcome.resolutions { Output.status("  resolved: " + r.description) }
 }
 
 /// Private temporary files for decrypted views: in /dev/shm (memory) when possible, always in a 0700 directory.

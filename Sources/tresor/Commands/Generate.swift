@@ -52,7 +52,8 @@ struct Rotate: ParsableCommand {
 
     func run() throws {
         let vault = try options.open(unlock: true)
-        var entry = try vault.read(try vault.existingPath(path))
+        let original = try vault.read(try vault.existingPath(path))
+        var entry = original
         let stored: GeneratorPolicy?
         do { stored = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) } }
         catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \((error as? LocalizedError)?.errorDescription ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
@@ -61,7 +62,8 @@ struct Rotate: ParsableCommand {
         let now = Timestamp.now()
         try entry.set("password", .text(g.value), at: now, origin: vault.deviceID)
         if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: vault.deviceID) }
-        try vault.update(entry, message: "Rotate password of \(entry.path)")
+        let outcome = try vault.save(entry, basedOn: original, message: "Rotate password of \(entry.path)")
+        reportMerge(outcome)
         Output.status(String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits))
     }
 }

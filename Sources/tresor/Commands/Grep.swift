@@ -22,7 +22,7 @@ struct Grep: ParsableCommand {
             let entry: Entry
             switch result {
             case .success(let e): entry = e
-            case .failure(let e): Output.warning(e.errorDescription ?? "\(e)"); failed = true; continue
+            case .failure(let e): Output.warning(e.message); failed = true; continue
             }
             var matches: [(String, String)] = []
             for name in entry.fields.keys.sorted() {

@@ -17,7 +17,7 @@ struct List: ParsableCommand {
         let (paths, problems) = vault.list(prefix: prefix)
         for p in problems { Output.warning("skipping \"\(p.file)\": \(p.message)") }
         if let prefix, paths.isEmpty, !prefix.isEmpty {
-            throw VaultError.entryNotFound(prefix, suggestions: vault.suggestions(for: prefix))
+            throw VaultError.entryNotFound(path: prefix, suggestions: vault.suggestions(for: prefix))
         }
         if json {
             Output.json(.array(paths.map { .object(["path": .string($0.string)]) }))

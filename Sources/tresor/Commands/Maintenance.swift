@@ -63,7 +63,7 @@ struct Log: ParsableCommand {
             let vault = try options.open(unlock: true)
             let entryPath = try Vault.parsePath(path)
             let changes = try vault.entryLog(entryPath, limit: limit)
-            if changes.isEmpty { throw VaultError.entryNotFound(entryPath.string, suggestions: vault.suggestions(for: entryPath.string)) }
+            if changes.isEmpty { throw VaultError.entryNotFound(path: entryPath.string, suggestions: vault.suggestions(for: entryPath.string)) }
             if json {
                 Output.json(.array(changes.map { c in
                     .object(["id": .string(c.commit.id), "author": .string(c.commit.author.name), "date": .string(Timestamp(c.commit.date).description),

@@ -67,7 +67,7 @@ struct Clone: ParsableCommand {
             } else {
                 try vault.unlock(passphrase: try options.passphrase())
             }
-            try vault.verifyAll()
+            try vault.completeClone()
         } catch {
             vault.discardClone()
             throw error

@@ -1,0 +1,254 @@
+// The one way the vault changes: lock, read HEAD once, build the commit in the object database, move the
+// branch by compare-and-swap, then bring the touched work-tree files along; a journal makes it recoverable.
+import Foundation
+import TresorCore
+import TresorGit
+
+/// Something a command did not finish that the next command will (the change itself is committed).
+public enum VaultWarning: Equatable, Sendable {
+    /// The work-tree file at `path` could not be brought up to date (for example a full disk).
+    case workTreeNotUpdated(path: String, reason: String)
+    /// Another process holds `.git/index.lock`: git's index is refreshed later (`git status` may show
+    /// differences until then).
+    case indexNotUpdated(lockFile: String)
+}
+
+/// The record of a change between moving the branch and finishing the work tree (Spec/TRANSACTIONS.md §4).
+struct Journal: Equatable {
+    static let relativePath = ".git/tresor/transaction"
+    var base: String?
+    var target: String
+    var paths: [String]
+
+    func serialized() -> [UInt8] {
+        JSONValue.object([
+            "version": .integer(1), "base": base.map(JSONValue.string) ?? .null, "target": .string(target),
+            "paths": .array(paths.map(JSONValue.string)),
+        ]).canonicalBytes() + [0x0A]
+    }
+
+    /// The journal of `root`, or nil when there is none (or it does not parse: it is written atomically,
+    /// so that only happens to a file someone else wrote).
+    static func read(root: String) -> Journal? {
+        guard let bytes = try? FileSystem.read(root + "/" + relativePath, limit: 16 << 20),
+              let o = (try? JSONValue.parse(bytes))?.objectValue, o["version"]?.uint64Value == 1,
+              let target = o["target"]?.stringValue, let list = o["paths"]?.arrayValue else { return nil }
+        return Journal(base: o["base"]?.stringValue, target: target, paths: list.compactMap(\.stringValue))
+    }
+}
+
+extension Vault {
+    /// Runs `body` as one transaction: takes the vault lock (waiting at most `lockTimeout`), finishes an
+    /// interrupted transaction, reads HEAD once as the base, and turns what `body` staged into one commit
+    /// on top of it (Spec/TRANSACTIONS.md §3). If `body` throws, nothing changes. A command that waits on a
+    /// person must not do so inside `body`: read first, then commit in a transaction that merges.
+    /// - Throws: `VaultError.lockTimeout`, `.changedOutsideTresor`, `.io`, `.git`, and whatever `body` throws.
+    @discardableResult
+    public func transaction<R>(_ body: (VaultTransaction) throws -> R) throws -> R {
+        let repo = try repository()
+        let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
+        defer { lock.release() }
+        try recover(repo)
+        let txn = VaultTransaction(repo: repo, cipher: cipher, base: try Vault.git { try repo.headCommitID() })
+        let result = try body(txn)
+        if txn.hasChanges { try commit(txn) }
+        return result
+    }
+
+    /// Writes the staged changes as one commit and publishes it. Returns nil when the tree did not change.
+    @discardableResult
+    private func commit(_ txn: VaultTransaction) throws -> String? {
+        let repo = txn.repo
+        var changes: [GitTreeChange] = []
+        for (path, bytes) in txn.staged.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            if Failpoint.fails("enospc-objects") { throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC) }
+            if let bytes { changes.append(.put(path: path, blob: try Vault.git { try repo.writeBlob(bytes) })) }
+            else { changes.append(.remove(path: path)) }
+        }
+        let tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
+        if let base = txn.base, try Vault.git({ try repo.treeEntriesID(of: base) }) == tree { return nil }
+        try requireUnchangedWorkTree(repo, base: txn.base, changes: changes)
+        let message = txn.message.isEmpty ? "Change the vault" : txn.message
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message) }
+        Failpoint.hit("transaction-objects-written")
+        try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
+                    reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
+        return commit
+    }
+
+    /// The work-tree files a change touches must be what `base` has (or already what the change writes):
+    /// anything else was changed outside tresor and would be overwritten.
+    private func requireUnchangedWorkTree(_ repo: GitRepository, base: String?, changes: [GitTreeChange]) throws {
+        for change in changes {
+            try checkWorkTreeFolders(of: change.path)
+            let expected = try base.flatMap { rev in try Vault.git { try repo.blobID(at: rev, path: change.path) } }
+            let file = root + "/" + change.path
+            switch FileSystem.kind(file) {
+            case .missing:
+                if expected == nil { continue }
+                if case .remove = change { continue }
+            case .file:
+                let actual = try Vault.git { try repo.hashFile(file) }
+                if actual == expected { continue }
+                if case .put(_, let blob) = change, blob == actual { continue }
+            default: break
+            }
+            throw VaultError.changedOutsideTresor(path: change.path)
+        }
+    }
+
+    /// The folders on the way to a work-tree file must be real folders (or missing): never a link, which
+    /// would make a write land outside the vault, nor a file.
+    func checkWorkTreeFolders(of path: String) throws {
+        var folder = ""
+        for part in path.split(separator: "/").dropLast() {
+            folder = folder.isEmpty ? String(part) : folder + "/" + part
+            switch FileSystem.kind(root + "/" + folder) {
+            case .directory: continue
+            case .missing: return
+            case .symlink: throw VaultError.entry(path: path, .symlink(folder))
+            default: throw VaultError.changedOutsideTresor(path: folder)
+            }
+        }
+    }
+
+    /// Moves the branch from `old` to `new` and brings `paths` in the work tree and index along, with a
+    /// journal between the two so that a crash at any point is finished by the next command. Once the
+    /// branch has moved nothing here throws: what cannot be finished now is left to recovery and noted in
+    /// `warnings`.
+    func publish(_ repo: GitRepository, from old: String?, to new: String, paths: [String], reflog: String, knownStale: Bool) throws {
+        let journal = Journal(base: old, target: new, paths: paths)
+        do {
+            if Failpoint.fails("enospc-journal") { throw CoreError.io("cannot write: No space left on device") }
+            try FileSystem.writeAtomically(journal.serialized(), to: root + "/" + Journal.relativePath)
+        } catch let e as CoreError {
+            throw VaultError.entry(path: Journal.relativePath, e)
+        }
+        Failpoint.hit("transaction-journal-written")
+        do {
+            try moveBranch(repo, from: old, to: new, reflog: reflog)
+        } catch {
+            unlink(root + "/" + Journal.relativePath)
+            throw error
+        }
+        Failpoint.hit("transaction-branch-moved")
+        finish(repo, journal, knownStale: knownStale)
+    }
+
+    /// Compare-and-swap of the branch; a ref lock file left by a dead git process (older than 10 s: git
+    /// holds ref locks for milliseconds) is removed, a fresh one waited for briefly.
+    private func moveBranch(_ repo: GitRepository, from old: String?, to new: String, reflog: String) throws {
+        var attempts = 0
+        while true {
+            do { return try Vault.git { try repo.moveBranch(from: old, to: new, log: reflog) } }
+            catch VaultError.git(.locked(let lockFile)) {
+                attempts += 1
+                let path = root + "/" + lockFile
+                if let age = Vault.age(of: path), age > 10 { unlink(path) }
+                else if attempts > 150 { throw VaultError.git(.locked(path: lockFile)) }
+                else { usleep(20_000) }
+            }
+        }
+    }
+
+    /// Seconds since `path` was last modified, nil if it does not exist.
+    static func age(of path: String) -> TimeInterval? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Date().timeIntervalSince1970 - TimeInterval(st.st_mtim.tv_sec)
+    }
+
+    /// Brings each journal path in the work tree to what HEAD has, then git's index; removes the journal
+    /// when both are done. `knownStale`: the files are known to differ (skip comparing them first).
+    @discardableResult
+    func finish(_ repo: GitRepository, _ journal: Journal, knownStale: Bool) -> Bool {
+        let head = (try? repo.headCommitID()) ?? nil
+        var done = true
+        for (number, path) in journal.paths.enumerated() {
+            if number == 1 { Failpoint.hit("transaction-worktree-partly-written") }
+            do { try checkOut(repo, head: head, path: path, knownStale: knownStale) }
+            catch {
+                warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                done = false
+            }
+        }
+        guard done else { return false }
+        Failpoint.hit("transaction-worktree-written")
+        // git holds index.lock only while it writes; one an hour old was left by a crash.
+        let indexLock = root + "/.git/index.lock"
+        if let age = Vault.age(of: indexLock), age > 3600 { unlink(indexLock) }
+        do { try repo.refreshIndex(paths: journal.paths) }
+        catch GitError.locked(let file) {
+            warnings.append(.indexNotUpdated(lockFile: file))
+            return false
+        } catch {
+            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: Vault.describe(error)))
+            return false
+        }
+        unlink(root + "/" + Journal.relativePath)
+        removeTemporaryFiles(near: journal.paths)
+        return true
+    }
+
+    /// Makes the work-tree file at `path` what commit `head` has there: written atomically (0600, folders
+    /// 0700), or removed with the folders it leaves empty.
+    private func checkOut(_ repo: GitRepository, head: String?, path: String, knownStale: Bool) throws {
+        let expected = try head.flatMap { rev in try repo.blobID(at: rev, path: path) }
+        let file = root + "/" + path
+        let kind = FileSystem.kind(file)
+        guard let expected else {
+            if kind == .file || kind == .symlink { try FileSystem.removeFile(path, under: root) }
+            return
+        }
+        if !knownStale, kind == .file, try repo.hashFile(file) == expected { return }
+        if Failpoint.fails("enospc-worktree") { throw CoreError.io("cannot write \"\(file)\": No space left on device") }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
+        if kind == .symlink { unlink(file) }
+        try FileSystem.writeAtomically(try repo.blob(id: expected), to: file)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? CoreError { return e.errorDescription ?? "\(e)" }
+        if let e = error as? GitError { return e.errorDescription ?? "\(e)" }
+        return "\(error)"
+    }
+
+    // MARK: Recovery
+
+    /// Finishes or discards a transaction an earlier process did not complete (Spec/TRANSACTIONS.md §5):
+    /// the journal's files are made what HEAD has, whichever side of the branch move the crash came.
+    /// Runs under the lock at the start of every transaction; call `recoverIfNeeded` before reading.
+    func recover(_ repo: GitRepository) throws {
+        // A marker of the sync of earlier versions: HEAD then already holds what it names.
+        let legacy = root + "/.git/tresor/sync-target"
+        if FileSystem.kind(legacy) == .file {
+            try? repo.checkoutHead()
+            unlink(legacy)
+        }
+        guard let journal = Journal.read(root: root) else {
+            if FileSystem.kind(root + "/" + Journal.relativePath) != .missing { unlink(root + "/" + Journal.relativePath) }
+            return
+        }
+        if finish(repo, journal, knownStale: false) { try reloadHeader() }
+    }
+
+    /// Finishes an interrupted transaction if there is one and no other process is working on the vault
+    /// right now; a command that only reads calls this first. Never waits.
+    public func recoverIfNeeded() throws {
+        guard FileSystem.kind(root + "/.git") == .directory,
+              FileSystem.kind(root + "/" + Journal.relativePath) != .missing || FileSystem.kind(root + "/.git/tresor/sync-target") != .missing,
+              let lock = VaultLock.tryAcquire(root: root) else { return }
+        defer { lock.release() }
+        try recover(try repository())
+    }
+
+    /// Temporary files of interrupted atomic writes in the folders of `paths` (under the lock no other
+    /// tresor process is writing, so every one of them is a leftover).
+    private func removeTemporaryFiles(near paths: [String]) {
+        for folder in Set(paths.map { ($0 as NSString).deletingLastPathComponent }) {
+            let dir = folder.isEmpty ? root : root + "/" + folder
+            for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { unlink(dir + "/" + name) }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// The vault-wide lock: an advisory flock on .git/tresor/lock held for a whole read-modify-commit (Spec/TRANSACTIONS.md §2).
+import Foundation
+import TresorCore
+
+/// The process holding the vault lock, as far as a waiting process can tell.
+public struct LockHolder: Sendable, Equatable {
+    /// Its process id, or nil if it had not written it yet.
+    public var pid: Int32?
+    /// Its program and subcommand (`tresor sync`), read from `/proc`; never its other arguments.
+    public var command: String?
+}
+
+/// An exclusive `flock` on the lock file; released when this object goes away or the process dies
+/// (the kernel drops the lock of a dead process, so a lock is never stale).
+final class VaultLock {
+    static let relativePath = ".git/tresor/lock"
+    private var fd: Int32
+
+    private init(fd: Int32) { self.fd = fd }
+
+    deinit { release() }
+
+    /// Gives the lock up; the object is spent afterwards.
+    func release() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
+        fd = -1
+    }
+
+    /// Takes the lock of the vault at `root`, waiting at most `timeout` seconds. `waiting` is called once,
+    /// with the holder, if the lock is busy at first.
+    /// - Throws: `VaultError.lockTimeout` naming the holder, `.io` if the lock file cannot be opened.
+    static func acquire(root: String, timeout: TimeInterval, waiting: ((LockHolder) -> Void)?) throws -> VaultLock {
+        let fd = try openLockFile(root: root)
+        let deadline = Date().addingTimeInterval(timeout)
+        var told = false
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let e = errno
+                close(fd)
+                throw VaultError.io(path: root + "/" + relativePath, errno: e)
+            }
+            if !told { told = true; waiting?(holder(fd)) }
+            if Date() >= deadline {
+                let who = holder(fd)
+                close(fd)
+                throw VaultError.lockTimeout(holder: who, seconds: timeout)
+            }
+            usleep(20_000)
+        }
+        // Record who holds it, for the messages of processes that wait.
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return VaultLock(fd: fd)
+    }
+
+    /// Takes the lock only if it is free right now.
+    static func tryAcquire(root: String) -> VaultLock? {
+        guard let fd = try? openLockFile(root: root) else { return nil }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
+        return VaultLock(fd: fd)
+    }
+
+    private static func openLockFile(root: String) throws -> Int32 {
+        do { try FileSystem.makeDirectories(".git/tresor", under: root) }
+        catch { throw VaultError.io(path: root + "/.git/tresor", errno: errno) }
+        let fd = open(root + "/" + relativePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { throw VaultError.io(path: root + "/" + relativePath, errno: errno) }
+        return fd
+    }
+
+    /// Reads the holder's pid from the lock file and its command from `/proc`.
+    private static func holder(_ fd: Int32) -> LockHolder {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0, let pid = Int32(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            return LockHolder(pid: nil, command: nil)
+        }
+        return LockHolder(pid: pid, command: processCommand(pid))
+    }
+
+    /// `program subcommand` of a running process, from `/proc/PID/cmdline` (only the first two words:
+    /// later arguments may hold anything).
+    static func processCommand(_ pid: Int32) -> String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        let words = data.split(separator: 0, omittingEmptySubsequences: true).prefix(2).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = words.first else { return nil }
+        return ([(program as NSString).lastPathComponent] + words.dropFirst().filter { !$0.hasPrefix("-") }).joined(separator: " ")
+    }
+}

@@ -1,0 +1,132 @@
+// One change to the vault being prepared: reads come from the commit it started from, writes are staged in memory.
+import Foundation
+import TresorCore
+import TresorGit
+
+/// A change in progress (Spec/TRANSACTIONS.md). Created by `Vault.transaction`, which holds the vault lock
+/// while the body runs: everything read here is the state of `base`, the commit HEAD named when the lock was
+/// taken, and everything staged becomes one commit on top of it — or nothing at all.
+public final class VaultTransaction {
+    /// The commit this transaction reads from and builds on; nil in a vault with no commit yet.
+    public let base: String?
+    /// The commit message; whoever stages a change sets it.
+    public var message = ""
+    let repo: GitRepository
+    private let cipher: EntryCipher?
+    /// Vault-relative file path → new bytes, or nil to remove the file.
+    private(set) var staged: [String: [UInt8]?] = [:]
+
+    init(repo: GitRepository, cipher: EntryCipher?, base: String?) {
+        self.repo = repo
+        self.cipher = cipher
+        self.base = base
+    }
+
+    var hasChanges: Bool { !staged.isEmpty }
+
+    private func requireCipher() throws -> EntryCipher {
+        guard let cipher else { throw VaultError.vaultLocked }
+        return cipher
+    }
+
+    // MARK: Reading
+
+    /// The bytes of a vault-relative file as this transaction sees it (staged, else the base commit).
+    func file(_ relative: String) throws -> [UInt8]? {
+        if let change = staged[relative] { return change }
+        guard let base else { return nil }
+        return try Vault.git { try repo.blob(at: base, path: relative) }
+    }
+
+    /// Whether an entry is at `path`.
+    public func contains(_ path: EntryPath) throws -> Bool {
+        if let change = staged[path.filePath] { return change != nil }
+        guard let base else { return false }
+        return try Vault.git { try repo.blobID(at: base, path: path.filePath) } != nil
+    }
+
+    /// The entry at `path`, decrypted and checked, or nil if there is none.
+    /// - Throws: `VaultError.entry` for a file that does not open.
+    public func entry(at path: EntryPath) throws -> Entry? {
+        guard let bytes = try file(path.filePath) else { return nil }
+        do { return try requireCipher().open(bytes, expectedPath: path) }
+        catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+    }
+
+    /// The entry at `path`. - Throws: `VaultError.entryNotFound` if there is none.
+    public func existingEntry(at path: EntryPath) throws -> Entry {
+        guard let entry = try entry(at: path) else { throw VaultError.entryNotFound(path: path.string, suggestions: []) }
+        return entry
+    }
+
+    /// The vault header as of this transaction.
+    public func header() throws -> VaultHeader {
+        guard let bytes = try file(VaultHeader.relativePath) else { throw VaultError.header(.malformed("no vault header")) }
+        do { return try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
+    }
+
+    /// The names in folder `folder` ("" for the root): the base commit's, with staged changes applied.
+    func names(in folder: String) throws -> [String] {
+        var names = Set(try base.map { rev in try Vault.git { try repo.folderNames(at: rev, folder: folder) }.map(\.name) } ?? [])
+        let prefix = folder.isEmpty ? "" : folder + "/"
+        for (path, change) in staged where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            let name = String(rest.split(separator: "/", maxSplits: 1).first ?? rest)
+            if change != nil { names.insert(name) } else if !rest.contains("/") { names.remove(name) }
+        }
+        return names.sorted()
+    }
+
+    /// An existing file or folder whose name differs from one of `path`'s components only by case or
+    /// Unicode normalisation (Spec/FORMAT.md §4.3), or nil.
+    public func caseCollision(for path: EntryPath) throws -> String? {
+        var folder = ""
+        let parts = path.components
+        for (i, part) in parts.enumerated() {
+            let want = i == parts.count - 1 ? part + EntryPath.fileExtension : part
+            let names = try names(in: folder)
+            let next = folder.isEmpty ? want : folder + "/" + want
+            if names.contains(where: { $0.utf8.elementsEqual(want.utf8) }) { folder = next; continue }
+            let key = want.lowercased().precomposedStringWithCanonicalMapping
+            if let other = names.first(where: { $0.lowercased().precomposedStringWithCanonicalMapping == key }) {
+                return folder.isEmpty ? other : folder + "/" + other
+            }
+            return nil
+        }
+        return nil
+    }
+
+    /// Refuses to create `path` when an entry is there (unless `replacing`) or its name collides by case.
+    /// - Throws: `VaultError.entryExists`, `.caseCollision`.
+    public func checkNew(_ path: EntryPath, replacing: Bool = false) throws {
+        if try contains(path) {
+            if !replacing { throw VaultError.entryExists(path: path.string) }
+            return
+        }
+        if let other = try caseCollision(for: path) { throw VaultError.caseCollision(path: path.string, existing: other) }
+    }
+
+    // MARK: Staging
+
+    /// Stages `entry` at its path, encrypted with a fresh nonce.
+    public func put(_ entry: Entry) throws {
+        do { staged[entry.path.filePath] = .some(try requireCipher().seal(entry)) }
+        catch let e as CoreError { throw VaultError.entry(path: entry.path.string, e) }
+    }
+
+    /// Stages the removal of the entry at `path`. - Throws: `VaultError.entryNotFound` if there is none.
+    public func remove(_ path: EntryPath) throws {
+        guard try contains(path) else { throw VaultError.entryNotFound(path: path.string, suggestions: []) }
+        staged[path.filePath] = .some(nil)
+    }
+
+    /// Stages a new vault header.
+    public func putHeader(_ header: VaultHeader) {
+        staged[VaultHeader.relativePath] = .some(header.serialized())
+    }
+
+    /// Stages a file that is not an entry (the vault header, `.gitattributes`).
+    func putFile(_ relative: String, _ bytes: [UInt8]) {
+        staged[relative] = .some(bytes)
+    }
+}

@@ -1,0 +1,130 @@
+// The one place where library errors become what a person reads: a message, `hint:` lines and an exit code.
+import Foundation
+import Tresor
+import TresorCore
+import TresorGit
+
+/// A message for the terminal: first line, then hints; with the exit code scripts see.
+struct ErrorReport {
+    var message: String
+    var code: Int32
+
+    static func of(_ error: Error) -> ErrorReport? {
+        switch error {
+        case let e as VaultError: return ErrorReport(message: e.message, code: e.exitCode)
+        case let e as CoreError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as GitError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
+        case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        default: return nil
+        }
+    }
+}
+
+extension VaultError {
+    var exitCode: Int32 {
+        switch self {
+        case .wrongPassphrase, .session: return ExitStatus.auth
+        case .entryNotFound: return ExitStatus.notFound
+        case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
+        default: return ExitStatus.error
+        }
+    }
+
+    var message: String {
+        let q = Output.quoted
+        switch self {
+        case .notAVault(let d):
+            return "\(q(d)) is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
+        case .notARepository(let d):
+            return "\(q(d)) is a copy of a vault without its git repository: it can be read but not changed\nhint: work on a clone of the vault's repository to change it"
+        case .notAVaultRemote(let url):
+            return "the remote \(q(url)) is not a Tresor vault (no .tresor/vault.json); nothing was kept"
+        case .alreadyAVault(let d): return "\(q(d)) is already a Tresor vault"
+        case .directoryNotEmpty(let d): return "\(q(d)) exists and is not empty\nhint: choose a new or empty directory"
+        case .notADirectory(let p): return "\(q(p)) is not a directory"
+        case .entryNotFound(let p, let s):
+            return "no entry \(q(p))" + (s.isEmpty ? "\nhint: 'tresor ls' lists entries" : "\nhint: did you mean " + s.map(q).joined(separator: ", ") + "?")
+        case .entryExists(let p): return "entry \(q(p)) already exists\nhint: use --force to replace it, or 'tresor edit'"
+        case .caseCollision(let p, let e):
+            return "\(q(p)) differs only by case from existing \(q(e)); such names collide on macOS and Windows\nhint: use the existing name or a different one"
+        case .invalidPath(let p, let r): return "invalid entry path \(q(p)): \(r)"
+        case .sameEntry(let p): return "\(q(p)) is already there; nothing changed"
+        case .nothingChanged(let p): return "nothing changed in \(q(p))"
+        case .entry(let p, let e): return "entry \(q(p)): \(e.errorDescription ?? "\(e)")"
+        case .changedOutsideTresor(let p):
+            return "\(q(p)) was changed outside tresor and this change would overwrite it; nothing was changed\nhint: 'git -C VAULT diff' shows it; commit it with git, or 'git checkout -- FILE' to drop it"
+        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
+        case .wrongPassphrase: return "wrong passphrase"
+        case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
+        case .session(let problem): return problem.message
+        case .git(let e): return e.errorDescription ?? "\(e)"
+        case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
+        case .hostileRemote(let file, let why):
+            return "refusing \(q(file)) from the remote: \(why)\nhint: nothing was merged; the local vault is unchanged"
+        case .remoteKeptMoving(let remote, let attempts):
+            return "the remote \(q(remote)) kept changing during \(attempts) attempts\nhint: run 'tresor sync' again"
+        case .mergeDidNotVerify(let p): return "the merged entry \(q(p)) did not verify; nothing was committed"
+        case .differentEntriesAtOnePath(let p):
+            return "both sides hold a different entry at \(q(p))\nhint: run 'tresor sync', which keeps both"
+        case .lockTimeout(let holder, let seconds):
+            return "another tresor command is still changing the vault after \(Int(seconds)) seconds (\(holder.description))"
+                + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
+        case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+extension SessionProblem {
+    var message: String {
+        switch self {
+        case .notAToken: return "TRESOR_SESSION is not a session token\nhint: run 'tresor unlock'"
+        case .noSession: return "no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock'"
+        case .expired(let t): return "the session expired at \(t)\nhint: run 'tresor unlock' again"
+        case .wrongToken: return "TRESOR_SESSION does not open this vault's session\nhint: run 'tresor unlock' again"
+        case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
+        case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
+        }
+    }
+}
+
+extension LockHolder {
+    var description: String {
+        switch (pid, command) {
+        case (let pid?, let command?): return "process \(pid), \(Output.escaped(command))"
+        case (let pid?, nil): return "process \(pid)"
+        default: return "another process"
+        }
+    }
+}
+
+extension VaultWarning {
+    var message: String {
+        switch self {
+        case .workTreeNotUpdated(let p, let why):
+            return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(why))\nhint: the next tresor command finishes it"
+        case .indexNotUpdated(let lock):
+            return "the change is committed, but git's index was not refreshed because \(Output.quoted(lock)) exists\nhint: the next tresor command refreshes it once git is done; remove the file if no git process is running"
+        }
+    }
+}
+
+extension CheckProblem {
+    var message: String {
+        switch kind {
+        case .listing(let p): return p.message
+        case .unreadable(.entry(_, let e)): return e.errorDescription ?? "\(e)"
+        case .unreadable(let e): return e.message
+        case .duplicateID(let id, let other):
+            return "same entry id \(id) as \(Output.quoted(other)) (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id"
+        case .caseCollision(let other): return "differs only by case from \(Output.quoted(other)); they collide on macOS and Windows"
+        case .permissions(let mode, let expected):
+            return String(format: "permissions %04o let other users read it (expected %04o)\nhint: 'tresor fsck --fix-permissions'", mode, expected)
+        case .notCommitted: return "not committed\nhint: changes made outside tresor are not synced; commit or remove them"
+        case .temporaryFile: return "left over from an interrupted write; it holds nothing stored\nhint: the next change to an entry in this folder removes it, or delete it"
+        case .gitLock(let age):
+            return "a git lock file, \(Int(age)) seconds old\nhint: if no git process is running it was left by a crash; tresor removes ref locks older than 10 seconds and index.lock after an hour, or delete it"
+        case .unfinishedTransaction: return "a change whose work-tree files are not all written yet\nhint: the next tresor command finishes it"
+        }
+    }
+}
