@@ -4,10 +4,11 @@ import TresorCore
 import TresorGit
 
 extension Vault {
-    /// Replaces, in the deleting side's entry list, each entry that side deleted while the other side
-    /// changed it by its last version before the deletion (Spec/MERGE.md §3.2.1). Returns the ids replaced.
-    func restoreDeletedVersions(repo: GitRepository, cipher: EntryCipher, base: String?, baseEntries: [Entry],
-                                deleting side: inout [Entry], sideTip: String, other: [Entry]) throws -> Set<String> {
+    /// For each entry one side deleted while the other side changed it: the versions it had just before
+    /// each deletion anywhere in the deleting side's history since the merge base (Spec/MERGE.md §3.2.1),
+    /// which the merge puts in place of the deletion.
+    func deletedVersions(repo: GitRepository, cipher: EntryCipher, base: String?, baseEntries: [Entry],
+                         side: [Entry], sideTip: String, other: [Entry]) throws -> [Entry] {
         let sideIDs = Set(side.map(\.id))
         var otherByID: [String: Entry] = [:]
         for e in other { otherByID[e.id] = e }
@@ -16,25 +17,27 @@ extension Vault {
             if let o = otherByID[b.id], o != b { wanted[b.id] = b }
         }
         guard !wanted.isEmpty else { return [] }
-        var found: [String: Entry] = [:]
-        var rev: String? = sideTip
-        // Newest first along the first-parent chain, down to the merge base.
-        while let current = rev, current != base, found.count < wanted.count {
-            // Stop at anything the base already contains: versions from before the base are not this
-            // side's edits (the base is not always on the first-parent chain).
-            if let base, try Vault.git({ try repo.mergeBase(current, base) }) == current { break }
-            let commit = try Vault.git { try repo.commitInfo(current) }
-            for change in try Vault.git({ try repo.changes(in: commit.id) }) {
-                if case .deleted = change.kind { continue }
-                guard EntryPath(filePath: change.path) != nil,
-                      let bytes = try Vault.git({ try repo.blob(at: commit.id, path: change.path) }),
-                      let env = try? Envelope.parse(bytes), wanted[env.id] != nil, found[env.id] == nil,
-                      let e = try? cipher.open(bytes, expectedPath: nil) else { continue }
-                found[env.id] = e
+        var found: [Entry] = []
+        // Every commit of this side since the base, along all parents: deletions that reached this side
+        // through a merge count as much as its own.
+        for commit in try Vault.git({ try repo.commits(from: [sideTip], excluding: base.map { [$0] } ?? []) }) {
+            for parent in commit.parents {
+                var removed: [String: String] = [:]   // entry id → path in the parent
+                var kept: Set<String> = []
+                for change in try Vault.git({ try repo.changes(from: parent, to: commit.id) }) where EntryPath(filePath: change.path) != nil {
+                    let rev = change.kind == .deleted ? parent : commit.id
+                    guard let bytes = try Vault.git({ try repo.blob(at: rev, path: change.path) }),
+                          let id = (try? Envelope.parse(bytes))?.id, wanted[id] != nil else { continue }
+                    if change.kind == .deleted { removed[id] = change.path } else { kept.insert(id) }
+                }
+                // A deletion in one place and an addition elsewhere is a move, not a deletion.
+                for (id, path) in removed where !kept.contains(id) {
+                    guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path) }),
+                          let version = try? cipher.open(bytes, expectedPath: nil), version != wanted[id] else { continue }
+                    if !found.contains(version) { found.append(version) }
+                }
             }
-            rev = commit.parents.first
         }
-        for (id, e) in found where e != wanted[id] { side.append(e) }
-        return Set(found.filter { $0.value != wanted[$0.key] }.keys)
+        return found
     }
 }

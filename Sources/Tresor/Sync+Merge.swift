@@ -18,20 +18,16 @@ extension Vault {
                        snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
         let (b, o, t) = snapshots
         let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
-        // An entry deleted on one side but changed on the other survives; merge it with the deleting
-        // side's last version so nothing that side wrote before deleting is lost.
+        // An entry deleted on one side but changed on the other survives; it is merged with the deleting
+        // side's versions from before the deletion, so nothing that side wrote is lost (§3.2.1).
         let baseList = b?.entryList ?? []
-        var oursList = o.entryList, theirsList = t.entryList
-        let revivedOurs = try restoreDeletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
-                                                     deleting: &oursList, sideTip: ours, other: theirsList)
-        let revivedTheirs = try restoreDeletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
-                                                       deleting: &theirsList, sideTip: theirs, other: oursList)
-        let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: oursList, theirs: theirsList)
+        let deletedOurs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+                                              side: o.entryList, sideTip: ours, other: t.entryList)
+        let deletedTheirs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+                                                side: t.entryList, sideTip: theirs, other: o.entryList)
+        let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: o.entryList, theirs: t.entryList,
+                                                           deletedVersions: (deletedOurs, deletedTheirs))
         var resolutions = entryResolutions
-        for e in entries where revivedOurs.contains(e.id) || revivedTheirs.contains(e.id) {
-            resolutions.append(MergeResolution(entryID: e.id, path: e.path.string, field: nil, kind: .editDeleteKeptEdit,
-                description: "entry \"\(e.path)\" was deleted on one side and changed on the other: the changed entry is kept, with the values the deleting side wrote before deleting it"))
-        }
         // Spec/MERGE.md §8 order: by entry id (stable within one id), path collisions last.
         resolutions = resolutions.enumerated().sorted { a, b in
             let ca = Vault.isCollision(a.element.kind), cb = Vault.isCollision(b.element.kind)

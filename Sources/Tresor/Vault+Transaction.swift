@@ -122,7 +122,7 @@ extension Vault {
             if Failpoint.fails("enospc-journal") { throw CoreError.io("cannot write: No space left on device") }
             try FileSystem.writeAtomically(journal.serialized(), to: root + "/" + Journal.relativePath)
         } catch let e as CoreError {
-            throw VaultError.entry(path: Journal.relativePath, e)
+            throw VaultError.file(path: Journal.relativePath, e)
         }
         Failpoint.hit("transaction-journal-written")
         do {
@@ -165,12 +165,12 @@ extension Vault {
         let head = (try? repo.headCommitID()) ?? nil
         var done = true
         for (number, path) in journal.paths.enumerated() {
-            if number == 1 { Failpoint.hit("transaction-worktree-partly-written") }
             do { try checkOut(repo, head: head, path: path, knownStale: knownStale) }
             catch {
                 warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
                 done = false
             }
+            if number == 0 { Failpoint.hit("transaction-worktree-partly-written") }
         }
         guard done else { return false }
         Failpoint.hit("transaction-worktree-written")

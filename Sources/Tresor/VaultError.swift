@@ -59,6 +59,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case lockTimeout(holder: LockHolder, seconds: Double)
     /// A file-system call on `path` failed with `errno`.
     case io(path: String, errno: Int32)
+    /// Reading or writing a file that is not an entry failed (the error names the file).
+    case file(path: String, CoreError)
 }
 
 /// Why a session could not be used or started (README "Sessions").

@@ -29,11 +29,12 @@ final class VaultLock {
     }
 
     /// Takes the lock of the vault at `root`, waiting at most `timeout` seconds. `waiting` is called once,
-    /// with the holder, if the lock is busy at first.
+    /// with the holder, if the lock is still busy after a second (shorter waits are not worth a word).
     /// - Throws: `VaultError.lockTimeout` naming the holder, `.io` if the lock file cannot be opened.
     static func acquire(root: String, timeout: TimeInterval, waiting: ((LockHolder) -> Void)?) throws -> VaultLock {
         let fd = try openLockFile(root: root)
-        let deadline = Date().addingTimeInterval(timeout)
+        let start = Date()
+        let deadline = start.addingTimeInterval(timeout)
         var told = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
@@ -41,7 +42,7 @@ final class VaultLock {
                 close(fd)
                 throw VaultError.io(path: root + "/" + relativePath, errno: e)
             }
-            if !told { told = true; waiting?(holder(fd)) }
+            if !told, Date().timeIntervalSince(start) >= 1 { told = true; waiting?(holder(fd)) }
             if Date() >= deadline {
                 let who = holder(fd)
                 close(fd)

@@ -71,6 +71,7 @@ extension VaultError {
             return "another tresor command is still changing the vault after \(Int(seconds)) seconds (\(holder.description))"
                 + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
         case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
+        case .file(_, let e): return e.errorDescription ?? "\(e)"
         }
     }
 }

@@ -17,7 +17,7 @@ final class SyncPropertyTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testRandomOperationsOnThreeReplicasConvergeAndLoseNothing() throws {
-        for seed: UInt64 in 1...6 { try runScenario(seed: seed, steps: 50) }
+        for seed: UInt64 in 1...8 { try runScenario(seed: seed, steps: 50) }
     }
 
     struct Written: Hashable { let id: String; let field: String; let value: String }
@@ -49,7 +49,7 @@ final class SyncPropertyTests: XCTestCase {
             let v = replicas[Int.random(in: 0..<3, using: &rng)]
             let paths = v.list().paths
             let now = Timestamp.now()
-            switch Int.random(in: 0..<10, using: &rng) {
+            switch Int.random(in: 0..<11, using: &rng) {
             case 0, 1 where paths.count < 12:
                 var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), at: now)
                 let value = fresh()
@@ -71,6 +71,16 @@ final class SyncPropertyTests: XCTestCase {
                 try v.move(path, to: target)
             case 6:
                 guard let path = paths.randomElement(using: &rng) else { continue }
+                try v.remove(path)
+            case 8:
+                // Edit, then delete in a later commit: the edit must survive an edit elsewhere (MERGE.md §3.2.1).
+                guard let path = paths.randomElement(using: &rng) else { continue }
+                let old = try v.read(path)
+                var e = old
+                let value = fresh()
+                try e.set("password", .text(value), at: now, origin: v.deviceID)
+                _ = try v.save(e, basedOn: old)
+                written.insert(Written(id: e.id, field: "password", value: value))
                 try v.remove(path)
             case 7 where step % 3 == 0:
                 try v.changePassphrase(to: SecretBytes(utf8: fresh()), level: .minimum)

@@ -6,9 +6,13 @@ public enum VaultMerge {
     /// Merges three vault states of decrypted entries. Entries are matched by id, not by path, so a move on
     /// one side and an edit on the other become one entry at the new path. When two entries end at the
     /// same path (case-insensitively), all but the one with the smallest id move to `<path>.conflict-<id8>`.
+    /// `deletedVersions` are, per side, the versions entries had just before that side deleted them (found
+    /// in its history by the caller); an entry a side deleted while the other changed it is merged with
+    /// those versions in its place (§3.2.1).
     /// Returns the entries sorted by path bytes and every automatic resolution.
     /// Spec/MERGE.md §3 and §9
-    public static func merge(base: [Entry], ours: [Entry], theirs: [Entry]) -> (entries: [Entry], resolutions: [MergeResolution]) {
+    public static func merge(base: [Entry], ours: [Entry], theirs: [Entry],
+                             deletedVersions: (ours: [Entry], theirs: [Entry]) = ([], [])) -> (entries: [Entry], resolutions: [MergeResolution]) {
         // An id used twice in one state breaks Spec/FORMAT.md (fsck reports it); such ids are matched by
         // id and path instead, so nothing is dropped.
         var ambiguous = Set<String>()
@@ -20,19 +24,49 @@ public enum VaultMerge {
         func index(_ side: [Entry]) -> [MatchKey: Entry] {
             Dictionary(side.map { (key($0), $0) }, uniquingKeysWith: { a, _ in a })
         }
-        let b = index(base), o = index(ours), t = index(theirs)
+        let b = index(base)
+        var o = index(ours), t = index(theirs)
         let keys = Set(b.keys).union(o.keys).union(t.keys).sorted { $0.precedes($1) }
+        let revived = revive(&o, deleted: deletedVersions.ours, base: b, other: t)
+            .union(revive(&t, deleted: deletedVersions.theirs, base: b, other: o))
 
         var merged: [Entry] = []
         var resolutions: [MergeResolution] = []
         for k in keys {
             let (entry, r) = EntryMerge.merge(base: b[k], ours: o[k], theirs: t[k])
             resolutions += r
-            if let entry { merged.append(entry) }
+            if let entry {
+                merged.append(entry)
+                if revived.contains(k) {
+                    resolutions.append(MergeResolution(entryID: entry.id, path: entry.path.string, field: nil, kind: .editDeleteKeptEdit,
+                        description: "entry \"\(entry.path)\" was deleted on one side and changed on the other: the changed entry is kept, with the values the deleting side wrote before deleting it"))
+                }
+            }
         }
         resolutions += separateCollisions(&merged)
         merged.sort { MergeOrder.compare($0.path.string, $1.path.string) < 0 }
         return (merged, resolutions)
+    }
+
+    /// §3.2.1: for each entry `side` deleted while `other` changed it, the versions in `deleted` with its
+    /// id that differ from the base, merged in bytewise order of their payloads, take its place.
+    private static func revive(_ side: inout [MatchKey: Entry], deleted: [Entry], base: [MatchKey: Entry],
+                               other: [MatchKey: Entry]) -> Set<MatchKey> {
+        var revived = Set<MatchKey>()
+        for (key, b) in base where side[key] == nil {
+            guard let changed = other[key], !MergeOrder.same(changed, b) else { continue }
+            var versions: [Entry] = []
+            for v in deleted where MergeOrder.same(v.id, key.id) && !MergeOrder.same(v, b) && !versions.contains(where: { MergeOrder.same($0, v) }) {
+                versions.append(v)
+            }
+            guard !versions.isEmpty else { continue }
+            versions.sort { MergeOrder.compare($0.payloadJSON().canonicalBytes(), $1.payloadJSON().canonicalBytes()) < 0 }
+            var merged = versions[0]
+            for v in versions.dropFirst() { merged = EntryMerge.merge(base: b, ours: merged, theirs: v).entry ?? merged }
+            side[key] = merged
+            revived.insert(key)
+        }
+        return revived
     }
 
     struct MatchKey: Hashable {

@@ -66,16 +66,25 @@ public enum FileSystem {
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw errnoText("cannot create", tmp) }
-        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-        do {
-            try h.write(contentsOf: Data(bytes))
-            try h.synchronize()
-            try h.close()
-        } catch {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(fd)
+                unlink(tmp)
+                throw errnoText("cannot write", path, e)
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let e = errno
             close(fd)
             unlink(tmp)
-            throw CoreError.io("cannot write \"\(path)\": \(error.localizedDescription)")
+            throw errnoText("cannot write", path, e)
         }
+        close(fd)
         if kind(path) == .symlink || kind(path) == .directory {
             unlink(tmp)
             throw kind(path) == .symlink ? CoreError.symlink(path) : CoreError.io("\"\(path)\" is a directory")
