@@ -47,8 +47,10 @@ final class MergeVectorTests: XCTestCase {
     func runEntries(_ name: String, _ v: [String: JSONValue]) throws {
         let base = try entries(v["base"]), ours = try entries(v["ours"]), theirs = try entries(v["theirs"])
         let expected = try entries(v["expected"])
-        for (label, o, t) in [("", ours, theirs), (" (sides swapped)", theirs, ours)] {
-            let (result, resolutions) = VaultMerge.merge(base: base, ours: o, theirs: t)
+        let deletedOurs = try entries(v["deletedOurs"]), deletedTheirs = try entries(v["deletedTheirs"])
+        for (label, o, t, dO, dT) in [("", ours, theirs, deletedOurs, deletedTheirs),
+                                       (" (sides swapped)", theirs, ours, deletedTheirs, deletedOurs)] {
+            let (result, resolutions) = VaultMerge.merge(base: base, ours: o, theirs: t, deletedVersions: (dO, dT))
             XCTAssertEqual(result.map(\.id), expected.map(\.id), "\(name)\(label): entry ids")
             for (r, e) in zip(result, expected) {
                 XCTAssertEqual(String(decoding: r.payloadJSON().canonicalBytes(), as: UTF8.self),
