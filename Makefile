@@ -41,6 +41,7 @@ test: deps test-deps
 	      printf "%d passed, %d failed, %d skipped\n", run - skipped - failed, failed, skipped }'
 
 bench: deps
+	$(SWIFT) build -c release --product tresor
 	$(SWIFT) build -c release --product tresor-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
 

@@ -24,7 +24,8 @@ func row(_ what: String, _ per: String, _ value: Double) {
 
 let pass = SecretBytes(utf8: "benchmark passphrase")
 let root = NSTemporaryDirectory() + "tresor-bench-" + UUID().uuidString
-defer { try? FileManager.default.removeItem(atPath: root) }
+// TRESOR_BENCH_KEEP=1 keeps the vaults for a closer look (perf, strace).
+defer { if ProcessInfo.processInfo.environment["TRESOR_BENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: root) } }
 
 // 1. Key derivation at each level users choose (one unlock each).
 for level in [KDFLevel.interactive, .moderate] {
@@ -86,6 +87,59 @@ let e0 = try small.read(try EntryPath("Folder0/site-0"))
 var e1 = e0
 try e1.set("password", .text("changed"), at: .now(), origin: "bench")
 row("edit entry + commit", "per edit", try seconds { _ = try small.save(e1, basedOn: e0) })
+
+// 4b. One change per process, as a person or script runs them, at two vault sizes: the cost of a change
+// must not grow with the vault (the commit is built from the base tree, never from an index walk).
+let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tresor").path
+func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
+/// Runs the CLI once and returns its wall time. posix_spawn and waitpid, not Foundation's Process, whose
+/// wait polls every 50 ms.
+func timeCLI(_ args: [String], vault: String, stdin: String? = nil) throws -> Double {
+    let input = root + "/stdin"
+    try (stdin ?? "").write(toFile: input, atomically: true, encoding: .utf8)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([cli] + args + ["--vault", vault]).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var environment = ProcessInfo.processInfo.environment
+    environment["TRESOR_PASSPHRASE_FILE"] = root + "/passphrase"
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { envp.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    precondition(posix_spawn(&pid, cli, &actions, nil, argv, envp) == 0, "cannot start tresor")
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    precondition(status == 0, "tresor \(args) failed")
+    return elapsed
+}
+if FileManager.default.isExecutableFile(atPath: cli) {
+    try "benchmark passphrase\n".write(toFile: root + "/passphrase", atomically: true, encoding: .utf8)
+    for size in [1_000, 10_000] {
+        let v = try Vault.create(at: root + "/cli\(size)", passphrase: pass, level: .minimum)
+        try v.transaction { txn in
+            for i in 0..<size { try txn.put(try sampleEntry(i)) }
+            txn.message = "Add \(size) entries"
+        }
+        let runs = 15
+        var add: [Double] = [], edit: [Double] = [], mv: [Double] = [], rm: [Double] = []
+        for i in 0..<runs {
+            add.append(try timeCLI(["add", "New/e\(i)", "--password-stdin"], vault: v.root, stdin: "Pw-\(i)-Correct-Horse-Battery\n"))
+            edit.append(try timeCLI(["edit", "Folder1/site-1", "--set", "username=u\(i)"], vault: v.root))
+            mv.append(try timeCLI(["mv", "New/e\(i)", "Moved/e\(i)"], vault: v.root))
+            rm.append(try timeCLI(["rm", "-f", "Moved/e\(i)"], vault: v.root))
+        }
+        row("`tresor add` + commit, one process (\(size) entries)", "median of \(runs)", median(add))
+        row("`tresor edit --set` + commit, one process (\(size) entries)", "median of \(runs)", median(edit))
+        row("`tresor mv` + commit, one process (\(size) entries)", "median of \(runs)", median(mv))
+        row("`tresor rm` + commit, one process (\(size) entries)", "median of \(runs)", median(rm))
+    }
+}
 
 // 5. Sync: two replicas of a 1,000-entry vault through a bare repository, 20 entries edited on both.
 let syncCount = 1_000, edited = 20

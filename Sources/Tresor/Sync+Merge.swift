@@ -55,7 +55,10 @@ extension Vault {
             let bytes: [UInt8]
             if merged == oh, let id = o.headerBlob { bytes = try Vault.git { try repo.blob(id: id) } }
             else if merged == th, let id = t.headerBlob { bytes = try Vault.git { try repo.blob(id: id) } }
-            else { bytes = merged.serialized() }
+            else {
+                do { bytes = try requireAuthenticator().authenticated(merged).serialized() }
+                catch let e as CoreError { throw VaultError.header(e) }
+            }
             try choose(VaultHeader.relativePath, bytes)
         }
 
@@ -94,7 +97,8 @@ extension Vault {
         }
         let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
         let tree = try Vault.git { try result.writeTree() }
-        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [ours, theirs], message: message) }
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [ours, theirs], message: message,
+                                                          authentication: try commitAuthentication()) }
         return MergeOutput(commit: commit, changed: changed.sorted(), resolutions: resolutions)
     }
 

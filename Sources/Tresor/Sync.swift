@@ -21,13 +21,17 @@ public struct SyncOutcome: Sendable {
     public var initializedRemote = false
     /// Every key slot this replica had was replaced: another replica changed the passphrase.
     public var passphraseChanged = false
+    /// The remote had gone back to an older state (`from` → `to`, both commit ids); the push restored it.
+    public var rolledBack: (from: String, to: String)?
 }
 
 extension Vault {
     static let remoteBranch = "main"
 
-    /// The ref a fetch writes into: nothing under `refs/remotes/` moves until what arrived passed the checks.
+    /// The ref checked commits are copied into: nothing under `refs/remotes/` moves until what arrived passed the checks.
     static func incomingRef(_ remote: String) -> String { "refs/tresor/incoming/" + remote }
+    /// The ref a fetch writes in the quarantine repository.
+    static let quarantineRef = "refs/tresor/incoming"
 
     /// Syncs with `remote`: Spec/MERGE.md §13. Needs `unlock`. The network steps run without the vault
     /// lock; deciding and committing the merge runs as a transaction, so a sync and other commands on
@@ -39,12 +43,23 @@ extension Vault {
         let repo = try repository()
         var outcome = SyncOutcome(remote: remote)
         let incoming = Vault.incomingRef(remote)
+        let url = try Vault.git { try repo.url(ofRemote: remote) }
+        // What was fetched is kept only while it is being checked and merged.
+        defer { try? repo.deleteRef(name: incoming) }
         while outcome.rounds < maxRounds {
             outcome.rounds += 1
             try? repo.deleteRef(name: incoming)
-            try Vault.git { try repo.fetch(remote: remote, into: incoming, credentials: credentials) }
+            // The remote's objects first go to a quarantine that borrows this repository's objects; only
+            // what passed every check is copied in, so a refused fetch leaves no object behind.
+            let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
+            defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
+            let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
+            do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote) }
+            catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
+            catch let e as GitError { throw VaultError.git(e) }
             Failpoint.hit("after-fetch")
-            let step = try syncStep(repo: repo, cipher: cipher, remote: remote, incoming: incoming, outcome: &outcome)
+            let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: cipher,
+                                    remote: remote, incoming: incoming, outcome: &outcome)
             try? repo.deleteRef(name: incoming)
             switch step {
             case .done: return outcome
@@ -64,28 +79,40 @@ extension Vault {
     private enum SyncStep { case done, push(initializing: Bool), fetchAgain }
 
     /// One decision under the vault lock: compare HEAD with what was fetched, check it, fast-forward or merge.
-    private func syncStep(repo: GitRepository, cipher: EntryCipher, remote: String, incoming: String,
-                          outcome: inout SyncOutcome) throws -> SyncStep {
+    private func syncStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, cipher: EntryCipher,
+                          remote: String, incoming: String, outcome: inout SyncOutcome) throws -> SyncStep {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         try recover(repo)
+        try adoptCommitsMadeWithGit(repo)
         guard let ours = try Vault.git({ try repo.headCommitID() }) else { throw VaultError.git(.unknownRevision("HEAD")) }
-        guard let theirs = repo.resolve(incoming) else { return .push(initializing: true) }
+        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return .push(initializing: true) }
         let tracking = GitRepository.trackingRef(remote: remote)
+        // A remote that went back to a state it had before (a force-push of an old commit) is told, and
+        // healed by the push below; it is never taken for "nothing new".
+        if let previous = repo.resolve(tracking), previous != theirs, (try? quarantine.contains(previous, theirs)) == true {
+            outcome.rolledBack = (from: previous, to: theirs)
+        }
         if ours == theirs {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .done
         }
-        let base = try Vault.git { try repo.mergeBase(ours, theirs) }
+        let base = try Vault.git { try quarantine.mergeBase(ours, theirs) }
         if base == theirs {
-            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+            if outcome.rolledBack == nil { try Vault.git { try repo.setRef(name: tracking, to: theirs) } }
             return .push(initializing: false)
         }
-        let reader = SnapshotReader(repo: repo, cipher: cipher, vaultID: header.vaultID)
-        // Everything the remote brings is checked before anything changes, on both paths below;
-        // a fast-forward does not decrypt again what this replica already holds at the same path.
+        // Only commits a holder of the vault key made are taken; then every file of the fetched tip is
+        // checked, in the quarantine, before anything changes here. A fast-forward does not decrypt again
+        // what this replica already holds at the same path.
+        try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine)
+        let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
         let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
-        let theirsSnap = try reader.read(theirs, skippingUnchanged: local)
+        let minimum = try base.flatMap { try checker.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
+        let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
+        // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
+        try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
+        let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
         try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }

@@ -27,5 +27,22 @@ enum SyncSetup {
             ("merge.tresor-header.driver", "\(tool) merge-driver --vault . --header %O %A %B %P"),
         ]
         for (k, v) in settings { try Vault.git { try repo.setConfig(k, v) } }
+        try installHooks(repo, tool: tool)
+    }
+
+    /// Hooks that let commits made with plain git (`git commit`, `git pull` through the drivers) be checked
+    /// and authenticated right away, so other replicas accept them (Spec/MERGE.md §13.4). The repository's
+    /// own hooks folder is used whatever `core.hooksPath` says elsewhere.
+    static func installHooks(_ repo: GitRepository, tool: String) throws {
+        let dir = repo.workdir + "/.git/hooks"
+        do {
+            try FileSystem.makeDirectories(".git/hooks", under: repo.workdir)
+            for hook in ["post-commit", "post-merge"] {
+                let script = "#!/bin/sh\n# Written by tresor: commits made with git are checked and authenticated (README \"Plain git\").\nexec \(tool) adopt --vault . </dev/null\n"
+                try FileSystem.writeAtomically(Array(script.utf8), to: dir + "/" + hook)
+                chmod(dir + "/" + hook, 0o700)
+            }
+        } catch let e as CoreError { throw VaultError.file(path: dir, e) }
+        try Vault.git { try repo.setConfig("core.hooksPath", dir) }
     }
 }

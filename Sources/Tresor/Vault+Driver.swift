@@ -45,13 +45,17 @@ extension Vault {
         return (try cipher.seal(entry), resolutions)
     }
 
-    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §10).
-    public static func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
+    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §10); both sides must be authentic,
+    /// and a merged header that is neither side's is authenticated with this vault's key.
+    public func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
+        let authenticator = try requireAuthenticator()
         do {
             let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)
+            try authenticator.verify(o)
+            try authenticator.verify(t)
             let b = try base.flatMap { $0.isEmpty ? nil : try VaultHeader.parse($0) }
             let (h, r) = try VaultMerge.mergeHeaders(base: b, ours: o, theirs: t)
-            return (h == o ? ours : h == t ? theirs : h.serialized(), r)
+            return (h == o ? ours : h == t ? theirs : try authenticator.authenticated(h).serialized(), r)
         } catch let e as CoreError { throw VaultError.header(e) }
     }
 }

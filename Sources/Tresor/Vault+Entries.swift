@@ -164,9 +164,11 @@ extension Vault {
             } else if current == nil, let other = try txn.caseCollision(for: final.path) {
                 throw VaultError.caseCollision(path: final.path.string, existing: other)
             }
-            var names = Set(final.fields.keys)
-            if let current { names.formUnion(current.fields.keys) }
-            let changed = names.filter { final.fields[$0]?.value != current?.fields[$0]?.value }.sorted()
+            // The fields this save changes: against the stored version, or (saved again after a removal)
+            // against the version it was read as.
+            let reference = current ?? original
+            let changed = Set(final.fields.keys).union(reference.fields.keys)
+                .filter { final.fields[$0]?.value != reference.fields[$0]?.value }.sorted()
             guard final != current else { return outcome }
             if let current, current.path != final.path { try txn.remove(current.path) }
             try txn.put(final)

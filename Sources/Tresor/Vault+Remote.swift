@@ -26,7 +26,7 @@ extension Vault {
                 throw VaultError.notAVaultRemote(url: url)
             }
             guard try git({ try repo.blobSize(id: headerID) }) <= Envelope.maxFileBytes else {
-                throw VaultError.hostileRemote(file: VaultHeader.relativePath, reason: "is larger than \(Envelope.maxFileBytes) bytes")
+                throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .tooLarge(limit: Envelope.maxFileBytes))
             }
             let header: VaultHeader
             do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }
@@ -46,7 +46,9 @@ extension Vault {
     public func completeClone() throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
-        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), vaultID: header.vaultID).read(tip)
+        try requireAuthentic(incoming: tip, ours: nil, repo: repo)
+        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+            .readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
         try Vault.git { try repo.checkoutHead() }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
@@ -59,7 +61,8 @@ extension Vault {
     public func verifyAll() throws {
         let repo = try repository()
         guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), vaultID: header.vaultID).read(head)
+        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+            .readIncoming(head, minimumGeneration: 0)
     }
 
     /// Removes a clone that failed its checks.

@@ -13,6 +13,13 @@ public enum VaultWarning: Equatable, Sendable {
     case indexNotUpdated(lockFile: String)
 }
 
+/// Something a command did besides what it was asked, worth telling.
+public enum VaultNotice: Equatable, Sendable {
+    /// Commits made on this replica with plain git were checked and authenticated by a commit on top;
+    /// `remerged`: a merge git made was merged again by tresor's rules.
+    case adoptedCommitsMadeWithGit(count: Int, remerged: Bool)
+}
+
 /// The record of a change between moving the branch and finishing the work tree (Spec/TRANSACTIONS.md §4).
 struct Journal: Equatable {
     static let relativePath = ".git/tresor/transaction"
@@ -49,6 +56,7 @@ extension Vault {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         try recover(repo)
+        try adoptCommitsMadeWithGit(repo)
         let txn = VaultTransaction(repo: repo, cipher: cipher, base: try Vault.git { try repo.headCommitID() })
         let result = try body(txn)
         if txn.hasChanges { try commit(txn) }
@@ -56,8 +64,16 @@ extension Vault {
     }
 
     /// Writes the staged changes as one commit and publishes it. Returns nil when the tree did not change.
+    /// A full disk while writing objects is reported naming git's object folder.
     @discardableResult
     private func commit(_ txn: VaultTransaction) throws -> String? {
+        do { return try writeAndPublish(txn) }
+        catch VaultError.git(.libgit2(_, let message, _)) where message.contains("No space left on device") {
+            throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC)
+        }
+    }
+
+    private func writeAndPublish(_ txn: VaultTransaction) throws -> String? {
         let repo = txn.repo
         var changes: [GitTreeChange] = []
         for (path, bytes) in txn.staged.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
@@ -69,7 +85,8 @@ extension Vault {
         if let base = txn.base, try Vault.git({ try repo.treeEntriesID(of: base) }) == tree { return nil }
         try requireUnchangedWorkTree(repo, base: txn.base, changes: changes)
         let message = txn.message.isEmpty ? "Change the vault" : txn.message
-        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message) }
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message,
+                                                          authentication: try commitAuthentication()) }
         Failpoint.hit("transaction-objects-written")
         try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
                     reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
@@ -135,21 +152,31 @@ extension Vault {
         finish(repo, journal, knownStale: knownStale)
     }
 
-    /// Compare-and-swap of the branch; a ref lock file left by a dead git process (older than 10 s: git
-    /// holds ref locks for milliseconds) is removed, a fresh one waited for briefly.
+    /// Compare-and-swap of the branch. A ref lock file in the way is waited for briefly: under the vault
+    /// lock no tresor process can hold it, and git holds ref locks for milliseconds, so one that stays
+    /// was left by a crash (Spec/TRANSACTIONS.md §5).
     private func moveBranch(_ repo: GitRepository, from old: String?, to new: String, reflog: String) throws {
-        var attempts = 0
+        var removed = false
         while true {
             do { return try Vault.git { try repo.moveBranch(from: old, to: new, log: reflog) } }
-            catch VaultError.git(.locked(let lockFile)) {
-                attempts += 1
-                let path = root + "/" + lockFile
-                if let age = Vault.age(of: path), age > 10 { unlink(path) }
-                else if attempts > 150 { throw VaultError.git(.locked(path: lockFile)) }
-                else { usleep(20_000) }
+            catch VaultError.git(.locked(let lockFile)) where !removed {
+                removeStaleRefLock(root + "/" + lockFile)
+                removed = true
             }
         }
     }
+
+    /// Waits up to a second for a git ref lock file to go away, then removes it as a crash's leftover.
+    func removeStaleRefLock(_ path: String) {
+        for _ in 0..<50 {
+            guard FileSystem.kind(path) != .missing else { return }
+            usleep(20_000)
+        }
+        unlink(path)
+    }
+
+    /// The ref lock files tresor's own changes take.
+    static let refLocks = [".git/refs/heads/main.lock", ".git/HEAD.lock"]
 
     /// Seconds since `path` was last modified, nil if it does not exist.
     static func age(of path: String) -> TimeInterval? {
@@ -226,6 +253,7 @@ extension Vault {
             try? repo.checkoutHead()
             unlink(legacy)
         }
+        for lock in Vault.refLocks where FileSystem.kind(root + "/" + lock) != .missing { removeStaleRefLock(root + "/" + lock) }
         guard let journal = Journal.read(root: root) else {
             if FileSystem.kind(root + "/" + Journal.relativePath) != .missing { unlink(root + "/" + Journal.relativePath) }
             return
@@ -236,8 +264,9 @@ extension Vault {
     /// Finishes an interrupted transaction if there is one and no other process is working on the vault
     /// right now; a command that only reads calls this first. Never waits.
     public func recoverIfNeeded() throws {
+        let leftovers = [Journal.relativePath, ".git/tresor/sync-target"] + Vault.refLocks
         guard FileSystem.kind(root + "/.git") == .directory,
-              FileSystem.kind(root + "/" + Journal.relativePath) != .missing || FileSystem.kind(root + "/.git/tresor/sync-target") != .missing,
+              leftovers.contains(where: { FileSystem.kind(root + "/" + $0) != .missing }),
               let lock = VaultLock.tryAcquire(root: root) else { return }
         defer { lock.release() }
         try recover(try repository())

@@ -16,6 +16,7 @@ public final class Vault {
     var createdDirectory = false
     private var vaultKey: SecretBytes?
     private(set) var cipher: EntryCipher?
+    private(set) var authenticator: VaultAuthenticator?
 
     /// How long a change waits for another process's change to finish, in seconds.
     public var lockTimeout: TimeInterval = 20
@@ -23,6 +24,8 @@ public final class Vault {
     public var onLockWait: ((LockHolder) -> Void)?
     /// What the changes made so far could not finish and left to the next command (their commits exist).
     public internal(set) var warnings: [VaultWarning] = []
+    /// Things worth telling that went well (commits made with git taken in, a remote that went back).
+    public internal(set) var notices: [VaultNotice] = []
 
     init(root: String, header: VaultHeader, repo: GitRepository?) {
         self.root = root
@@ -60,7 +63,8 @@ public final class Vault {
             guard FileSystem.list(root).isEmpty else { throw VaultError.directoryNotEmpty(directory: root) }
         default: throw VaultError.notADirectory(path: root)
         }
-        let (header, key) = try VaultHeader.create(passphrase: passphrase, level: level)
+        let (unsigned, key) = try VaultHeader.create(passphrase: passphrase, level: level)
+        let header = try VaultAuthenticator(vaultKey: key).authenticated(unsigned)
         let repo = try git { try GitRepository.create(at: root) }
         chmod(root + "/.git", 0o700)
         try SyncSetup.configure(repo)
@@ -109,11 +113,33 @@ public final class Vault {
         catch let e as CoreError { throw VaultError.header(e) }
     }
 
-    /// Uses a vault key obtained elsewhere (a session). - Throws: `VaultError.session(.wrongToken)` for a
-    /// key of the wrong length.
+    /// Uses a vault key obtained elsewhere (a session). A version 2 header must then verify with it.
+    /// - Throws: `VaultError.session(.wrongToken)` for a key of the wrong length; `.header(.headerNotAuthentic)`
+    ///   when the header was changed by someone without the key.
     public func unlock(vaultKey key: SecretBytes) throws {
-        do { cipher = try EntryCipher(vaultKey: key) } catch { throw VaultError.session(.wrongToken) }
+        let newCipher: EntryCipher, newAuthenticator: VaultAuthenticator
+        do { newCipher = try EntryCipher(vaultKey: key); newAuthenticator = try VaultAuthenticator(vaultKey: key) }
+        catch { throw VaultError.session(.wrongToken) }
+        do { try newAuthenticator.verify(header) } catch let e as CoreError { throw VaultError.header(e) }
+        cipher = newCipher
+        authenticator = newAuthenticator
         vaultKey = key
+    }
+
+    /// The authentication a commit gets: a tag under the vault key (Spec/FORMAT.md §7.1). A version 2 vault
+    /// makes no commit without it; a version 1 vault tags its commits when the key is at hand.
+    /// - Throws: `VaultError.vaultLocked` for a version 2 vault before `unlock`.
+    func commitAuthentication() throws -> GitCommitAuthentication? {
+        guard let authenticator else {
+            if header.version >= 2 { throw VaultError.vaultLocked }
+            return nil
+        }
+        return GitCommitAuthentication(field: VaultAuthenticator.commitField) { try authenticator.commitTag($0) }
+    }
+
+    func requireAuthenticator() throws -> VaultAuthenticator {
+        guard let authenticator else { throw VaultError.vaultLocked }
+        return authenticator
     }
 
     public var isUnlocked: Bool { cipher != nil }
@@ -133,12 +159,28 @@ public final class Vault {
     /// §3.3); entries are untouched. Commits "Change passphrase".
     public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws {
         let key = try currentVaultKey()
+        let authenticator = try requireAuthenticator()
         try transaction { txn in
-            do { txn.putHeader(try txn.header().rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)) }
+            do { txn.putHeader(try authenticator.authenticated(try txn.header().rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level))) }
             catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Change passphrase"
         }
         try reloadHeader()
+    }
+
+    /// Upgrades a format version 1 vault to version 2: the header gets a generation and an authentication
+    /// tag, and every commit from now on is authenticated (Spec/FORMAT.md §3.5, §7.1). One commit.
+    public func upgrade() throws {
+        let authenticator = try requireAuthenticator()
+        try transaction { txn in
+            let current = try txn.header()
+            guard current.version < FormatVersion.header else { return }
+            do { txn.putHeader(try authenticator.authenticated(current.changed())) } catch let e as CoreError { throw VaultError.header(e) }
+            txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
+            txn.message = "Upgrade the vault to format version \(FormatVersion.header)"
+        }
+        try reloadHeader()
+        try SyncSetup.configure(try repository())
     }
 
     /// Re-reads `.tresor/vault.json` after the work tree changed.

@@ -45,8 +45,12 @@ public enum VaultError: Error, Equatable, Sendable {
     case git(GitError)
     /// A revision (`--at`) that names no commit.
     case unknownRevision(String)
-    /// Content fetched from a remote that breaks the vault's rules; nothing was merged.
-    case hostileRemote(file: String, reason: String)
+    /// Content fetched from a remote (or cloned) that breaks the vault's rules; nothing was merged.
+    case hostileRemote(file: String, problem: RemoteProblem)
+    /// Commits fetched from a remote that no holder of the vault key made; nothing was merged.
+    case foreignCommits([ForeignCommit])
+    /// A commit made on this replica with plain git breaks the vault's rules; tresor will not authenticate it.
+    case commitMadeWithGitRefused(commit: String, file: String, problem: RemoteProblem)
     /// The remote moved on every attempt to push.
     case remoteKeptMoving(remote: String, attempts: Int)
     /// A merged entry did not decrypt to what the merge decided; nothing was committed.

@@ -10,8 +10,6 @@ struct VaultSnapshot {
     var entries: [String: (blob: String, entry: Entry)] = [:]
     var header: VaultHeader?
     var headerBlob: String?
-    /// Every tree entry by path (files that are not entries too).
-    var files: [String: GitTreeEntry] = [:]
 
     var entryList: [Entry] { entries.values.map(\.entry) }
 }
@@ -20,71 +18,77 @@ struct VaultSnapshot {
 final class SnapshotReader {
     let repo: GitRepository
     let cipher: EntryCipher
-    let vaultID: String
+    let authenticator: VaultAuthenticator
+    /// The local header: the vault id every header must carry, and the version a header may not go below.
+    let local: VaultHeader
     private var cache: [String: Entry] = [:]
 
-    init(repo: GitRepository, cipher: EntryCipher, vaultID: String) {
-        self.repo = repo; self.cipher = cipher; self.vaultID = vaultID
+    init(repo: GitRepository, cipher: EntryCipher, authenticator: VaultAuthenticator, local: VaultHeader) {
+        self.repo = repo; self.cipher = cipher; self.authenticator = authenticator; self.local = local
     }
 
-    /// Reads commit `rev`. Every file must pass the checks of Spec/MERGE.md §13.3 — by path, kind and
-    /// size, never skipped because the same bytes were seen elsewhere; only decryption is shared.
+    /// Reads commit `rev` of this replica's own history (already checked when it arrived or was written).
+    func read(_ rev: String) throws -> VaultSnapshot {
+        let files = try Vault.git { try repo.treeEntries(at: rev) }.map { ($0.path, $0.id) }
+        return try snapshot(files, check: false, minimumGeneration: nil)
+    }
+
+    /// Reads commit `rev` from elsewhere. Every file must pass the checks of Spec/MERGE.md §13.3 — by path,
+    /// kind and size on the raw tree objects, never skipped because the same bytes were seen elsewhere; only
+    /// decryption is shared. With `unchanged` (entries as `path` NUL `blob id` that this replica already has
+    /// at the same path, verified when it wrote or merged them), those entries are not decrypted again and are
+    /// left out of `entries`: for a fast-forward, which needs the checks but not the entries. The header must
+    /// be this vault's, authentic (version 2), not a downgrade, and of generation `minimumGeneration` or more.
     /// - Throws: `VaultError.hostileRemote` naming the first file that fails.
-    /// With `unchanged` (entries as `path` NUL `blob id` that this replica already has at the same path,
-    /// verified when it wrote or merged them), those entries are not decrypted again and are left out of
-    /// `entries`: for a fast-forward, which needs the checks but not the entries.
-    func read(_ rev: String, skippingUnchanged unchanged: Set<String> = []) throws -> VaultSnapshot {
+    func readIncoming(_ rev: String, skippingUnchanged unchanged: Set<String> = [], minimumGeneration: UInt64) throws -> VaultSnapshot {
+        let files = try TreeHygiene(repo: repo).files(of: rev)
+        guard files.contains(where: { $0.path == VaultHeader.relativePath }) else {
+            throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .header(.malformed("the vault header is missing")))
+        }
+        let kept = files.filter { !unchanged.contains($0.path + "\u{0}" + $0.blob) }
+        return try snapshot(kept, check: true, minimumGeneration: minimumGeneration)
+    }
+
+    private func snapshot(_ files: [(String, String)], check: Bool, minimumGeneration: UInt64?) throws -> VaultSnapshot {
         var snap = VaultSnapshot()
-        for file in try Vault.git({ try repo.treeEntries(at: rev) }) {
-            snap.files[file.path] = file
-            try checkShape(file)
-            if unchanged.contains(file.path + "\u{0}" + file.id) { continue }
-            if file.path == VaultHeader.relativePath {
-                let header: VaultHeader
-                do { header = try VaultHeader.parse(try blob(file)) }
-                catch let e as CoreError { throw VaultError.hostileRemote(file: file.path, reason: e.errorDescription ?? "\(e)") }
-                guard header.vaultID == vaultID else {
-                    throw VaultError.header(.differentVault(ours: vaultID, theirs: header.vaultID))
+        for (path, blob) in files {
+            if path == VaultHeader.relativePath {
+                snap.header = try header(blob, check: check, minimumGeneration: minimumGeneration)
+                snap.headerBlob = blob
+            } else if path == SyncSetup.attributesFile {
+                if check, try Vault.git({ try repo.blob(id: blob) }) != Array(SyncSetup.attributes.utf8) {
+                    throw VaultError.hostileRemote(file: path, problem: .attributesChanged)
                 }
-                snap.header = header
-                snap.headerBlob = file.id
-                continue
+            } else if let entryPath = EntryPath(filePath: path) {
+                snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path))
             }
-            guard let path = EntryPath(filePath: file.path) else { continue }
-            snap.entries[file.path] = (file.id, try entry(file, path: path))
         }
         return snap
     }
 
-    /// Rules on a file from elsewhere: a regular file, of bounded size, at an allowed path (Spec/MERGE.md §13.3).
-    func checkShape(_ file: GitTreeEntry) throws {
-        switch file.kind {
-        case .file: break
-        case .symlink: throw VaultError.hostileRemote(file: file.path, reason: "is a symbolic link")
-        case .executable: throw VaultError.hostileRemote(file: file.path, reason: "is an executable file")
-        case .submodule: throw VaultError.hostileRemote(file: file.path, reason: "is a submodule")
-        case .other: throw VaultError.hostileRemote(file: file.path, reason: "is not a regular file")
+    private func header(_ blob: String, check: Bool, minimumGeneration: UInt64?) throws -> VaultHeader {
+        let path = VaultHeader.relativePath
+        let header: VaultHeader
+        do { header = try VaultHeader.parse(try Vault.git { try repo.blob(id: blob) }) }
+        catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        guard header.vaultID == local.vaultID else { throw VaultError.header(.differentVault(ours: local.vaultID, theirs: header.vaultID)) }
+        guard check else { return header }
+        if header.version < local.version { throw VaultError.hostileRemote(file: path, problem: .downgrade(version: header.version)) }
+        do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        if let minimum = minimumGeneration, header.version >= 2, header.generation < minimum {
+            throw VaultError.hostileRemote(file: path, problem: .header(.headerReplayed(generation: header.generation, minimum: minimum)))
         }
-        let size = try Vault.git { try repo.blobSize(id: file.id) }
-        guard size <= Envelope.maxFileBytes else { throw VaultError.hostileRemote(file: file.path, reason: "is larger than \(Envelope.maxFileBytes) bytes") }
-        if file.path == VaultHeader.relativePath || file.path == SyncSetup.attributesFile { return }
-        let parts = file.path.split(separator: "/")
-        if parts.contains(where: { $0.hasPrefix(".") }) { throw VaultError.hostileRemote(file: file.path, reason: "is a hidden file, which a vault never holds") }
-        if file.path.hasSuffix(EntryPath.fileExtension), EntryPath(filePath: file.path) == nil {
-            throw VaultError.hostileRemote(file: file.path, reason: "is not a valid entry path")
-        }
+        return header
     }
 
-    func blob(_ file: GitTreeEntry) throws -> [UInt8] { try Vault.git { try repo.blob(id: file.id) } }
-
-    func entry(_ file: GitTreeEntry, path: EntryPath) throws -> Entry {
-        if let e = cache[file.id], e.path == path { return e }
+    private func entry(_ blob: String, path: EntryPath, file: String) throws -> Entry {
+        if let e = cache[blob], e.path == path { return e }
         do {
-            let e = try cipher.open(try blob(file), expectedPath: path)
-            cache[file.id] = e
+            let e = try cipher.open(try Vault.git { try repo.blob(id: blob) }, expectedPath: path)
+            cache[blob] = e
             return e
         } catch let e as CoreError {
-            throw VaultError.hostileRemote(file: file.path, reason: e.errorDescription ?? "\(e)")
+            throw VaultError.hostileRemote(file: file, problem: .entry(e))
         }
     }
 }

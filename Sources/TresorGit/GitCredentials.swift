@@ -188,6 +188,9 @@ final class RemoteSession {
             return GitError.hostKeyRejected(url: url)
         case GIT_ENONFASTFORWARD.code:
             return GitError.pushRejected(remote: remote, reason: "the remote has commits that are not here")
+        // The remote answered, but with objects that do not parse: not a network problem.
+        case _ where message.contains("failed to parse") || message.contains("corrupt") || message.contains("invalid object"):
+            return GitError.malformedTree(id: "", reason: message)
         default:
             return GitError.unreachable(url: url, reason: message)
         }

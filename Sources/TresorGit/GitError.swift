@@ -45,6 +45,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case branchMoved(branch: String)
     /// Another process holds a git lock file (relative to the work tree, e.g. `.git/index.lock`).
     case locked(path: String)
+    /// A tree object whose bytes do not parse.
+    case malformedTree(id: String, reason: String)
     /// Any other libgit2 failure: `context` says what we were doing, `message` is libgit2's text.
     case libgit2(code: Int32, message: String, context: String)
 
@@ -107,6 +109,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
         case .locked(let path):
             return "\"\(path)\" exists: another git process is working in this repository"
                 + "\nhint: wait for it to finish; if none is running, the file was left by a crash and can be removed"
+        case .malformedTree(let id, let reason):
+            return "tree \(id) is damaged: \(reason)"
         case .libgit2(_, let message, let context):
             return "\(context): \(message)"
         }

@@ -3,6 +3,13 @@
 internal import CGit2
 import Foundation
 
+/// How a commit is authenticated: an extra header field whose value is computed from the commit's content.
+public struct GitCommitAuthentication {
+    public var field: String
+    public var tag: ([UInt8]) throws -> String
+    public init(field: String, tag: @escaping ([UInt8]) throws -> String) { self.field = field; self.tag = tag }
+}
+
 /// One change to a tree: a regular file at `path` (a blob already in the object database), or no file there.
 public enum GitTreeChange: Sendable, Equatable {
     case put(path: String, blob: String)
@@ -66,34 +73,56 @@ extension GitRepository {
     }
 
     /// Writes a commit object with the given tree and parents; no ref moves. Returns its id.
-    public func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil) throws -> String {
+    /// With `authentication`, the commit carries an extra header field whose value `tag` computes from
+    /// the commit's content without that field (what `authenticationField(of:)` gives back).
+    public func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil,
+                            authentication: GitCommitAuthentication? = nil) throws -> String {
         var oid = try Self.oid(treeID)
         let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
             withRepo { git_tree_lookup(&out, $0, &oid) }
         }
         let parentHandles = try parents.map { try commit(forRevision: $0) }
-        return try createCommit(tree: tree, parents: parentHandles, message: message, signature: signature ?? defaultSignature()).hex
-    }
-
-    /// Writes a commit object; `parents` in order (first parent first).
-    func createCommit(tree: GitHandle, parents: [GitHandle], message: String, signature: GitSignature) throws -> git_oid {
-        let stamp = try SignatureHandle(signature)
+        let stamp = try SignatureHandle(signature ?? defaultSignature())
         var text = git_buf()
         defer { git_buf_dispose(&text) }
         try check(git_message_prettify(&text, message, 0, CChar(UInt8(ascii: "#"))), "cleaning up the message")
         var id = git_oid()
-        try withPointers(parents) { parentPointers in
-            var pointers: [OpaquePointer?] = parentPointers
+        try withPointers(parentHandles) { parentPointers in
             try withRepo { repo in
                 try tree.withPointer { treePointer in
                     try stamp.withPointer { who in
-                        _ = try check(git_commit_create(&id, repo, nil, who, who, nil, text.ptr, treePointer, pointers.count, &pointers),
-                                      "creating the commit")
+                        guard let authentication else {
+                            var pointers: [OpaquePointer?] = parentPointers
+                            _ = try check(git_commit_create(&id, repo, nil, who, who, nil, text.ptr, treePointer, pointers.count, &pointers),
+                                          "creating the commit")
+                            return
+                        }
+                        var content = git_buf()
+                        defer { git_buf_dispose(&content) }
+                        var constPointers: [OpaquePointer?] = parentPointers
+                        try check(git_commit_create_buffer(&content, repo, who, who, nil, text.ptr, treePointer, constPointers.count, &constPointers),
+                                  "preparing the commit")
+                        let bytes = Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size))
+                        let tag = try authentication.tag(bytes)
+                        try check(git_commit_create_with_signature(&id, repo, content.ptr, tag, authentication.field), "creating the commit")
                     }
                 }
             }
         }
-        return id
+        return id.hex
+    }
+
+    /// The value of the extra header field `field` of commit `rev`, and the commit's content without it
+    /// (the bytes an authentication tag covers); nil if the commit has no such field.
+    /// - Throws: `GitError.unknownRevision`.
+    public func authenticationField(_ field: String, of rev: String) throws -> (value: String, content: [UInt8])? {
+        var id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
+        var value = git_buf(), content = git_buf()
+        defer { git_buf_dispose(&value); git_buf_dispose(&content) }
+        let result = try withRepo { try check(git_commit_extract_signature(&value, &content, $0, &id, field), "reading commit \(rev)",
+                                              allowing: [GIT_ENOTFOUND.code]) }
+        guard result == 0 else { git_error_clear(); return nil }
+        return (String(cString: value.ptr), Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size)))
     }
 
     /// Moves the branch HEAD names (`refs/heads/main`) from `old` (`nil`: the branch does not exist yet) to

@@ -15,7 +15,7 @@ public struct GitRemote: Sendable, Equatable {
 
 extension GitRepository {
     /// The one branch Tresor syncs.
-    static let mainBranch = "refs/heads/main"
+    public static let mainBranch = "refs/heads/main"
 
     /// The remote-tracking ref that `fetch(remote:credentials:)` updates, e.g. `refs/remotes/origin/main`.
     public static func trackingRef(remote: String) -> String {
@@ -74,7 +74,18 @@ extension GitRepository {
     ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
     public func fetch(remote name: String = "origin", into destination: String? = nil,
                       credentials: GitCredentials = .standard()) throws {
-        let url = try lookupRemote(name).withPointer { git_remote_url($0).map { String(cString: $0) } } ?? ""
+        try fetch(url: try url(ofRemote: name), into: destination ?? Self.trackingRef(remote: name), credentials: credentials, remoteName: name)
+    }
+
+    /// The URL of the remote `name`. Throws `GitError.remoteNotFound`.
+    public func url(ofRemote name: String) throws -> String {
+        try lookupRemote(name).withPointer { git_remote_url($0).map { String(cString: $0) } } ?? ""
+    }
+
+    /// Downloads the ref `source` (default `main`) of the repository at `url` into the ref `destination`;
+    /// nothing else changes. The errors name `remoteName`.
+    public func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
+                      remoteName name: String) throws {
         let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
             withRepo { git_remote_create_anonymous(&out, $0, url) }
         }
@@ -85,7 +96,7 @@ extension GitRepository {
         options.update_fetchhead = 0
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks
-            try withStrArray(["+\(Self.mainBranch):\(destination ?? Self.trackingRef(remote: name))"]) { refspecs in
+            try withStrArray(["+\(source):\(destination)"]) { refspecs in
                 do {
                     try anonymous.withPointer { _ = try check(git_remote_fetch($0, &refspecs, &options, nil), "fetching from \"\(name)\"") }
                 } catch {

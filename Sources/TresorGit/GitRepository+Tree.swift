@@ -175,3 +175,81 @@ extension GitRepository {
         try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
     }
 }
+
+/// The kind of a git object.
+public enum GitObjectKind: Sendable, Equatable { case commit, tree, blob, tag, other }
+
+/// One entry of a tree object exactly as stored: the name's bytes (unchecked), the mode and the object id.
+public struct GitRawTreeEntry: Sendable, Equatable {
+    public var name: [UInt8]
+    public var mode: UInt32
+    public var id: String
+}
+
+extension GitRepository {
+    /// The kind and size of object `id`, without reading its contents.
+    public func objectHeader(_ id: String) throws -> (kind: GitObjectKind, size: Int) {
+        var oid = try Self.oid(id)
+        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
+            withRepo { git_repository_odb(&out, $0) }
+        }
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        try odb.withPointer { _ = try check(git_odb_read_header(&size, &type, $0, &oid), "reading object \(id)") }
+        let kind: GitObjectKind
+        switch type {
+        case GIT_OBJECT_COMMIT: kind = .commit
+        case GIT_OBJECT_TREE: kind = .tree
+        case GIT_OBJECT_BLOB: kind = .blob
+        case GIT_OBJECT_TAG: kind = .tag
+        default: kind = .other
+        }
+        return (kind, size)
+    }
+
+    /// The entries of tree object `id`, parsed from its raw bytes: names are reported as stored (with a
+    /// `/`, empty, duplicated, out of order), which libgit2's own tree reader refuses or hides.
+    /// - Throws: `GitError.malformedTree` for bytes that are not a tree; `.libgit2` if the object is missing
+    ///   or is larger than `limit` bytes.
+    public func rawTree(_ id: String, limit: Int) throws -> [GitRawTreeEntry] {
+        let (kind, size) = try objectHeader(id)
+        guard kind == .tree else { throw GitError.malformedTree(id: id, reason: "not a tree object") }
+        guard size <= limit else { throw GitError.malformedTree(id: id, reason: "larger than \(limit) bytes") }
+        var oid = try Self.oid(id)
+        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
+            withRepo { git_repository_odb(&out, $0) }
+        }
+        let object = try GitHandle("reading tree \(id)", owner: self, free: git_odb_object_free) { out in
+            odb.withPointer { git_odb_read(&out, $0, &oid) }
+        }
+        let bytes: [UInt8] = object.withPointer { o in
+            let n = git_odb_object_size(o)
+            guard n > 0, let data = git_odb_object_data(o) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: data, count: n))
+        }
+        var entries: [GitRawTreeEntry] = []
+        var i = 0
+        while i < bytes.count {
+            var mode: UInt32 = 0
+            var digits = 0
+            while i < bytes.count, bytes[i] != 0x20 {
+                guard (0x30...0x37).contains(bytes[i]), digits < 7 else { throw GitError.malformedTree(id: id, reason: "a mode that is not octal") }
+                mode = mode << 3 | UInt32(bytes[i] - 0x30)
+                digits += 1
+                i += 1
+            }
+            guard digits > 0, i < bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            i += 1
+            let start = i
+            while i < bytes.count, bytes[i] != 0 { i += 1 }
+            guard i < bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            let name = Array(bytes[start..<i])
+            i += 1
+            guard i + 20 <= bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            let hex = bytes[i..<(i + 20)].map { String(format: "%02x", $0) }.joined()
+            i += 20
+            entries.append(GitRawTreeEntry(name: name, mode: mode, id: hex))
+        }
+        return entries
+    }
+}

@@ -15,8 +15,16 @@ public final class GitRepository {
         try handle.withPointer(body)
     }
 
-    private init(handle: GitHandle) throws {
+    /// Whether this is a bare repository (no work tree; `workdir` is empty).
+    public let isBare: Bool
+
+    private init(handle: GitHandle, allowBare: Bool = false) throws {
         self.handle = handle
+        isBare = handle.withPointer { git_repository_is_bare($0) != 0 }
+        if isBare, allowBare {
+            workdir = ""
+            return
+        }
         let dir: String? = handle.withPointer { repo in
             guard git_repository_is_bare(repo) == 0 else { return nil }
             return git_repository_workdir(repo).map { String(cString: $0) }
@@ -41,6 +49,29 @@ public final class GitRepository {
     /// Throws `GitError.alreadyExists` if `path` already holds a repository.
     public static func createBare(at path: String) throws {
         _ = try initialize(at: path, bare: true)
+    }
+
+    /// A new bare repository at `path` that borrows every object of this one (git's alternates) but keeps
+    /// the objects it fetches to itself: a place to check what a remote sends before any of it enters this
+    /// repository. It knows this repository's HEAD, so a fetch into it downloads only what is new.
+    public func makeQuarantine(at path: String) throws -> GitRepository {
+        _ = try Self.initialize(at: path, bare: true)
+        // The object database reads its alternates when it opens: write them, then open.
+        let objects = withRepo { String(cString: git_repository_path($0)) } + "objects"
+        try FileManager.default.createDirectory(atPath: path + "/objects/info", withIntermediateDirectories: true)
+        try (objects + "\n").write(toFile: path + "/objects/info/alternates", atomically: true, encoding: .utf8)
+        let quarantine = try Self.openBare(at: path)
+        if let head = try headCommitID() { try quarantine.setRef(name: "refs/tresor/have", to: head) }
+        return quarantine
+    }
+
+    /// Opens a bare repository (a quarantine). Throws `GitError.notARepository`.
+    public static func openBare(at path: String) throws -> GitRepository {
+        Libgit2.ensureInitialized()
+        let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+            git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue | GIT_REPOSITORY_OPEN_BARE.rawValue, nil)
+        }
+        return try GitRepository(handle: handle, allowBare: true)
     }
 
     private static func initialize(at path: String, bare: Bool) throws -> GitHandle {

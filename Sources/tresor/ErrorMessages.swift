@@ -60,8 +60,18 @@ extension VaultError {
         case .session(let problem): return problem.message
         case .git(let e): return e.errorDescription ?? "\(e)"
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
-        case .hostileRemote(let file, let why):
-            return "refusing \(q(file)) from the remote: \(why)\nhint: nothing was merged; the local vault is unchanged"
+        case .hostileRemote(let file, let problem):
+            return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged"
+        case .foreignCommits(let commits):
+            let list = commits.prefix(5).map { c in
+                "  \(c.id.prefix(12)) \(Output.escaped(c.summary))" + (c.paths.isEmpty ? "" : ": changes " + c.paths.prefix(5).map(q).joined(separator: ", ")
+                    + (c.paths.count > 5 ? " and \(c.paths.count - 5) more" : ""))
+            }.joined(separator: "\n")
+            return "refusing the remote's commits: no holder of the vault key made \(commits.count == 1 ? "this commit" : "these commits")\n\(list)"
+                + "\nhint: nothing was merged; the local vault is unchanged. If a replica of yours made them with plain git, run any tresor command there and sync it again"
+        case .commitMadeWithGitRefused(let commit, let file, let problem):
+            return "the commit \(commit.prefix(12)) made with git is not a sound vault: \(q(file)): \(problem.message)"
+                + "\nhint: tresor will not authenticate it, so other replicas would refuse it; undo it with git (for example 'git reset --hard HEAD~1')"
         case .remoteKeptMoving(let remote, let attempts):
             return "the remote \(q(remote)) kept changing during \(attempts) attempts\nhint: run 'tresor sync' again"
         case .mergeDidNotVerify(let p): return "the merged entry \(q(p)) did not verify; nothing was committed"
@@ -72,6 +82,29 @@ extension VaultError {
                 + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
         case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
         case .file(_, let e): return e.errorDescription ?? "\(e)"
+        }
+    }
+}
+
+extension RemoteProblem {
+    var message: String {
+        switch self {
+        case .symlink: return "it is a symbolic link"
+        case .executable: return "it is an executable file"
+        case .submodule: return "it is a submodule"
+        case .strangeMode(let mode): return String(format: "it has the file mode %o, which a vault never holds", mode)
+        case .tooLarge(let limit): return "it is larger than \(limit) bytes"
+        case .nameGitRefuses: return "git itself refuses that name (empty, \".\", \"..\", \".git\", or with \"/\" or NUL in it)"
+        case .foreignFile: return "a vault holds only entries, .tresor/vault.json and .gitattributes"
+        case .duplicateName: return "the name appears twice, or out of order, in its folder"
+        case .tooDeep(let limit): return "folders deeper than an entry path can be (\(limit) levels)"
+        case .tooManyFiles(let limit): return "more than \(limit) files"
+        case .sameFileTwice(let other): return "the same file as \(Output.quoted(other)): an entry names one path inside, so a copy is a trick"
+        case .attributesChanged: return "it is not the .gitattributes tresor writes (it decides which merge driver git runs)"
+        case .entry(let e): return e.errorDescription ?? "\(e)"
+        case .header(let e): return e.errorDescription ?? "\(e)"
+        case .downgrade(let v): return "a vault header of format version \(v), older than this vault's"
+        case .damagedTree(let why): return "a damaged tree: \(why)"
         }
     }
 }
@@ -106,6 +139,16 @@ extension VaultWarning {
             return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(why))\nhint: the next tresor command finishes it"
         case .indexNotUpdated(let lock):
             return "the change is committed, but git's index was not refreshed because \(Output.quoted(lock)) exists\nhint: the next tresor command refreshes it once git is done; remove the file if no git process is running"
+        }
+    }
+}
+
+extension VaultNotice {
+    var message: String {
+        switch self {
+        case .adoptedCommitsMadeWithGit(let count, let remerged):
+            return "Checked and authenticated \(count) commit\(count == 1 ? "" : "s") made with git"
+                + (remerged ? "; git's merge was merged again by tresor's rules (git's result is kept under refs/tresor/git-merge/)." : ".")
         }
     }
 }

@@ -18,10 +18,12 @@ struct TresorCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
-                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self]
+                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self, MergeDriver.self, Adopt.self]
     )
 
     static func main() {
+        // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
+        ProcessHardening.disableCoreDumps()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -52,7 +52,7 @@ try out.success("entry-key", test: "entry-key", "crypto_kdf_derive_from_key(32, 
 let kek = try Sodium.argon2id(passphrase: SecretBytes(utf8: passphrase), salt: salt, ops: minimum.ops, mem: minimum.mem)
 let slot = try KeySlot.wrap(vaultKey, passphrase: SecretBytes(utf8: passphrase), kdf: minimum, id: slotID, nonce: slotNonce, vaultID: vaultID)
 let slotAD = "tresor-keyslot\u{0}1\u{0}\(vaultID)\u{0}\(slotID)\u{0}argon2id13\u{0}\(minimum.ops)\u{0}\(minimum.mem)\u{0}\(Data(salt).base64EncodedString())"
-let header = VaultHeader(vaultID: vaultID, keySlots: [slot], otherSlots: [], unknownMembers: [:])
+let header = VaultHeader(version: 1, vaultID: vaultID, keySlots: [slot], otherSlots: [], unknownMembers: [:])
 let headerText = String(decoding: header.serialized(), as: UTF8.self)
 let slotSummary: [String: Any] = ["id": slotID, "ops": minimum.ops, "mem": minimum.mem, "salt": hex(salt), "nonce": hex(slotNonce),
                                   "wrapped_key": hex(slot.wrappedKey), "kek": hex(plainBytes(kek)), "additional_data": hex(Array(slotAD.utf8))]
@@ -73,6 +73,46 @@ try out.success("header-parse-unknown-members", test: "header",
 
 try out.failure("keyslot-wrong-passphrase", test: "header", "the header of keyslot-unwrap-ok with another passphrase",
                 inputs: ["file": headerText, "passphrase": "correct horse battery stapler"], error: "wrong-passphrase")
+
+// Format version 2: the header's generation and authentication tag, and a commit's tag (Spec/FORMAT.md §3.5, §7.1).
+let authenticator = try VaultAuthenticator(vaultKey: vaultKey)
+let headerKey = try Sodium.deriveSubkey(from: vaultKey, id: 3, context: entryKeyContext)
+let commitKey = try Sodium.deriveSubkey(from: vaultKey, id: 2, context: entryKeyContext)
+var v2 = header
+v2.version = 2
+v2.generation = 3
+let v2Header = try authenticator.authenticated(v2)
+let v2Text = String(decoding: v2Header.serialized(), as: UTF8.self)
+try out.success("header-v2-authentic", test: "header",
+                "a format version 2 header of generation 3: its tag verifies with the header key derived from the vault key",
+                inputs: ["file": v2Text, "passphrase": passphrase],
+                expected: ["vault": vaultID, "key_slots": [slotSummary], "other_slots": 0, "vault_key": hex(vaultKeyBytes), "generation": 3,
+                           "header_key": hex(plainBytes(headerKey)), "authenticated_bytes": hex(v2.authenticatedBytes),
+                           "auth": hex(v2Header.auth!)])
+var addedSlot = parseOwn(v2Text)
+let foreignSlot = try KeySlot.wrap(SecretBytes.random(count: 32), passphrase: SecretBytes(utf8: "attacker"), kdf: minimum,
+                                   id: "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee", nonce: slotNonce, vaultID: vaultID)
+addedSlot["keySlots"] = .array(addedSlot["keySlots"]!.arrayValue! + [parseOwn(String(decoding: VaultHeader(version: 1, vaultID: vaultID,
+    keySlots: [foreignSlot], otherSlots: [], unknownMembers: [:]).serialized(), as: UTF8.self))["keySlots"]!.arrayValue![0]])
+try out.failure("header-v2-slot-added", test: "header", "the header of header-v2-authentic with a passphrase slot added by someone without the vault key",
+                inputs: ["file": canonicalText(.object(addedSlot)) + "\n", "passphrase": passphrase], error: "header-not-authentic")
+var lowered = parseOwn(v2Text)
+lowered["generation"] = .integer(2)
+try out.failure("header-v2-generation-changed", test: "header", "the header of header-v2-authentic with its generation lowered to 2 (a replay in disguise)",
+                inputs: ["file": canonicalText(.object(lowered)) + "\n", "passphrase": passphrase], error: "header-not-authentic")
+var noAuth = parseOwn(v2Text)
+noAuth["auth"] = nil
+try out.failure("header-v2-no-auth", test: "header", "a format version 2 header without \"auth\"",
+                inputs: ["file": canonicalText(.object(noAuth)) + "\n"], error: "malformed")
+var zeroGeneration = parseOwn(v2Text)
+zeroGeneration["generation"] = .integer(0)
+try out.failure("header-v2-generation-zero", test: "header", "a format version 2 header of generation 0",
+                inputs: ["file": canonicalText(.object(zeroGeneration)) + "\n"], error: "malformed")
+let commitContent = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor Tresor <tresor@example.com> 1767225600 +0000\ncommitter Tresor <tresor@example.com> 1767225600 +0000\n\nAdd Email/gmail\n"
+try out.success("commit-auth", test: "commit-auth",
+                "the tag of a commit: keyed BLAKE2b-256 under the commit key over \"tresor-commit\" 0x00 and the commit's content without its tresor-auth field",
+                inputs: ["vault_key": hex(vaultKeyBytes), "content": commitContent],
+                expected: ["commit_key": hex(plainBytes(commitKey)), "tag": try authenticator.commitTag(Array(commitContent.utf8))])
 
 func headerVariant(_ change: (inout [String: JSONValue]) -> Void) -> String {
     var h = parseOwn(headerText)
@@ -96,10 +136,10 @@ try out.failure("header-kdf-mem-under-bound", test: "header", "kdf mem 8191 byte
                 inputs: ["file": kdfVariant("mem", 8191), "passphrase": passphrase], error: "kdf-out-of-bounds")
 try out.failure("header-kdf-ops-zero", test: "header", "kdf ops 0 (< 1)",
                 inputs: ["file": kdfVariant("ops", 0), "passphrase": passphrase], error: "kdf-out-of-bounds")
-var v2Header = parseOwn(headerText)
-v2Header["version"] = .integer(2)
-try out.failure("header-version-2", test: "header", "a header of format version 2",
-                inputs: ["file": canonicalText(.object(v2Header)) + "\n"], error: "unsupported-version")
+var v3Header = parseOwn(headerText)
+v3Header["version"] = .integer(3)
+try out.failure("header-version-3", test: "header", "a header of format version 3 (newer than this reader)",
+                inputs: ["file": canonicalText(.object(v3Header)) + "\n"], error: "unsupported-version")
 try out.failure("header-salt-short", test: "header", "a 15-byte salt",
                 inputs: ["file": headerVariant { s in
                     var k = s["kdf"]!.objectValue!

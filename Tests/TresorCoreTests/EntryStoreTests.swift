@@ -147,11 +147,22 @@ final class EntryStoreTests: XCTestCase {
     }
 
     func testHeaderRoundTripThroughTheStore() throws {
-        let (header, key) = try VaultHeader.create(passphrase: SecretBytes(utf8: "pw"), level: .minimum)
+        let (unsigned, key) = try VaultHeader.create(passphrase: SecretBytes(utf8: "pw"), level: .minimum)
+        let authenticator = try VaultAuthenticator(vaultKey: key)
+        let header = try authenticator.authenticated(unsigned)
         try store.writeHeader(header.serialized())
         let back = try VaultHeader.parse(try store.readHeader())
         XCTAssertEqual(back, header)
         XCTAssertTrue(try back.unlock(passphrase: SecretBytes(utf8: "pw")).constantTimeEquals(key))
         XCTAssertThrowsError(try back.unlock(passphrase: SecretBytes(utf8: "pW"))) { XCTAssertEqual(($0 as? CoreError)?.kind, "wrong-passphrase") }
+        XCTAssertNoThrow(try authenticator.verify(back))
+        // Any change made without the vault key breaks the tag: an added slot, a lower generation.
+        var forged = back
+        forged.keySlots.append(try KeySlot.wrap(SecretBytes.random(count: 32), passphrase: SecretBytes(utf8: "attacker"), level: .minimum, vaultID: back.vaultID))
+        XCTAssertThrowsError(try authenticator.verify(forged)) { XCTAssertEqual(($0 as? CoreError)?.kind, "header-not-authentic") }
+        var older = back
+        older.generation = 7
+        XCTAssertThrowsError(try authenticator.verify(older))
+        XCTAssertThrowsError(try VaultAuthenticator(vaultKey: SecretBytes.random(count: 32)).verify(back))
     }
 }

@@ -29,6 +29,7 @@ final class VectorTests: XCTestCase {
             case "entry-key": run = { try self.entryKey(inputs, expected, name) }
             case "header": run = { try self.header(inputs, expected, name) }
             case "entry": run = { try self.entry(inputs, expected, name) }
+            case "commit-auth": run = { try self.commitAuth(inputs, expected, name) }
             default: XCTFail("\(name): unknown test \"\(test)\""); continue
             }
             if let error {
@@ -70,7 +71,14 @@ final class VectorTests: XCTestCase {
         let file = Array(try str(i, "file").utf8)
         let h = try VaultHeader.parse(file)
         let key = try i["passphrase"]?.stringValue.map { try h.unlock(passphrase: SecretBytes(utf8: $0)) }
+        if let key { try VaultAuthenticator(vaultKey: key).verify(h) }
         guard let e else { return }
+        if h.version >= 2, let vaultKey = key {
+            XCTAssertEqual(h.generation, try int(e, "generation"), name)
+            XCTAssertEqual(hex(try Sodium.deriveSubkey(from: vaultKey, id: 3, context: "tresorv1")), try str(e, "header_key"), name)
+            XCTAssertEqual(hex(h.authenticatedBytes), try str(e, "authenticated_bytes"), name)
+            XCTAssertEqual(h.auth.map(hex), try str(e, "auth"), name)
+        }
         XCTAssertEqual(h.vaultID, try str(e, "vault"), name)
         XCTAssertEqual(h.serialized(), file, "\(name): re-serialising changed the bytes")
         XCTAssertEqual(UInt64(h.otherSlots.count), try int(e, "other_slots"), name)
@@ -95,6 +103,18 @@ final class VectorTests: XCTestCase {
         if let want = e["vault_key"]?.stringValue {
             XCTAssertEqual(key.map(hex), want, name)
         }
+    }
+
+    func commitAuth(_ i: [String: JSONValue], _ e: [String: JSONValue]?, _ name: String) throws {
+        let vaultKey = SecretBytes(copying: try bytes(i, "vault_key"))
+        let content = Array(try str(i, "content").utf8)
+        let authenticator = try VaultAuthenticator(vaultKey: vaultKey)
+        guard let e else { return }
+        XCTAssertEqual(hex(try Sodium.deriveSubkey(from: vaultKey, id: 2, context: "tresorv1")), try str(e, "commit_key"), name)
+        let tag = try str(e, "tag")
+        XCTAssertEqual(try authenticator.commitTag(content), tag, name)
+        XCTAssertTrue(authenticator.verifyCommit(content: content, value: tag), name)
+        XCTAssertFalse(authenticator.verifyCommit(content: content + [0x0A], value: tag), name)
     }
 
     func entry(_ i: [String: JSONValue], _ e: [String: JSONValue]?, _ name: String) throws {

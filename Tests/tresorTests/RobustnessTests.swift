@@ -50,7 +50,7 @@ final class RobustnessTests: SyncTestCase {
     /// A hostile remote cannot smuggle a file in by reusing the bytes of an existing entry.
     func testReusedBlobsAreCheckedByPathAndKind() throws {
         for (name, plant, message) in [
-            ("hidden", { (w: String) in try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/.tresor/hooks") }, "hidden file"),
+            ("hidden", { (w: String) in try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/.tresor/hooks") }, "a vault holds only entries"),
             ("executable", { (w: String) in
                 try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/run.sh")
                 chmod(w + "/run.sh", 0o755)

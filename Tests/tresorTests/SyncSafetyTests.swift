@@ -12,10 +12,10 @@ final class SyncSafetyTests: SyncTestCase {
             ("symlink", { try FileManager.default.createSymbolicLink(atPath: $0 + "/Email/link.json", withDestinationPath: "/etc/passwd") }, "symbolic link"),
             ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "larger than"),
             ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "not JSON"),
-            ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "holds entry \"Email/gmail\""),
+            ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "the same file as"),
             ("tampered", { [self] p in try self.flipCiphertextByte(p + "/Social/github.json", at: 5) }, "decryption failed"),
-            ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "hidden file"),
-            ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "not a valid entry path"),
+            ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "a vault holds only entries"),
+            ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "a vault holds only entries"),
         ]
         for (name, change, message) in cases {
             try tearDownWithError(); try setUpWithError()

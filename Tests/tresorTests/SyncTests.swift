@@ -1,5 +1,7 @@
 // Replicas syncing through a bare repository with the binary: each merge rule of Spec/MERGE.md end to end.
 import Foundation
+import Tresor
+import TresorCore
 import XCTest
 
 class SyncTestCase: CLITestCase {
@@ -44,14 +46,37 @@ class SyncTestCase: CLITestCase {
     }
 
     /// Pushes a commit made with the real git CLI to the remote, as a hostile peer would.
-    func pushHostileCommit(_ change: (String) throws -> Void) throws {
+    /// Pushes a commit made with plain git in a clone of the remote. With `authenticated`, the commit carries
+    /// a valid tag, as a faulty replica of someone who holds the vault key could make: only the content
+    /// checks stand between it and the vault. Without, it is what anyone who can write to the remote makes.
+    func pushHostileCommit(authenticated: Bool = true, _ change: (String) throws -> Void) throws {
         let work = dir + "/attacker"
         XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
         try change(work)
-        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "hostile"], ["push", "-q", "origin", "main"]] {
+        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "hostile"]] {
             let r = try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:])
             XCTAssertEqual(r.code, 0, r.stderr)
         }
+        if authenticated { try authenticateHead(work) }
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "push", "-q", "-f", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
+        try? FileManager.default.removeItem(atPath: work)
+    }
+
+    /// Rewrites HEAD of the git work tree `work` into the same commit with a valid `tresor-auth` tag,
+    /// computed with the key of the vault replica A (which shares the test passphrase).
+    func authenticateHead(_ work: String) throws {
+        let headerBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: replica("A") + "/.tresor/vault.json")))
+        let key = try VaultHeader.parse(headerBytes).unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
+        let authenticator = try VaultAuthenticator(vaultKey: key)
+        let content = try run("/usr/bin/git", ["-C", work, "cat-file", "commit", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+        let tag = try authenticator.commitTag(Array(content.utf8))
+        var lines = content.components(separatedBy: "\n")
+        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
+        lines.insert("\(VaultAuthenticator.commitField) \(tag)", at: committer + 1)
+        try write(lines.joined(separator: "\n"), to: dir + "/commit.txt")
+        let id = try run("/usr/bin/git", ["-C", work, "hash-object", "-t", "commit", "-w", dir + "/commit.txt"], stdin: nil, extraEnv: [:])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "update-ref", "HEAD", id], stdin: nil, extraEnv: [:]).code, 0)
     }
 
     func history(_ name: String, _ path: String) throws -> [[String: String]] {

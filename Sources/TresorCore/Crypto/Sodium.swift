@@ -139,6 +139,28 @@ public enum Sodium {
         return sub
     }
 
+    /// Keyed BLAKE2b with a 32-byte output (`crypto_generichash`): the authentication tags of Spec/FORMAT.md §7.
+    /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
+    public static func keyedHash(_ message: [UInt8], key: SecretBytes) throws -> [UInt8] {
+        ensureInitialized()
+        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
+        var out = [UInt8](repeating: 0, count: 32)
+        let rc = key.withBytes { k in
+            message.withUnsafeBufferPointer { m in
+                crypto_generichash(&out, 32, m.baseAddress, UInt64(m.count), k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+            }
+        }
+        guard rc == 0 else { throw CryptoError.kdfFailed }
+        return out
+    }
+
+    /// Constant-time equality of two byte strings of the same length (`sodium_memcmp`).
+    public static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in sodium_memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
+    }
+
     /// Standard padded base64 (libsodium `sodium_bin2base64`, ORIGINAL variant).
     public static func base64Encode(_ bytes: [UInt8]) -> String {
         ensureInitialized()

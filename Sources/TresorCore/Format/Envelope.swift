@@ -11,7 +11,7 @@ public struct Envelope: Equatable, Sendable {
     public var nonce: [UInt8]
     public var ciphertext: [UInt8]
 
-    public init(version: Int = FormatVersion.current, id: String, nonce: [UInt8], ciphertext: [UInt8]) {
+    public init(version: Int = FormatVersion.entry, id: String, nonce: [UInt8], ciphertext: [UInt8]) {
         self.version = version; self.id = id; self.nonce = nonce; self.ciphertext = ciphertext
     }
 
@@ -39,7 +39,7 @@ public struct Envelope: Equatable, Sendable {
         guard let vj = o["version"] else { throw CoreError.malformed("envelope has no \"version\"") }
         guard let v = vj.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
         // Any integer, however large, is a version: unsupported, as in VaultHeader.parse (Spec/FORMAT.md §6.2 step 3).
-        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard v == FormatVersion.entry else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         let expected: Set<String> = ["version", "id", "nonce", "ciphertext"]
         if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed("unknown envelope member \"\(extra)\"") }
         guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed("\"id\" is not a lowercase UUID") }
@@ -49,7 +49,7 @@ public struct Envelope: Equatable, Sendable {
         guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed("envelope has no \"ciphertext\" string") }
         guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding("\"ciphertext\" is not canonical base64") }
         guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding("\"ciphertext\" is shorter than the tag") }
-        return Envelope(version: FormatVersion.current, id: id, nonce: nonce, ciphertext: ct)
+        return Envelope(version: FormatVersion.entry, id: id, nonce: nonce, ciphertext: ct)
     }
 
     /// True for a lowercase hyphenated UUID (8-4-4-4-12 hex digits).

@@ -27,6 +27,11 @@ public enum CoreError: Error, Equatable, LocalizedError {
     case symlink(String)
     /// Two vault headers with different vault ids cannot be merged (Spec/MERGE.md §10).
     case differentVault(ours: String, theirs: String)
+    /// A version 2 header whose authentication tag does not verify with the vault key: it was changed by
+    /// someone who does not hold the key (Spec/FORMAT.md §3.5).
+    case headerNotAuthentic
+    /// A version 2 header older (by `generation`) than one this replica already has: a replay.
+    case headerReplayed(generation: UInt64, minimum: UInt64)
 
     public var kind: String {
         switch self {
@@ -42,13 +47,15 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .io: return "io"
         case .symlink: return "symlink"
         case .differentVault: return "different-vault"
+        case .headerNotAuthentic: return "header-not-authentic"
+        case .headerReplayed: return "header-replayed"
         }
     }
 
     public var errorDescription: String? {
         switch self {
         case .unsupportedVersion(let v):
-            return "unsupported format version \(v) (this tresor reads version \(FormatVersion.current))\nhint: upgrade tresor"
+            return "unsupported format version \(v) (this tresor reads entry version \(FormatVersion.entry) and header versions 1 to \(FormatVersion.header))\nhint: a newer tresor wrote it: upgrade tresor"
         case .malformed(let why): return "not a valid Tresor file: \(why)"
         case .badEncoding(let what): return "bad encoding: \(what)"
         case .kdfOutOfBounds(let why): return "key derivation parameters refused: \(why)"
@@ -60,14 +67,24 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .invalidField(let why): return "invalid field: \(why)"
         case .io(let why): return why
         case .symlink(let p): return "\"\(p)\" is a symbolic link; tresor never follows links inside a vault"
+        case .headerNotAuthentic:
+            return "the vault header's authentication tag does not verify: it was changed by someone who does not hold the vault key"
+        case .headerReplayed(let g, let m):
+            return "an older vault header (generation \(g), this replica has \(m)) was put back: a replay of an earlier state"
         case .differentVault(let ours, let theirs):
             return "cannot merge vault \(theirs) into vault \(ours): they are different vaults\nhint: check the remote's URL"
         }
     }
 }
 
-/// Format version constants.
+/// Format version constants (Spec/FORMAT.md §1.4).
 public enum FormatVersion {
-    /// The only version this implementation reads and writes (Spec/FORMAT.md §1).
-    public static let current = 1
+    /// The entry file version this implementation reads and writes.
+    public static let entry = 1
+    /// The newest vault header version: version 2 adds the generation and the authentication tag.
+    /// Version 1 headers are still read (and upgraded by `tresor upgrade`).
+    public static let header = 2
+    /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
+    /// header version 2).
+    public static let keySlot = 1
 }

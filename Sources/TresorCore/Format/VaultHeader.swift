@@ -43,7 +43,7 @@ public struct KeySlot: Equatable, Sendable {
 
     /// Additional data binding the slot to its vault and parameters.
     func associatedData(vaultID: String) -> [UInt8] {
-        Array("tresor-keyslot\u{0}\(FormatVersion.current)\u{0}\(vaultID)\u{0}\(id)\u{0}\(KDFParameters.algorithm)\u{0}\(kdf.ops)\u{0}\(kdf.mem)\u{0}\(Base64.encode(kdf.salt))".utf8)
+        Array("tresor-keyslot\u{0}\(FormatVersion.keySlot)\u{0}\(vaultID)\u{0}\(id)\u{0}\(KDFParameters.algorithm)\u{0}\(kdf.ops)\u{0}\(kdf.mem)\u{0}\(Base64.encode(kdf.salt))".utf8)
     }
 
     /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce.
@@ -111,17 +111,26 @@ public struct VaultHeader: Equatable, Sendable {
     public static let formatName = "tresor-vault"
     /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
     public static let maxPassphraseSlots = 16
+    /// 1, or 2 with `generation` and `auth` (Spec/FORMAT.md §3.5).
+    public var version: Int
     public var vaultID: String
     public var keySlots: [KeySlot]
     /// Slots of types this version does not know, kept verbatim.
     public var otherSlots: [JSONValue]
     public var unknownMembers: [String: JSONValue]
+    /// Version 2: how many times the header has changed; a replica never goes back to a lower one.
+    public var generation: UInt64
+    /// Version 2: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
+    public var auth: [UInt8]?
 
-    public init(vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue], unknownMembers: [String: JSONValue]) {
-        self.vaultID = vaultID; self.keySlots = keySlots; self.otherSlots = otherSlots; self.unknownMembers = unknownMembers
+    public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
+                unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil) {
+        self.version = version; self.vaultID = vaultID; self.keySlots = keySlots; self.otherSlots = otherSlots
+        self.unknownMembers = unknownMembers; self.generation = generation; self.auth = auth
     }
 
-    /// A new vault: a random vault key wrapped in one passphrase slot.
+    /// A new vault: a random vault key wrapped in one passphrase slot; a version 2 header of generation 1
+    /// whose tag is set by the caller (`VaultAuthenticator.authenticated`).
     public static func create(passphrase: SecretBytes, level: KDFLevel) throws -> (VaultHeader, SecretBytes) {
         let key = SecretBytes.random(count: Sodium.keyBytes)
         let id = UUID().uuidString.lowercased()
@@ -137,23 +146,54 @@ public struct VaultHeader: Equatable, Sendable {
         throw CoreError.wrongPassphrase
     }
 
-    /// The same vault key under a new passphrase: every passphrase slot is replaced by one new slot.
+    /// The same vault key under a new passphrase: every passphrase slot is replaced by one new slot (slots
+    /// of unknown types stay); the next generation, to be authenticated by the caller. Spec/FORMAT.md §3.3
     public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel) throws -> VaultHeader {
-        var h = self
+        var h = changed()
         h.keySlots = [try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID)]
         return h
     }
 
-    public func serialized() -> [UInt8] {
-        var o = unknownMembers
-        o["format"] = .string(VaultHeader.formatName)
-        o["version"] = .integer(FormatVersion.current)
-        o["vault"] = .string(vaultID)
-        o["keySlots"] = .array(keySlots.map(\.json) + otherSlots)
-        return JSONValue.object(o).canonicalBytes() + [0x0A]
+    /// The next generation of this header with its tag removed, to be changed and authenticated; a version
+    /// 1 header becomes version 2 (generation 1).
+    public func changed() -> VaultHeader {
+        var h = self
+        h.generation = version >= 2 ? generation + 1 : 1
+        h.version = FormatVersion.header
+        h.auth = nil
+        return h
     }
 
-    /// Parses and checks a header. - Throws: `CoreError` naming the broken rule.
+    /// The strongest Argon2id level among the passphrase slots (never weaker than `moderate` for a slot of
+    /// unknown cost): what a new slot gets unless the user asks otherwise.
+    public var strongestLevel: KDFLevel {
+        let levels = keySlots.map { $0.kdf.level ?? .moderate }
+        return KDFLevel.allCases.last { levels.contains($0) } ?? .moderate
+    }
+
+    /// The canonical JSON object of the header; without `auth` when `includingAuth` is false (what the tag covers).
+    func json(includingAuth: Bool) -> JSONValue {
+        var o = unknownMembers
+        o["format"] = .string(VaultHeader.formatName)
+        o["version"] = .integer(UInt64(version))
+        o["vault"] = .string(vaultID)
+        o["keySlots"] = .array(keySlots.map(\.json) + otherSlots)
+        if version >= 2 {
+            o["generation"] = .integer(generation)
+            if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
+        }
+        return .object(o)
+    }
+
+    /// The bytes an authentication tag covers: `"tresor-header" 0x00` and the canonical JSON without `auth`.
+    public var authenticatedBytes: [UInt8] { Array("tresor-header".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
+
+    public func serialized() -> [UInt8] {
+        json(includingAuth: true).canonicalBytes() + [0x0A]
+    }
+
+    /// Parses and checks a header (Spec/FORMAT.md §3.4). The tag of a version 2 header is checked with the
+    /// vault key, after unlocking (`VaultAuthenticator.verify`). - Throws: `CoreError` naming the broken rule.
     public static func parse(_ bytes: [UInt8]) throws -> VaultHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
         let json: JSONValue
@@ -161,9 +201,19 @@ public struct VaultHeader: Equatable, Sendable {
         guard let o = json.objectValue else { throw CoreError.malformed("vault header is not a JSON object") }
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
-        guard v == FormatVersion.current else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard v == 1 || v == 2 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
         guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        var generation: UInt64 = 1
+        var auth: [UInt8]?
+        if v == 2 {
+            guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+            guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
+            guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding("\"auth\" is not canonical base64") }
+            guard tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not 32 bytes") }
+            generation = g
+            auth = tag
+        }
         var known: [KeySlot] = [], other: [JSONValue] = []
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
@@ -171,7 +221,8 @@ public struct VaultHeader: Equatable, Sendable {
         }
         guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
         guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
-        return VaultHeader(vaultID: id, keySlots: known, otherSlots: other,
-                           unknownMembers: o.filter { !["format", "version", "vault", "keySlots"].contains($0.key) })
+        let reserved = v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
+        return VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
+                           unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth)
     }
 }

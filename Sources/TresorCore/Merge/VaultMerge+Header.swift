@@ -6,7 +6,9 @@ extension VaultMerge {
     /// changed (two passphrase changes), key slots merge by slot id: a slot removed on either side is
     /// gone, a slot added on either side stays, so each side's new passphrase opens the vault (all
     /// slots wrap the same vault key). If no passphrase slot would remain, the header with the greater
-    /// serialized bytes is kept. A nil `base` merges against an empty header.
+    /// serialized bytes is kept. A nil `base` merges against an empty header. A merged header that is
+    /// neither side's is of the newer version and, for version 2, of generation max(ours, theirs) + 1 with
+    /// no tag: the caller, who holds the vault key, authenticates it.
     /// - Throws: `CoreError.differentVault` if the headers name different vault ids.
     /// Spec/MERGE.md §10
     public static func mergeHeaders(base: VaultHeader?, ours: VaultHeader, theirs: VaultHeader) throws -> (VaultHeader, [MergeResolution]) {
@@ -19,7 +21,9 @@ extension VaultMerge {
             if b == o { return (theirs, []) }
             if b == t { return (ours, []) }
         }
-        var merged = VaultHeader(vaultID: ours.vaultID, keySlots: [], otherSlots: [], unknownMembers: [:])
+        let version = max(ours.version, theirs.version)
+        var merged = VaultHeader(version: version, vaultID: ours.vaultID, keySlots: [], otherSlots: [], unknownMembers: [:],
+                                 generation: version >= 2 ? max(ours.version >= 2 ? ours.generation : 0, theirs.version >= 2 ? theirs.generation : 0) + 1 : 1)
 
         func slots(_ h: VaultHeader?) -> [String: [UInt8]] {
             Dictionary((h?.keySlots ?? []).map { ($0.id, $0.json.canonicalBytes()) }, uniquingKeysWith: { a, b in MergeOrder.compare(a, b) >= 0 ? a : b })

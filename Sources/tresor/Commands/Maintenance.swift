@@ -88,3 +88,21 @@ struct Log: ParsableCommand {
         for c in commits { Output.line("\(c.id.prefix(8))  \(f.string(from: c.date))  \(c.summary)") }
     }
 }
+
+struct Upgrade: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upgrade a vault of format version 1 to version 2 (authenticated header and commits).",
+        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read a version 2 vault.")
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        guard vault.header.version < FormatVersion.header else {
+            Output.status("The vault already has format version \(vault.header.version).")
+            return
+        }
+        try vault.upgrade()
+        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated.")
+    }
+}

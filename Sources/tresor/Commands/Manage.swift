@@ -12,7 +12,7 @@ struct Remove: ParsableCommand {
     @Flag(name: [.short, .long], help: "Do not ask for confirmation at a terminal.") var force = false
 
     func run() throws {
-        let vault = try options.open(unlock: false)
+        let vault = try options.open(unlock: true)
         let p = try vault.existingPath(path)
         if Prompt.interactive && !force && !Prompt.confirm("Remove \(p)?") { throw CLIError("not removed", code: ExitStatus.error) }
         try vault.remove(p)

@@ -53,14 +53,32 @@ struct MergeDriver: ParsableCommand {
         func load(_ f: String) throws -> [UInt8] { try FileSystem.read(f, limit: Envelope.maxFileBytes) }
         let b = try load(base), o = try load(ours), t = try load(theirs)
         let merged: [UInt8], resolutions: [MergeResolution]
+        let vault = try options.open(unlock: true, interactive: false)
         if header {
-            (merged, resolutions) = try Vault.mergeHeaderFiles(base: b, ours: o, theirs: t)
+            (merged, resolutions) = try vault.mergeHeaderFiles(base: b, ours: o, theirs: t)
         } else {
-            let vault = try options.open(unlock: true)
-            guard let entryPath = EntryPath(filePath: path) else { throw CLIError("\"\(path)\" is not an entry file") }
+            guard let entryPath = EntryPath(filePath: path) else { throw CLIError("\(Output.quoted(path)) is not an entry file") }
             (merged, resolutions) = try vault.mergeEntryFiles(base: b, ours: o, theirs: t, path: entryPath)
         }
         try FileSystem.writeAtomically(merged, to: ours)
         for r in resolutions { Output.status("tresor: " + r.description) }
+    }
+}
+
+struct Adopt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check and authenticate commits made with plain git (run by git's post-commit and post-merge hooks).",
+        shouldDisplay: false)
+
+    @OptionGroup var options: VaultOptions
+
+    func run() throws {
+        // Git runs this after every commit and merge: without a session or passphrase file it leaves the
+        // work to the next tresor command instead of failing git's command.
+        guard let vault = try? options.open(unlock: true, interactive: false) else {
+            Output.status("tresor: commits made with git are checked and authenticated by the next tresor command")
+            return
+        }
+        try vault.transaction { _ in }
     }
 }

@@ -22,6 +22,7 @@ struct Sync: ParsableCommand {
                 "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
                 "fastForwarded": .bool(outcome.fastForwarded), "initializedRemote": .bool(outcome.initializedRemote),
                 "passphraseChanged": .bool(outcome.passphraseChanged),
+                "rolledBack": outcome.rolledBack.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
                 "resolutions": .array(outcome.resolutions.map { r in
@@ -34,6 +35,10 @@ struct Sync: ParsableCommand {
                 }),
             ]))
             return
+        }
+        if let back = outcome.rolledBack {
+            Output.warning("the remote \(Output.quoted(remote)) went back from \(back.from.prefix(12)) to an older state \(back.to.prefix(12)) (a force-push?)"
+                           + (outcome.pushed ? "; this replica's state was pushed again" : ""))
         }
         if !outcome.pulled && !outcome.pushed { Output.line("Already up to date with \(remote)."); return }
         if outcome.fastForwarded { Output.line("Pulled from \(remote) (fast-forward).") }

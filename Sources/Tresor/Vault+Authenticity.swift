@@ -1,0 +1,94 @@
+// Which commits a holder of the vault key made, and taking in commits made on this replica with plain git.
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    /// Whether commit `rev` carries a tag that verifies with this vault's key (Spec/FORMAT.md §7.1).
+    func isAuthentic(_ rev: String, repo: GitRepository) -> Bool {
+        guard let authenticator, let field = try? repo.authenticationField(VaultAuthenticator.commitField, of: rev) else { return false }
+        return authenticator.verifyCommit(content: field.content, value: field.value)
+    }
+
+    /// The header version commit `rev` holds (2 when it cannot be read: the strict assumption).
+    func headerVersion(at rev: String, repo: GitRepository) -> Int {
+        guard let id = try? repo.blobID(at: rev, path: VaultHeader.relativePath),
+              (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+              let bytes = try? repo.blob(id: id), let h = try? VaultHeader.parse(bytes) else { return 2 }
+        return h.version
+    }
+
+    /// The commits reachable from `tip` that no key holder vouched for: the walk stops at authentic commits
+    /// (their tag binds every ancestor through the ids), at commits reachable from `known`, and at commits
+    /// of the format 1 era (before the vault was upgraded, nothing was authenticated). Newest first.
+    func foreignCommits(from tip: String, known: String?, repo: GitRepository) throws -> [ForeignCommit] {
+        var queue = [tip], seen: Set<String> = [], found: [ForeignCommit] = []
+        while let rev = queue.first {
+            queue.removeFirst()
+            guard seen.insert(rev).inserted, found.count < 50 else { continue }
+            if isAuthentic(rev, repo: repo) || headerVersion(at: rev, repo: repo) < 2 { continue }
+            if let known, (try? repo.contains(known, rev)) == true { continue }
+            let info = try Vault.git { try repo.commitInfo(rev) }
+            let paths = (try? repo.changes(from: info.parents.first, to: rev).map(\.path)) ?? []
+            found.append(ForeignCommit(id: rev, summary: info.summary, paths: paths))
+            queue += info.parents
+        }
+        return found
+    }
+
+    /// Refuses a fetched tip that no key holder made, naming the commits and what they change. Vaults of
+    /// format 1 (local and fetched) have no tags: nothing to check until `upgrade`.
+    func requireAuthentic(incoming tip: String, ours: String?, repo: GitRepository) throws {
+        guard header.version >= 2 || headerVersion(at: tip, repo: repo) >= 2 else { return }
+        guard !isAuthentic(tip, repo: repo) else { return }
+        // Another vault's commits are not ours for a plainer reason: say that one.
+        if let id = try? repo.blobID(at: tip, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+           let other = (try? repo.blob(id: id)).flatMap({ try? VaultHeader.parse($0) }), other.vaultID != header.vaultID {
+            throw VaultError.header(.differentVault(ours: header.vaultID, theirs: other.vaultID))
+        }
+        var foreign = try foreignCommits(from: tip, known: ours, repo: repo)
+        if foreign.isEmpty { foreign = [ForeignCommit(id: tip, summary: (try? repo.commitInfo(tip).summary) ?? "", paths: [])] }
+        throw VaultError.foreignCommits(foreign)
+    }
+
+    /// Takes in commits made on this replica with plain git (`git commit`, `git pull` through the drivers)
+    /// that tresor has not authenticated yet: checks HEAD like content from a remote, re-merges a merge git
+    /// made with tresor's rules (git's own result stays under `refs/tresor/git-merge/…`), and commits an
+    /// authenticated commit on top, so other replicas accept them (Spec/TRANSACTIONS.md §3, Spec/MERGE.md §13.4).
+    /// Runs under the vault lock. Without the key it does nothing; the next command with the key does it.
+    func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
+        guard let cipher, let authenticator, header.version >= 2,
+              let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo),
+              headerVersion(at: head, repo: repo) >= 2 else { return }
+        let foreign = try foreignCommits(from: head, known: nil, repo: repo)
+        guard !foreign.isEmpty else { return }
+        let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
+        do { _ = try reader.readIncoming(head, minimumGeneration: 0) }
+        catch VaultError.hostileRemote(let file, let problem) {
+            throw VaultError.commitMadeWithGitRefused(commit: head, file: file, problem: problem)
+        }
+        var tree = try Vault.git { try repo.treeEntriesID(of: head) }
+        var remerged = false
+        let info = try Vault.git { try repo.commitInfo(head) }
+        if info.parents.count == 2 {
+            let (ours, theirs) = (info.parents[0], info.parents[1])
+            let base = try Vault.git { try repo.mergeBase(ours, theirs) }
+            let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
+                                           snapshots: (try base.map { try reader.read($0) }, try reader.read(ours), try reader.read(theirs)),
+                                           remote: "the merge made with git")
+            let ownTree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
+            if ownTree != tree {
+                try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
+                tree = ownTree
+                remerged = true
+            }
+        }
+        let message = "Authenticate \(foreign.count) commit\(foreign.count == 1 ? "" : "s") made with git"
+            + (remerged ? ", merged again by tresor's rules" : "")
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: message, authentication: try commitAuthentication()) }
+        let paths = try Vault.git { try repo.changes(from: head, to: commit) }.map(\.path)
+        try publish(repo, from: head, to: commit, paths: paths, reflog: "tresor: authenticate", knownStale: false)
+        notices.append(.adoptedCommitsMadeWithGit(count: foreign.count, remerged: remerged))
+        try reloadHeader()
+    }
+}

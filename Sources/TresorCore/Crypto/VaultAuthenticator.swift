@@ -1,0 +1,46 @@
+// Authentication tags that only a holder of the vault key can make: for commits and for the vault header.
+import Foundation
+
+/// Keyed BLAKE2b tags under subkeys of the vault key (Spec/FORMAT.md §2.3, §3.5, §7): a commit's tag covers
+/// its whole content (tree, parents, author, message), a header's tag everything in it but the tag.
+public struct VaultAuthenticator: Sendable {
+    /// The commit header field that carries a commit's tag.
+    public static let commitField = "tresor-auth"
+    static let commitKeyID: UInt64 = 2
+    static let headerKeyID: UInt64 = 3
+    private let commitKey: SecretBytes
+    private let headerKey: SecretBytes
+
+    /// - Throws: `CryptoError` if the vault key has the wrong length.
+    public init(vaultKey: SecretBytes) throws {
+        commitKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.commitKeyID, context: EntryCipher.kdfContext)
+        headerKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.headerKeyID, context: EntryCipher.kdfContext)
+    }
+
+    /// The tag of a commit, as the value of its `tresor-auth` field: base64 of
+    /// BLAKE2b-256(key = commit key, `"tresor-commit" 0x00` || the commit's content without that field).
+    public func commitTag(_ content: [UInt8]) throws -> String {
+        Base64.encode(try Sodium.keyedHash(Array("tresor-commit".utf8) + [0] + content, key: commitKey))
+    }
+
+    /// Whether `value` is the tag of `content`, compared in constant time.
+    public func verifyCommit(content: [UInt8], value: String) -> Bool {
+        guard let expected = try? commitTag(content) else { return false }
+        return Sodium.equalInConstantTime(Array(expected.utf8), Array(value.utf8))
+    }
+
+    /// `header` with its tag set (a version 1 header is returned as it is: it has none).
+    public func authenticated(_ header: VaultHeader) throws -> VaultHeader {
+        guard header.version >= 2 else { return header }
+        var h = header
+        h.auth = try Sodium.keyedHash(header.authenticatedBytes, key: headerKey)
+        return h
+    }
+
+    /// Checks a version 2 header's tag. - Throws: `CoreError.headerNotAuthentic`.
+    public func verify(_ header: VaultHeader) throws {
+        guard header.version >= 2 else { return }
+        guard let auth = header.auth, let expected = try? Sodium.keyedHash(header.authenticatedBytes, key: headerKey),
+              Sodium.equalInConstantTime(auth, expected) else { throw CoreError.headerNotAuthentic }
+    }
+}

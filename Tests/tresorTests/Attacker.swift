@@ -1,0 +1,116 @@
+// Someone who can write the bare repository with git plumbing but has no vault key: raw trees, blobs, commits.
+import Foundation
+import Tresor
+import TresorCore
+import XCTest
+
+/// One tree entry as git stores it.
+struct RawEntry {
+    var mode: String
+    var name: [UInt8]
+    var id: String
+
+    init(_ mode: String, _ name: String, _ id: String) { self.mode = mode; self.name = Array(name.utf8); self.id = id }
+    init(mode: String, name: [UInt8], id: String) { self.mode = mode; self.name = name; self.id = id }
+}
+
+/// Writes objects straight into a bare repository with `git hash-object --literally`, `git commit-tree` and
+/// `git update-ref`, as an attacker on the git host can; nothing checks what it writes.
+struct Attacker {
+    let bare: String
+    let scratch: String
+    let test: CLITestCase
+
+    @discardableResult
+    func git(_ args: [String], input: String? = nil) throws -> String {
+        let r = try test.run("/usr/bin/git", ["-C", bare] + args, stdin: input,
+                             extraEnv: ["GIT_AUTHOR_NAME": "mallory", "GIT_AUTHOR_EMAIL": "m@evil", "GIT_COMMITTER_NAME": "mallory",
+                                        "GIT_COMMITTER_EMAIL": "m@evil"])
+        guard r.code == 0 else { throw NSError(domain: "git", code: Int(r.code), userInfo: [NSLocalizedDescriptionKey: "git \(args): \(r.stderr)"]) }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    var tip: String { get throws { try git(["rev-parse", "refs/heads/main"]) } }
+    func tree(of commit: String) throws -> String { try git(["rev-parse", commit + "^{tree}"]) }
+
+    /// The entries of `tree`, names as raw bytes (`git ls-tree -z`).
+    func entries(_ tree: String) throws -> [RawEntry] {
+        let r = try test.run("/usr/bin/git", ["-C", bare, "ls-tree", "-z", tree], stdin: nil, extraEnv: [:])
+        return r.stdout.split(separator: "\0").map { line in
+            let tab = line.firstIndex(of: "\t")!
+            let meta = line[..<tab].split(separator: " ")
+            return RawEntry(mode: String(meta[0]), name: Array(line[line.index(after: tab)...].utf8), id: String(meta[2]))
+        }
+    }
+
+    /// A tree object made of exactly these entries, in this order (git's own checks are bypassed).
+    func rawTree(_ entries: [RawEntry]) throws -> String {
+        var bytes: [UInt8] = []
+        for e in entries {
+            bytes += Array(e.mode.utf8) + [0x20] + e.name + [0]
+            var hex = Array(e.id.utf8)
+            while !hex.isEmpty { bytes.append(UInt8(String(decoding: hex.prefix(2), as: UTF8.self), radix: 16)!); hex.removeFirst(2) }
+        }
+        let file = scratch + "/tree-" + UUID().uuidString
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return try git(["hash-object", "-t", "tree", "-w", "--literally", file])
+    }
+
+    func blob(_ bytes: [UInt8]) throws -> String {
+        let file = scratch + "/blob-" + UUID().uuidString
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return try git(["hash-object", "-w", file])
+    }
+
+    func blob(at path: String, in commit: String) throws -> String { try git(["rev-parse", "\(commit):\(path)"]) }
+    func bytes(ofBlob id: String) throws -> [UInt8] { Array(try test.run("/usr/bin/git", ["-C", bare, "cat-file", "blob", id], stdin: nil, extraEnv: [:]).stdout.utf8) }
+
+    /// `tree` with the entry at `path` (components, names as strings) replaced by `entry`, or removed.
+    func editing(_ tree: String, _ path: [String], _ entry: RawEntry?) throws -> String {
+        var list = try entries(tree)
+        let name = Array(path[0].utf8)
+        if path.count == 1 {
+            list.removeAll { $0.name == name }
+            if var e = entry { e.name = name; list.append(e) }
+        } else {
+            let sub = list.first { $0.name == name && $0.mode == "40000" }
+            let newSub = try editing(sub?.id ?? emptyTree(), Array(path.dropFirst()), entry)
+            list.removeAll { $0.name == name }
+            list.append(RawEntry(mode: "40000", name: name, id: newSub))
+        }
+        return try rawTree(sorted(list))
+    }
+
+    func emptyTree() throws -> String { try rawTree([]) }
+
+    /// git's tree order: bytes, a folder compared as if its name ended in "/".
+    func sorted(_ list: [RawEntry]) -> [RawEntry] {
+        list.sorted { a, b in
+            (a.name + (a.mode == "40000" ? [0x2F] : [])).lexicographicallyPrecedes(b.name + (b.mode == "40000" ? [0x2F] : []))
+        }
+    }
+
+    /// A commit of `tree` on top of `parents`, without any tag.
+    func commit(_ tree: String, parents: [String], message: String = "update") throws -> String {
+        try git(["commit-tree", tree] + parents.flatMap { ["-p", $0] } + ["-m", message])
+    }
+
+    /// The same commit carrying a tag made with `key`: what a replica holding that key could push.
+    func authenticated(_ commit: String, key: SecretBytes) throws -> String {
+        let content = try test.run("/usr/bin/git", ["-C", bare, "cat-file", "commit", commit], stdin: nil, extraEnv: [:]).stdout
+        let tag = try VaultAuthenticator(vaultKey: key).commitTag(Array(content.utf8))
+        return try withField(content, value: tag)
+    }
+
+    /// `content` with a `tresor-auth` field of any value (a forged or copied tag), written as a commit.
+    func withField(_ content: String, value: String) throws -> String {
+        var lines = content.components(separatedBy: "\n")
+        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
+        lines.insert("\(VaultAuthenticator.commitField) \(value)", at: committer + 1)
+        let file = scratch + "/commit-" + UUID().uuidString
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        return try git(["hash-object", "-t", "commit", "-w", "--literally", file])
+    }
+
+    func push(_ commit: String) throws { try git(["update-ref", "refs/heads/main", commit]) }
+}
