@@ -18,10 +18,13 @@ struct TresorCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
-                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self]
+                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self,
+                      ViewGuardian.self]
     )
 
     static func main() {
+        // Views a killed or powered-off tresor left behind go at once, whatever the command.
+        if CommandLine.arguments.dropFirst().first != ViewGuardian.commandName { EditorView.sweepOrphans() }
         do {
             var command = try parseAsRoot()
             try command.run()
