@@ -8,12 +8,13 @@ final class TerminalSession {
     private let master: Int32
     private(set) var screen = ""
 
-    init(_ args: [String], env: [String: String]) throws {
+    /// Starts `executable` (tresor unless given) with `args` on a new pseudo-terminal.
+    init(_ args: [String], env: [String: String], executable: String = CLITestCase.binary) throws {
         var m: Int32 = 0, s: Int32 = 0
         guard openpty(&m, &s, nil, nil, nil) == 0 else { throw XCTSkip("no pseudo-terminal available") }
         master = m
         let slave = FileHandle(fileDescriptor: s, closeOnDealloc: true)
-        process.executableURL = URL(fileURLWithPath: CLITestCase.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
         process.environment = env
         process.standardInput = slave
@@ -46,8 +47,8 @@ final class TerminalSession {
     func type(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) } }
 
     /// Waits for the process to exit and returns its status, keeping what it printed.
-    func wait() -> Int32 {
-        let deadline = Date().addingTimeInterval(10)
+    func wait(timeout: TimeInterval = 10) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline {
             var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
             if poll(&fds, 1, 50) > 0 {

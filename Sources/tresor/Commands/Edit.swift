@@ -41,7 +41,12 @@ struct Edit: ParsableCommand {
             }
             for (name, values) in lists { target[name] = .list(values) }
             for name in unsets {
-                guard entry.fields[name] != nil else { throw CLIError("entry \"\(entry.path)\" has no field \"\(name)\"", code: ExitStatus.notFound) }
+                // Removing what is not there leaves the entry as asked: a note, not a failure.
+                guard entry.fields[name] != nil else {
+                    Output.status("Note: \(entry.path) has no field \"\(displayable(name))\"; nothing to unset.")
+                    continue
+                }
+                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is both set and unset") }
                 target[name] = .some(nil)
             }
             if passwordStdin { target["password"] = .text(try readPasswordFromStdin()) }
