@@ -35,6 +35,12 @@ enum Spawn {
         for (fd, target) in [(stdin, STDIN_FILENO), (stdout, STDOUT_FILENO), (stderr, STDERR_FILENO)] {
             if let fd { posix_spawn_file_actions_adddup2(&actions, fd, target) }
         }
+        // A detached helper outlives tresor: it must hold none of the descriptors tresor inherited (the
+        // end of a pipe a shell or a test waits on would never close).
+        if detached {
+            let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+            for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
 
         let argv = ([(path as NSString).lastPathComponent] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }

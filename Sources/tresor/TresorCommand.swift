@@ -19,12 +19,12 @@ struct TresorCommand: ParsableCommand {
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self,
-                      ViewGuardian.self]
+                      Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self]
     )
 
     static func main() {
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
-        if CommandLine.arguments.dropFirst().first != ViewGuardian.commandName { EditorView.sweepOrphans() }
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName].contains(CommandLine.arguments.dropFirst().first ?? "") { EditorView.sweepOrphans() }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -38,7 +38,8 @@ final class TerminalSession {
             guard poll(&fds, 1, 100) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let n = read(master, &buffer, buffer.count)
-            if n <= 0 { break }
+            // EIO while no one has the terminal open (the program ended); something may open it again.
+            if n <= 0 { usleep(50_000); continue }
             screen += String(decoding: buffer[..<n], as: UTF8.self)
         }
         XCTAssertTrue(seen(), "waited for \"\(text)\" (\(occurrence)), screen:\n\(screen)", file: file, line: line)

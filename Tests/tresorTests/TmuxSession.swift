@@ -31,27 +31,11 @@ final class TmuxSession {
 
     static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    /// Runs `tmux -S socket args…` and returns what it printed. posix_spawn and waitpid rather than
-    /// `Process`: the server `new-session` forks keeps everything the client had open, and
-    /// Foundation's wait for the client never returned here.
+    /// Runs `tmux -S socket args…` and returns what it printed (with nothing of ours inherited: the
+    /// server `new-session` forks would otherwise hold descriptors Foundation waits on).
     @discardableResult
     private func command(_ args: [String]) throws -> String {
-        let out = socket + ".out"
-        let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        defer { if fd >= 0 { close(fd) }; unlink(out) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([tmux, "-S", socket] + args).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, tmux, &actions, nil, argv, environ) == 0 else { return "" }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        SpawnHelper.run(tmux, ["-S", socket] + args).output
     }
 
     /// Types a line of text followed by Enter.

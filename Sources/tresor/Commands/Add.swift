@@ -17,12 +17,15 @@ struct Add: ParsableCommand {
     @Flag(help: "Read the password from standard input (up to the end; one final newline is dropped).") var passwordStdin = false
     @Flag(help: "Generate the password (see generator options).") var generate = false
     @Flag(help: "Add the entry without a password.") var noPassword = false
+    @Option(help: ArgumentHelp("A one-time code secret as an otpauth://totp/ URI, or - to read it from standard input.", valueName: "uri"))
+    var otpUri: String?
     @Flag(name: [.short, .long], help: "Replace an existing entry.") var force = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func validate() throws {
         if passwordStdin && generate { throw ValidationError("use --password-stdin or --generate, not both") }
         if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("generator options need --generate") }
+        if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
         if noPassword && (passwordStdin || generate || generator.isSpecified) { throw ValidationError("--no-password cannot be combined with a password source") }
     }
 
@@ -33,6 +36,7 @@ struct Add: ParsableCommand {
             throw ValidationError("\"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
                                   (name == "password" ? "-stdin or --generate" : ""))
         }
+        let otp = try otpUri.map { uri -> String in let u = try OTPURI.read(uri); _ = try OTPURI.parse(u); return u }
         let vault = try options.open(unlock: true)
         try vault.checkNew(entryPath, force: force)
         let policy = try generator.resolve()
@@ -62,7 +66,11 @@ struct Add: ParsableCommand {
         if let note { try entry.set("notes", .text(note), at: now, origin: origin) }
         if !tags.isEmpty { try entry.set("tags", .list(tags), at: now, origin: origin) }
         if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
-        for (name, value) in custom { try entry.set(name, .text(value), at: now, origin: origin) }
+        for (name, value) in custom {
+            if name == TOTP.fieldName { _ = try OTPURI.parse(value) }
+            try entry.set(name, .text(value), at: now, origin: origin)
+        }
+        if let otp { try entry.set(TOTP.fieldName, .text(otp), at: now, origin: origin) }
         try vault.add(entry, force: force)
         Output.status("Added \(entryPath)")
     }

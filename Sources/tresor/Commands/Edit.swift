@@ -16,6 +16,8 @@ struct Edit: ParsableCommand {
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
     @Flag(help: "Read a new password from standard input.") var passwordStdin = false
     @Flag(help: "Generate a new password (see generator options).") var generate = false
+    @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
+    var otpUri: String?
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func run() throws {
@@ -25,7 +27,8 @@ struct Edit: ParsableCommand {
         let origin = vault.deviceID
         var target: [String: FieldValue?] = [:]
 
-        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate {
+        if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
+        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
             guard let edited = try runEditor(entry) else { Output.status("No changes."); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
@@ -49,6 +52,11 @@ struct Edit: ParsableCommand {
                 guard target[name] == nil else { throw ValidationError("field \"\(name)\" is both set and unset") }
                 target[name] = .some(nil)
             }
+            if let otpUri {
+                guard target[TOTP.fieldName] == nil else { throw ValidationError("use --otp-uri or --set otp=, not both") }
+                target[TOTP.fieldName] = .text(try OTPURI.read(otpUri))
+            }
+            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri) }
             if passwordStdin { target["password"] = .text(try readPasswordFromStdin()) }
             if generate {
                 let base = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) }
@@ -87,6 +95,11 @@ struct Edit: ParsableCommand {
             if text == original { return nil }
             do {
                 let parsed = try EditorText.parse(text)
+                if case .text(let uri)? = parsed[TOTP.fieldName] {
+                    do { _ = try TOTP(uri: uri) } catch let e as OTPError {
+                        throw EditorText.ParseError(line: EditorText.line(of: TOTP.fieldName, in: text), message: "otp: \(e.message)")
+                    }
+                }
                 if parsed.isEmpty, !entry.fields.isEmpty, !(Prompt.interactive && Prompt.confirm("The edit removes every field. Save it?")) {
                     throw CLIError("the edited entry is empty; nothing was changed")
                 }
