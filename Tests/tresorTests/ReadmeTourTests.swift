@@ -41,11 +41,14 @@ final class ReadmeTourTests: CLITestCase {
         e["TRESOR_VAULT"] = nil
         e["EDITOR"] = editor
         e["PW"] = "bank-secret-from-the-tour"
+        e["DISPLAY"] = nil
+        e["TRESOR_CLIP_TIME"] = "1"   // the copy goes to the terminal (OSC 52); its keeper ends soon
         let t = try TerminalSession([dir + "/tour.sh"], env: e, executable: "/bin/bash")
         t.expect("[n]o password? ")
         t.type("a\n")
         t.expect("TOUR-FINISHED")
         XCTAssertEqual(t.wait(timeout: 30), 0, t.screen)
+        XCTAssertTrue(t.screen.contains("\u{1B}]52;c;"), "tresor clip copied through the terminal")
 
         env["TRESOR_VAULT"] = dir + "/home/.tresor"
         XCTAssertEqual(try ok("show", "Email/gmail", "--field", "username").stdout, "alice.smith\n", "the tour's --set")
