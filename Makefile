@@ -3,8 +3,9 @@ SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
-# The tests also drive the real git CLI, git daemon and sshd on loopback.
-TEST_DEPS := git openssh-server
+# The tests also drive the real git CLI, git daemon and sshd on loopback, and real terminal programs:
+# vi and nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes.
+TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool
 
 .PHONY: demo test build deps test-deps bench vectors clean
 

@@ -48,6 +48,12 @@ enum EditorText {
 
     struct ParseError: Error { let line: Int; let message: String }
 
+    /// The number of the line that starts field `name`, or 0.
+    static func line(of name: String, in text: String) -> Int {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return (lines.firstIndex { $0.hasPrefix(name + ":") }).map { $0 + 1 } ?? 0
+    }
+
     /// The complete field state described by the text.
     static func parse(_ text: String) throws -> [String: FieldValue] {
         var result: [String: FieldValue] = [:]

@@ -7,11 +7,22 @@ enum Prompt {
     static var interactive: Bool { isatty(STDIN_FILENO) == 1 }
 
     /// Reads a line from the terminal with echo off; the result is in a zeroing buffer.
+    /// - Throws: `CLIError` without a terminal, or if the line is not UTF-8 text.
     static func secret(_ prompt: String) throws -> SecretBytes {
+        var bytes = try secretLine(prompt)
+        defer { Sodium.wipe(&bytes) }
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw CLIError("what was typed is not UTF-8 text") }
+        return SecretBytes(copying: bytes)
+    }
+
+    /// The bytes of one line typed with echo off (without the line end); the caller wipes them. At
+    /// most `limit` bytes are kept; a longer line is read to its end and comes back `limit + 1` long,
+    /// so the caller can tell it was too long.
+    static func secretLine(_ prompt: String, limit: Int = 64 * 1024) throws -> [UInt8] {
         guard interactive else {
             throw CLIError("no terminal to ask for the passphrase\nhint: use --passphrase-file FILE or TRESOR_PASSPHRASE_FILE, or 'tresor unlock'", code: ExitStatus.auth)
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        // Echo goes off before the prompt appears, so nothing typed after seeing it is ever shown.
         var old = termios()
         let fd = STDIN_FILENO
         let hadTerm = tcgetattr(fd, &old) == 0
@@ -22,16 +33,19 @@ enum Prompt {
             tcsetattr(fd, TCSANOW, &quiet)
         }
         defer { if hadTerm { var o = old; tcsetattr(fd, TCSANOW, &o) } }
+        FileHandle.standardError.write(Data(prompt.utf8))
         var bytes: [UInt8] = []
-        defer { Sodium.wipe(&bytes) }
+        bytes.reserveCapacity(256)
         while true {
             var c: UInt8 = 0
             let n = read(fd, &c, 1)
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 || c == 0x0A { break }
-            if c != 0x0D { bytes.append(c) }
+            if bytes.count <= limit { bytes.append(c) }
+            c = 0
         }
-        guard let secret = SecretBytes.passphrase(bytes) else { throw CLIError("the passphrase is not UTF-8 text", code: ExitStatus.auth) }
-        return secret
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return bytes
     }
 
     /// A plain line typed at the terminal (echoed), nil at end of input.

@@ -18,12 +18,15 @@ struct TresorCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
-                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self, MergeDriver.self, Adopt.self]
+                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self, MergeDriver.self,
+                      Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self]
     )
 
     static func main() {
         // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
         ProcessHardening.disableCoreDumps()
+        // Views a killed or powered-off tresor left behind go at once, whatever the command.
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName].contains(CommandLine.arguments.dropFirst().first ?? "") { EditorView.sweepOrphans() }
         do {
             var command = try parseAsRoot()
             try command.run()

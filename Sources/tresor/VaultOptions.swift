@@ -26,30 +26,43 @@ struct VaultOptions: ParsableArguments {
         return nil
     }
 
-    /// The first line of a passphrase file. - Throws: a message naming the file if missing or empty.
-    static func readPassphraseFile(_ path: String) throws -> SecretBytes {
+    /// The first line of a passphrase file under the passphrase rules (`PassphraseRules`): read up to
+    /// its first line end only, never shortened. `isNew`: a passphrase being set (blank ones refused).
+    /// - Throws: `CLIError` (exit 3) naming the file: missing, unreadable, empty, or what rule it breaks.
+    static func readPassphraseFile(_ path: String, isNew: Bool = false) throws -> SecretBytes {
         // Unlike vault files, this may be a link or a pipe (`--passphrase-file <(pass show x)`, secret mounts).
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let fd = Glibc.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
             throw CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(errno)))", code: ExitStatus.auth)
         }
-        var data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
-        try? handle.close()
-        var bytes = [UInt8](data)
-        Sodium.wipe(&data)
+        defer { close(fd) }
+        // Enough to hold the longest accepted line and its CR LF: one byte more is a line too long.
+        let cap = PassphraseRules.maximumBytes + 2
+        var bytes = [UInt8](repeating: 0, count: cap)
         defer { Sodium.wipe(&bytes) }
-        let end = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        var total = 0
+        while total < cap, !bytes[..<total].contains(0x0A) {
+            let n = bytes[total...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(errno)))", code: ExitStatus.auth) }
+            if n == 0 { break }
+            total += n
+        }
+        // Without a line end within the cap the line is `cap` bytes long: too long, reported below.
+        var end = bytes[..<total].firstIndex(of: 0x0A) ?? total
+        if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
         var line = Array(bytes[..<end])
         defer { Sodium.wipe(&line) }
-        if line.last == 0x0D { line.removeLast() }
-        guard !line.isEmpty else { throw CLIError("passphrase file \"\(path)\" is empty", code: ExitStatus.auth) }
-        guard let passphrase = SecretBytes.passphrase(line) else { throw CLIError("passphrase file \"\(path)\" is not UTF-8 text", code: ExitStatus.auth) }
-        return passphrase
+        guard !line.isEmpty || isNew else { throw CLIError("passphrase file \"\(path)\" is empty", code: ExitStatus.auth) }
+        do { return try PassphraseRules.passphrase(line, isNew: isNew) } catch let e as PassphraseError {
+            throw CLIError(e.message(source: "passphrase file \"\(displayable(path))\""), code: ExitStatus.auth)
+        }
     }
 
-    /// The current passphrase: from the file option, else asked at the terminal.
-    func passphrase(prompt: String = "Passphrase: ") throws -> SecretBytes {
+    /// The current passphrase: from the file option, else asked at the terminal (no retry; see `unlock`).
+    func passphrase(prompt: String? = nil) throws -> SecretBytes {
         if let f = passphraseFilePath { return try VaultOptions.readPassphraseFile(f) }
-        return try Prompt.secret(prompt)
+        return try PassphraseInput.typed(prompt ?? "Passphrase for \(PassphraseInput.name(of: directory)): ", isNew: false)
     }
 
     /// Vaults this process opened, whose warnings are printed when the command ends.
@@ -91,7 +104,7 @@ struct VaultOptions: ParsableArguments {
             }
         }
         guard interactive || passphraseFilePath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
-        try vault.unlock(passphrase: try passphrase())
+        try self.unlock(vault)
         return vault
     }
 }

@@ -8,12 +8,13 @@ final class TerminalSession {
     private let master: Int32
     private(set) var screen = ""
 
-    init(_ args: [String], env: [String: String]) throws {
+    /// Starts `executable` (tresor unless given) with `args` on a new pseudo-terminal.
+    init(_ args: [String], env: [String: String], executable: String = CLITestCase.binary) throws {
         var m: Int32 = 0, s: Int32 = 0
         guard openpty(&m, &s, nil, nil, nil) == 0 else { throw XCTSkip("no pseudo-terminal available") }
         master = m
         let slave = FileHandle(fileDescriptor: s, closeOnDealloc: true)
-        process.executableURL = URL(fileURLWithPath: CLITestCase.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
         process.environment = env
         process.standardInput = slave
@@ -28,25 +29,27 @@ final class TerminalSession {
         close(master)
     }
 
-    /// Reads until `text` has appeared on the screen (10 s at most).
-    func expect(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// Reads until `text` has appeared on the screen `occurrence` times (10 s at most).
+    func expect(_ text: String, occurrence: Int = 1, file: StaticString = #filePath, line: UInt = #line) {
         let deadline = Date().addingTimeInterval(10)
-        while !screen.contains(text), Date() < deadline {
+        func seen() -> Bool { screen.components(separatedBy: text).count > occurrence }
+        while !seen(), Date() < deadline {
             var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
             guard poll(&fds, 1, 100) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let n = read(master, &buffer, buffer.count)
-            if n <= 0 { break }
+            // EIO while no one has the terminal open (the program ended); something may open it again.
+            if n <= 0 { usleep(50_000); continue }
             screen += String(decoding: buffer[..<n], as: UTF8.self)
         }
-        XCTAssertTrue(screen.contains(text), "waited for \"\(text)\", screen:\n\(screen)", file: file, line: line)
+        XCTAssertTrue(seen(), "waited for \"\(text)\" (\(occurrence)), screen:\n\(screen)", file: file, line: line)
     }
 
     func type(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) } }
 
     /// Waits for the process to exit and returns its status, keeping what it printed.
-    func wait() -> Int32 {
-        let deadline = Date().addingTimeInterval(10)
+    func wait(timeout: TimeInterval = 10) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline {
             var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
             if poll(&fds, 1, 50) > 0 {
@@ -69,15 +72,15 @@ final class TerminalTests: CLITestCase {
 
     func testInitAsksTwiceWithoutEchoThenAddOffersAGeneratedPassword() throws {
         let initSession = try TerminalSession(["init", "--kdf", "minimum"], env: interactiveEnv)
-        initSession.expect("New passphrase: ")
+        initSession.expect("New passphrase for \(vaultDir): ")
         initSession.type("typed secret phrase\n")
-        initSession.expect("Repeat passphrase: ")
+        initSession.expect("Repeat new passphrase: ")
         initSession.type("typed secret phrase\n")
         XCTAssertEqual(initSession.wait(), 0, initSession.screen)
         XCTAssertFalse(initSession.screen.contains("typed secret phrase"), "the passphrase is never echoed")
 
         let add = try TerminalSession(["add", "Web/site", "--length", "12"], env: interactiveEnv)
-        add.expect("Passphrase: ")
+        add.expect("Passphrase for \(vaultDir): ")
         add.type("typed secret phrase\n")
         add.expect("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")
         let first = add.screen.components(separatedBy: "Generated password (").last!
@@ -96,7 +99,7 @@ final class TerminalTests: CLITestCase {
         try write("typed secret phrase\n", to: passphraseFile)
         try initVault()
         let add = try TerminalSession(["add", "Web/own"], env: interactiveEnv)
-        add.expect("Passphrase: ")
+        add.expect("Passphrase for \(vaultDir): ")
         add.type("typed secret phrase\n")
         add.expect("[n]o password? ")
         add.type("t\n")

@@ -32,17 +32,35 @@ public enum FileSystem {
         return UInt32(st.st_mode & 0o7777)
     }
 
-    /// Reads a regular file, refusing links (`O_NOFOLLOW`) and files larger than `limit`.
+    /// What a file that is not a regular file is, for messages ("a FIFO").
+    static func describe(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Reads a regular file, refusing links (`O_NOFOLLOW`), anything that is not a regular file (a FIFO,
+    /// socket, device or directory: refused before and after opening, which never blocks thanks to
+    /// `O_NONBLOCK`) and files larger than `limit`.
     public static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
+            throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP { throw CoreError.symlink(path) }
             throw errnoText("cannot read", path)
         }
         defer { close(fd) }
-        var st = stat()
         guard fstat(fd, &st) == 0 else { throw errnoText("cannot read", path) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io("\"\(path)\" is not a regular file") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file") }
         guard Int(st.st_size) <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
         // One read of the stat size plus one byte to notice a file that grew meanwhile.
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)

@@ -16,12 +16,17 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("tag"), help: "A tag (repeatable).") var tags: [String] = []
     @Flag(help: "Read the password from standard input (up to the end; one final newline is dropped).") var passwordStdin = false
     @Flag(help: "Generate the password (see generator options).") var generate = false
+    @Flag(help: "Add the entry without a password.") var noPassword = false
+    @Option(help: ArgumentHelp("A one-time code secret as an otpauth://totp/ URI, or - to read it from standard input.", valueName: "uri"))
+    var otpUri: String?
     @Flag(name: [.short, .long], help: "Replace an existing entry.") var force = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func validate() throws {
         if passwordStdin && generate { throw ValidationError("use --password-stdin or --generate, not both") }
         if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("generator options need --generate") }
+        if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
+        if noPassword && (passwordStdin || generate || generator.isSpecified) { throw ValidationError("--no-password cannot be combined with a password source") }
     }
 
     func run() throws {
@@ -31,12 +36,15 @@ struct Add: ParsableCommand {
             throw ValidationError("\"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
                                   (name == "password" ? "-stdin or --generate" : ""))
         }
+        let otp = try otpUri.map { uri -> String in let u = try OTPURI.read(uri); _ = try OTPURI.parse(u); return u }
         let vault = try options.open(unlock: true)
         try vault.checkNew(entryPath, force: force)
         let policy = try generator.resolve()
 
         var password: String?
-        if passwordStdin {
+        if noPassword {
+            password = nil
+        } else if passwordStdin {
             password = try readPasswordFromStdin()
             warnIfWeak(password!)
         } else if generate || (generator.isSpecified && !Prompt.interactive) {
@@ -45,6 +53,8 @@ struct Add: ParsableCommand {
             Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
         } else if Prompt.interactive {
             password = try offerPassword(policy)
+        } else {
+            throw CLIError("no password for \"\(entryPath)\": standard input is not a terminal to ask at\nhint: use --password-stdin, --generate or --no-password", code: ExitCode.validationFailure.rawValue)
         }
 
         let now = Timestamp.now()
@@ -56,28 +66,37 @@ struct Add: ParsableCommand {
         if let note { try entry.set("notes", .text(note), at: now, origin: origin) }
         if !tags.isEmpty { try entry.set("tags", .list(tags), at: now, origin: origin) }
         if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
-        for (name, value) in custom { try entry.set(name, .text(value), at: now, origin: origin) }
+        for (name, value) in custom {
+            if name == TOTP.fieldName { _ = try OTPURI.parse(value) }
+            try entry.set(name, .text(value), at: now, origin: origin)
+        }
+        if let otp { try entry.set(TOTP.fieldName, .text(otp), at: now, origin: origin) }
         try vault.add(entry, force: force)
         Output.status("Added \(entryPath)")
     }
 
     /// At a terminal: show a generated password; accept, regenerate, or type one's own.
     func offerPassword(_ policy: GeneratorPolicy) throws -> String? {
+        var offered = try GeneratorOptions.generate(policy)
+        Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
         while true {
-            let g = try GeneratorOptions.generate(policy)
-            Output.status(String(format: "Generated password (%.1f bits): %@", g.entropyBits, g.value))
-            let answer = Prompt.line("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")?.lowercased() ?? "n"
-            switch answer.first {
-            case "a", nil: return g.value
-            case "r": continue
-            case "t":
+            guard let answer = Prompt.line("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")?.lowercased() else {
+                throw CLIError("no answer; nothing was added")
+            }
+            switch answer.trimmingCharacters(in: .whitespaces) {
+            case "a", "accept", "": return offered.value
+            case "r", "regenerate":
+                offered = try GeneratorOptions.generate(policy)
+                Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
+            case "t", "type":
                 let typed = try Prompt.secret("Password: ")
                 guard typed.constantTimeEquals(try Prompt.secret("Repeat password: ")) else { Output.warning("the passwords do not match"); continue }
                 guard let s = typed.utf8String() else { throw CLIError("the password is not valid UTF-8") }
                 warnIfWeak(s)
                 return s
-            case "n": return nil
-            default: continue
+            case "n", "no": return nil
+            default:
+                Output.status("Unknown answer \"\(displayable(answer))\": type a, r, t or n.")
             }
         }
     }
@@ -92,8 +111,14 @@ func parseAssignment(_ s: String) throws -> (String, String) {
     return (name, String(s[s.index(after: eq)...]))
 }
 
-/// All of standard input as a password; one final newline (LF or CRLF) is dropped.
+/// All of standard input as a password; one final newline (LF or CRLF) is dropped. At a terminal,
+/// one line typed without echo.
 func readPasswordFromStdin() throws -> String {
+    if Prompt.interactive {
+        let typed = try Prompt.secret("Password: ")
+        guard let s = typed.utf8String(), !s.isEmpty else { throw CLIError("no password was typed") }
+        return s
+    }
     var data = FileHandle.standardInput.readDataToEndOfFile()
     defer { Sodium.wipe(&data) }
     var bytes = [UInt8](data)

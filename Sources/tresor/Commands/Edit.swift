@@ -16,6 +16,8 @@ struct Edit: ParsableCommand {
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
     @Flag(help: "Read a new password from standard input.") var passwordStdin = false
     @Flag(help: "Generate a new password (see generator options).") var generate = false
+    @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
+    var otpUri: String?
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func run() throws {
@@ -25,7 +27,8 @@ struct Edit: ParsableCommand {
         let origin = vault.deviceID
         var target: [String: FieldValue?] = [:]
 
-        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate {
+        if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
+        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
             guard let edited = try runEditor(entry) else { Output.status("No changes."); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
@@ -41,9 +44,19 @@ struct Edit: ParsableCommand {
             }
             for (name, values) in lists { target[name] = .list(values) }
             for name in unsets {
-                guard entry.fields[name] != nil else { throw CLIError("entry \"\(entry.path)\" has no field \"\(name)\"", code: ExitStatus.notFound) }
+                // Removing what is not there leaves the entry as asked: a note, not a failure.
+                guard entry.fields[name] != nil else {
+                    Output.status("Note: \(entry.path) has no field \"\(displayable(name))\"; nothing to unset.")
+                    continue
+                }
+                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is both set and unset") }
                 target[name] = .some(nil)
             }
+            if let otpUri {
+                guard target[TOTP.fieldName] == nil else { throw ValidationError("use --otp-uri or --set otp=, not both") }
+                target[TOTP.fieldName] = .text(try OTPURI.read(otpUri))
+            }
+            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri) }
             if passwordStdin { target["password"] = .text(try readPasswordFromStdin()) }
             if generate {
                 let base = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) }
@@ -68,24 +81,28 @@ struct Edit: ParsableCommand {
         Output.status("Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))")
     }
 
-    /// Runs the editor on a private temporary file until the text parses; nil if nothing changed.
+    /// Runs the editor on the decrypted view until the text parses; nil if nothing changed.
     func runEditor(_ entry: Entry) throws -> [String: FieldValue]? {
-        let dir = try PrivateTemp.makeDirectory()
-        let file = dir + "/entry.txt"
-        defer { PrivateTemp.remove(dir: dir, file: file) }
         let original = try EditorText.render(entry)
-        try FileSystem.writeAtomically(Array(original.utf8), to: file)
+        let view = try EditorView()
+        defer { view.remove() }
+        try FileSystem.writeAtomically(Array(original.utf8), to: view.file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
         while true {
-            let status = PrivateTemp.runEditor(editor, file: file)
+            let status = try Editor.run(editor, file: view.file)
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
-            var bytes = (try? FileSystem.read(file, limit: 1 << 20)) ?? []
+            var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
             defer { Sodium.wipe(&bytes) }
             let text = String(decoding: bytes, as: UTF8.self)
             if text == original { return nil }
             do {
                 let parsed = try EditorText.parse(text)
+                if case .text(let uri)? = parsed[TOTP.fieldName] {
+                    do { _ = try TOTP(uri: uri) } catch let e as OTPError {
+                        throw EditorText.ParseError(line: EditorText.line(of: TOTP.fieldName, in: text), message: "otp: \(e.message)")
+                    }
+                }
                 if parsed.isEmpty, !entry.fields.isEmpty, !(Prompt.interactive && Prompt.confirm("The edit removes every field. Save it?")) {
                     throw CLIError("the edited entry is empty; nothing was changed")
                 }
@@ -107,56 +124,26 @@ func reportMerge(_ outcome: SaveOutcome) {
     for r in outcome.resolutions { Output.status("  resolved: " + r.description) }
 }
 
-/// Private temporary files for decrypted views: in /dev/shm (memory) when possible, always in a 0700 directory.
-enum PrivateTemp {
-    static func makeDirectory() throws -> String {
-        let env = ProcessInfo.processInfo.environment
-        var bases = ["/dev/shm"]
-        if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { bases.append(r) }
-        for base in bases where FileSystem.kind(base) == .directory {
-            removeStale(in: base)
-            var template = Array((base + "/tresor-edit-XXXXXX").utf8CString)
-            if mkdtemp(&template) != nil { return String(cString: template) }
-        }
-        throw CLIError("no private place for the decrypted view: /dev/shm and $XDG_RUNTIME_DIR are unavailable\nhint: use 'tresor edit PATH --set NAME=VALUE'")
-    }
-
-    /// Removes views an earlier edit could not clean up (killed with SIGKILL, power loss on a
-    /// persistent $XDG_RUNTIME_DIR): this user's `tresor-edit-*` directories older than an hour.
-    static func removeStale(in base: String) {
-        for name in FileSystem.list(base) where name.hasPrefix("tresor-edit-") {
-            let dir = base + "/" + name
-            var st = stat()
-            guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR,
-                  time(nil) - st.st_mtim.tv_sec > 3600 else { continue }
-            remove(dir: dir, file: dir + "/entry.txt")
-        }
-    }
-
-    /// Overwrites and removes the file, then the directory (and anything an editor left in it).
-    static func remove(dir: String, file: String) {
-        if let size = try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int, size > 0,
-           let h = FileHandle(forWritingAtPath: file) {
-            try? h.write(contentsOf: Data(count: size))
-            try? h.synchronize()
-            try? h.close()
-        }
-        try? FileManager.default.removeItem(atPath: dir)
-    }
-
-    /// Runs `$EDITOR file` through the shell (so EDITOR may hold arguments). Meanwhile tresor catches
+/// Runs `$VISUAL`/`$EDITOR` so that it gets the terminal.
+enum Editor {
+    /// Runs `editor file` through the shell (so the variable may hold arguments, as in `code --wait`)
+    /// in tresor's own process group: when tresor is the terminal's foreground job, so is the editor,
+    /// and Ctrl-C, Ctrl-Z and the keys reach it as they would without tresor. Meanwhile tresor catches
     /// the signals a terminal sends (Ctrl-C, Ctrl-\\, hang-up) and SIGTERM with a handler that does
-    /// nothing, so it lives on to remove the decrypted view. A handler, not SIG_IGN: caught signals
-    /// are reset to their default in the editor when it starts, ignored ones would stay ignored.
-    static func runEditor(_ editor: String, file: String) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", editor + " \"$1\"", "tresor-edit", file]
+    /// nothing, so it lives on to remove the view; the editor gets them with their default action.
+    /// The terminal's settings are put back afterwards. Returns the exit status (128 + signal if killed).
+    static func run(_ editor: String, file: String) throws -> Int32 {
         let signals = [SIGINT, SIGQUIT, SIGHUP, SIGTERM]
         let previous = signals.map { signal($0, { _ in }) }
         defer { for (s, handler) in zip(signals, previous) { signal(s, handler) } }
-        do { try p.run() } catch { return 127 }
-        p.waitUntilExit()
-        return p.terminationStatus
+        // Job control: when the editor stops itself (Ctrl-Z in vi signals the whole group), tresor must
+        // stop with it so the shell gets the terminal back, even if it was started with these ignored.
+        let jobSignals = [SIGTSTP, SIGTTIN, SIGTTOU]
+        let previousJob = jobSignals.map { signal($0, SIG_DFL) }
+        defer { for (s, handler) in zip(jobSignals, previousJob) { signal(s, handler) } }
+        let terminal = TerminalState.save()
+        defer { terminal?.restore() }
+        let pid = try Spawn.start("/bin/sh", ["-c", editor + " \"$1\"", "tresor-edit", file])
+        return Spawn.wait(pid)
     }
 }

@@ -15,15 +15,7 @@ struct Init: ParsableCommand {
     var kdf: KDFLevel = .moderate
 
     func run() throws {
-        let passphrase: SecretBytes
-        if let f = options.passphraseFilePath {
-            passphrase = try VaultOptions.readPassphraseFile(f)
-        } else {
-            passphrase = try Prompt.secret("New passphrase: ")
-            let again = try Prompt.secret("Repeat passphrase: ")
-            guard passphrase.constantTimeEquals(again) else { throw CLIError("the passphrases do not match") }
-            guard passphrase.count > 0 else { throw CLIError("the passphrase is empty") }
-        }
+        let passphrase = try PassphraseInput.new(file: options.passphraseFilePath, directory: options.directory)
         warnIfTestCost(kdf)
         let vault = try Vault.create(at: options.directory, passphrase: passphrase, level: kdf)
         Output.status("Initialized a vault in \(vault.root) (Argon2id \(kdf.rawValue))")

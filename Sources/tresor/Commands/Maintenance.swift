@@ -15,15 +15,8 @@ struct Passwd: ParsableCommand {
 
     func run() throws {
         let vault = try options.open(unlock: false)
-        try vault.unlock(passphrase: try options.passphrase(prompt: "Current passphrase: "))
-        let new: SecretBytes
-        if let f = newPassphraseFile {
-            new = try VaultOptions.readPassphraseFile(f)
-        } else {
-            new = try Prompt.secret("New passphrase: ")
-            guard new.constantTimeEquals(try Prompt.secret("Repeat new passphrase: ")) else { throw CLIError("the passphrases do not match") }
-            guard new.count > 0 else { throw CLIError("the passphrase is empty") }
-        }
+        try options.unlock(vault, prompt: "Current passphrase for \(PassphraseInput.name(of: vault.root)): ")
+        let new = try PassphraseInput.new(file: newPassphraseFile, directory: vault.root)
         let level = kdf ?? vault.header.keySlots.first?.kdf.level ?? .moderate
         warnIfTestCost(level)
         try vault.changePassphrase(to: new, level: level)

@@ -12,11 +12,17 @@ struct Show: ParsableCommand {
     @Option(help: ArgumentHelp("Print only this field's value (password, username, urls, notes, tags or a custom field).", valueName: "name"))
     var field: String?
     @Flag(help: "Print the entry as a JSON object.") var json = false
+    @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy the field (default: password) to the clipboard instead of printing it; see 'tresor clip'.")
+    var clip = false
+    @OptionGroup var clipOptions: ClipOptions
 
     func run() throws {
         let vault = try options.open(unlock: true)
         let entry = try vault.read(try vault.existingPath(path))
-        if let field {
+        if clip {
+            if json { throw ValidationError("use --json or --clip, not both") }
+            try Clip.copyField(field ?? "password", of: entry, with: clipOptions)
+        } else if let field {
             guard let f = entry.fields[field] else {
                 throw CLIError("entry \"\(entry.path)\" has no field \"\(field)\"" +
                                (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)

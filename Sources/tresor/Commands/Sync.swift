@@ -70,7 +70,7 @@ struct Clone: ParsableCommand {
                let key = try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
                 try vault.unlock(vaultKey: key)
             } else {
-                try vault.unlock(passphrase: try options.passphrase())
+                try options.unlock(vault)
             }
             try vault.completeClone()
         } catch {

@@ -1,0 +1,158 @@
+// The clipboard: X11 (xclip, xsel), Wayland (wl-copy) or OSC 52, and a detached keeper that clears it later if it still holds the secret.
+import ArgumentParser
+import Foundation
+import TresorCore
+
+/// Where a copied secret goes, and how it is read back and cleared.
+enum ClipboardBackend: String, CaseIterable {
+    case wayland = "wl-copy", xclip, xsel, osc52
+
+    /// The program that copies (nil for OSC 52, which tresor writes to the terminal itself).
+    var copyCommand: [String]? {
+        switch self {
+        case .wayland: return ["wl-copy"]
+        case .xclip: return ["xclip", "-selection", "clipboard", "-in"]
+        case .xsel: return ["xsel", "--clipboard", "--input"]
+        case .osc52: return nil
+        }
+    }
+
+    var readCommand: [String]? {
+        switch self {
+        case .wayland: return ["wl-paste", "--no-newline"]
+        case .xclip: return ["xclip", "-selection", "clipboard", "-out"]
+        case .xsel: return ["xsel", "--clipboard", "--output"]
+        case .osc52: return nil
+        }
+    }
+
+    var clearCommand: [String]? {
+        switch self {
+        case .wayland: return ["wl-copy", "--clear"]
+        case .xclip: return ["xclip", "-selection", "clipboard", "-in"]   // empty input: an empty clipboard
+        case .xsel: return ["xsel", "--clipboard", "--clear"]
+        case .osc52: return nil
+        }
+    }
+
+    /// The backend for this session: `$TRESOR_CLIPBOARD` if set; else Wayland's wl-copy when
+    /// `$WAYLAND_DISPLAY` is set, X11's xclip or xsel when `$DISPLAY` is, and OSC 52 on a terminal
+    /// (which reaches the clipboard of the terminal emulator, also over ssh). nil when none applies.
+    static func detect() throws -> ClipboardBackend? {
+        let env = ProcessInfo.processInfo.environment
+        if let forced = env["TRESOR_CLIPBOARD"], !forced.isEmpty {
+            let name = forced == "wayland" ? "wl-copy" : forced
+            guard let b = ClipboardBackend(rawValue: name) else {
+                throw CLIError("TRESOR_CLIPBOARD=\(displayable(forced)) is not a clipboard tresor knows\nhint: use wl-copy, xclip, xsel or osc52")
+            }
+            return b
+        }
+        if env["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) == true, Clipboard.find("wl-copy") != nil { return .wayland }
+        if env["DISPLAY"].map({ !$0.isEmpty }) == true {
+            if Clipboard.find("xclip") != nil { return .xclip }
+            if Clipboard.find("xsel") != nil { return .xsel }
+        }
+        return Clipboard.terminal() != nil ? .osc52 : nil
+    }
+}
+
+enum Clipboard {
+    /// The clearing delay: `--clear-after`, else `$TRESOR_CLIP_TIME`, else 45 seconds; 0 never clears.
+    static func clearDelay(_ option: Double?) throws -> Double {
+        if let option {
+            guard option >= 0, option <= 86_400 else { throw ValidationError("--clear-after must be between 0 and 86400 seconds") }
+            return option
+        }
+        if let env = ProcessInfo.processInfo.environment["TRESOR_CLIP_TIME"], !env.isEmpty {
+            guard let v = Double(env), v >= 0, v <= 86_400 else { throw CLIError("TRESOR_CLIP_TIME=\(displayable(env)) is not a number of seconds from 0 to 86400") }
+            return v
+        }
+        return 45
+    }
+
+    /// `name` on `$PATH`, if it is there.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The controlling terminal's device path, if tresor has one.
+    static func terminal() -> String? {
+        for fd in [STDERR_FILENO, STDOUT_FILENO, STDIN_FILENO] where isatty(fd) == 1 {
+            if let name = ttyname(fd) { return String(cString: name) }
+        }
+        return nil
+    }
+
+    /// Copies `secret` (exactly its bytes: no newline is added) and leaves a keeper that clears the
+    /// clipboard after `delay` seconds if it still holds the secret. Returns the backend's name.
+    /// - Throws: `CLIError` when there is no clipboard or copying failed.
+    static func copy(_ secret: SecretBytes, clearAfter delay: Double) throws -> String {
+        guard let backend = try ClipboardBackend.detect() else {
+            throw CLIError("no clipboard: neither $WAYLAND_DISPLAY nor $DISPLAY is set and there is no terminal for OSC 52\nhint: install wl-clipboard or xclip, or print the value with 'tresor show PATH --field NAME'")
+        }
+        var tty: String?
+        if backend == .osc52 {
+            guard let t = terminal() else { throw CLIError("no terminal to send the clipboard sequence (OSC 52) to") }
+            try writeOSC52(secret, to: t)
+            tty = t
+        } else if let program = backend.copyCommand?.first, find(program) == nil {
+            throw CLIError("the clipboard program \"\(program)\" is not installed\nhint: install \(backend == .wayland ? "wl-clipboard" : program)")
+        }
+        try startKeeper(backend, secret: backend == .osc52 ? nil : secret, delay: delay, tty: tty)
+        return backend.rawValue
+    }
+
+    /// `ESC ] 52 ; c ; BASE64 BEL` (xterm's "manipulate selection data"); an empty payload clears.
+    static func writeOSC52(_ secret: SecretBytes?, to tty: String) throws {
+        let fd = open(tty, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError("cannot write to the terminal \"\(tty)\": \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var sequence = Array("\u{1B}]52;c;".utf8)
+        if let secret { sequence += secret.withBytes { Array(Data($0).base64EncodedData()) } }
+        sequence.append(0x07)
+        defer { Sodium.wipe(&sequence) }
+        _ = sequence.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// Starts `tresor clipboard-keeper` in a session of its own (so closing the terminal does not end
+    /// it), hands it the secret through a pipe, and waits for its word that the copy succeeded.
+    private static func startKeeper(_ backend: ClipboardBackend, secret: SecretBytes?, delay: Double, tty: String?) throws {
+        let input = try Spawn.privatePipe()
+        let status = try Spawn.privatePipe()
+        let null = Spawn.devNull()
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(Spawn.selfExecutable, [ClipboardKeeper.commandName, backend.rawValue, String(delay)] + (tty.map { [$0] } ?? []),
+                                  detached: true, stdin: input.read, stdout: status.write, stderr: null)
+        } catch {
+            for fd in [input.read, input.write, status.read, status.write, null] { close(fd) }
+            throw error
+        }
+        close(input.read); close(status.write); if null >= 0 { close(null) }
+        // The keeper reads everything before answering, so this write cannot block on a full pipe for long.
+        secret?.withBytes { b in
+            var off = 0
+            while off < b.count {
+                let n = write(input.write, b.baseAddress! + off, b.count - off)
+                if n <= 0 { if errno == EINTR { continue }; break }
+                off += n
+            }
+        }
+        close(input.write)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let n = read(status.read, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            answer += buffer[..<n]
+        }
+        close(status.read)
+        let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text != "ok" {
+            _ = Spawn.wait(pid)
+            throw CLIError(text.isEmpty ? "copying to the clipboard failed" : text)
+        }
+    }
+}

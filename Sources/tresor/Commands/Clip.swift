@@ -1,0 +1,157 @@
+// `tresor clip`: copy a field to the clipboard and clear it later; and the hidden keeper that does the clearing.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+/// Options of every command that copies: `--clear-after`.
+struct ClipOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Clear the clipboard after this many seconds if it still holds the value; 0 never clears (default: $TRESOR_CLIP_TIME, else 45).",
+                               valueName: "seconds"))
+    var clearAfter: Double?
+
+    /// Copies `value` and says so on stderr, naming `what` ("the password of Email/gmail").
+    func copy(_ value: SecretBytes, what: String) throws {
+        let delay = try Clipboard.clearDelay(clearAfter)
+        let backend = try Clipboard.copy(value, clearAfter: delay)
+        let when = delay == 0 ? "it will not be cleared" : "it will be cleared in \(Clip.format(delay)) second\(delay == 1 ? "" : "s")"
+        Output.status("Copied \(what) to the clipboard (\(backend)); \(when).")
+    }
+}
+
+struct Clip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy an entry's password (or another field) to the clipboard, and clear it later.",
+        discussion: "X11 (xclip, else xsel), Wayland (wl-copy) or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Entry path.") var path: String
+    @Option(help: ArgumentHelp("The field to copy (default: password).", valueName: "name")) var field: String = "password"
+    @OptionGroup var clip: ClipOptions
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let entry = try vault.read(try vault.existingPath(path))
+        try Clip.copyField(field, of: entry, with: clip)
+    }
+
+    /// Copies one field's value (a list's values one per line).
+    static func copyField(_ field: String, of entry: Entry, with clip: ClipOptions) throws {
+        guard let f = entry.fields[field] else {
+            throw CLIError("entry \"\(entry.path)\" has no field \"\(displayable(field))\"" +
+                           (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)
+        }
+        try clip.copy(SecretBytes(utf8: f.value.displayText), what: "the \(displayable(field)) of \(entry.path)")
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// `tresor clipboard-keeper BACKEND SECONDS [TTY]` (hidden), started by `Clipboard.copy` in a session of
+/// its own: reads the secret from standard input (kept only in memory), copies it, answers "ok" on
+/// standard output, then after SECONDS clears the clipboard if it still holds the secret. For OSC 52
+/// it cannot read the clipboard back, and sends the clearing sequence to TTY if that terminal is still there.
+struct ClipboardKeeper: ParsableCommand {
+    static let commandName = "clipboard-keeper"
+    static let configuration = CommandConfiguration(
+        commandName: commandName, abstract: "Copy to the clipboard and clear it later (internal).", shouldDisplay: false)
+
+    @Argument var backend: String
+    @Argument var seconds: Double
+    @Argument var tty: String?
+
+    func run() throws {
+        for s in [SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGPIPE] { signal(s, SIG_IGN) }
+        guard let backend = ClipboardBackend(rawValue: backend) else { answer("unknown clipboard \(displayable(backend))"); return }
+        if backend == .osc52 {
+            answer("ok")
+            guard seconds > 0, let tty else { return }
+            sleepFor(seconds)
+            try? Clipboard.writeOSC52(nil, to: tty)
+            return
+        }
+        let secret = readSecret()
+        guard let copy = backend.copyCommand, let program = Clipboard.find(copy[0]) else { answer("\(backend.rawValue) is not installed"); return }
+        let status = ClipboardKeeper.run(program, Array(copy.dropFirst()), input: secret).status
+        guard status == 0 else { answer("\(copy[0]) failed (exit status \(status)); nothing was copied"); return }
+        answer("ok")
+        guard seconds > 0 else { return }
+        sleepFor(seconds)
+        guard let read = backend.readCommand, let reader = Clipboard.find(read[0]) else { return }
+        let current = ClipboardKeeper.run(reader, Array(read.dropFirst()), input: nil, capture: secret.count + 1)
+        guard current.status == 0, let held = current.output, held.constantTimeEquals(secret) else { return }
+        if let clear = backend.clearCommand, let clearer = Clipboard.find(clear[0]) {
+            _ = ClipboardKeeper.run(clearer, Array(clear.dropFirst()), input: SecretBytes(count: 0))
+        }
+    }
+
+    /// Tells the waiting tresor how the copy went, then lets go of its pipe.
+    private func answer(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 { dup2(null, STDOUT_FILENO); close(null) }
+    }
+
+    private func sleepFor(_ seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    /// All of standard input (at most 1 MiB) in locked memory.
+    private func readSecret() -> SecretBytes {
+        var bytes: [UInt8] = []
+        defer { Sodium.wipe(&bytes) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { Sodium.wipe(&buffer) }
+        while bytes.count < 1 << 20 {
+            let n = read(STDIN_FILENO, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[..<n]
+        }
+        return SecretBytes(copying: bytes)
+    }
+
+    /// Runs a clipboard program: `input` on its standard input (nil: /dev/null), its output captured up
+    /// to `capture` bytes (nil: discarded). Its other descriptors are /dev/null, so a program that stays
+    /// behind to serve the selection (xclip, xsel, wl-copy) holds none of tresor's pipes.
+    static func run(_ path: String, _ args: [String], input: SecretBytes?, capture: Int? = nil) -> (status: Int32, output: SecretBytes?) {
+        let null = Spawn.devNull()
+        defer { if null >= 0 { close(null) } }
+        guard let inPipe = try? Spawn.privatePipe(), let outPipe = try? Spawn.privatePipe() else { return (127, nil) }
+        guard let pid = try? Spawn.start(path, args, stdin: input == nil ? null : inPipe.read,
+                                         stdout: capture == nil ? null : outPipe.write, stderr: null) else {
+            for fd in [inPipe.read, inPipe.write, outPipe.read, outPipe.write] { close(fd) }
+            return (127, nil)
+        }
+        close(inPipe.read); close(outPipe.write)
+        input?.withBytes { b in
+            var off = 0
+            while off < b.count {
+                let n = write(inPipe.write, b.baseAddress! + off, b.count - off)
+                if n <= 0 { if errno == EINTR { continue }; break }
+                off += n
+            }
+        }
+        close(inPipe.write)
+        var output: SecretBytes?
+        if let capture {
+            var bytes: [UInt8] = []
+            defer { Sodium.wipe(&bytes) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            defer { Sodium.wipe(&buffer) }
+            while true {
+                let n = read(outPipe.read, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                if bytes.count <= capture { bytes += buffer[..<min(n, capture + 1 - bytes.count)] }
+            }
+            output = SecretBytes(copying: bytes)
+        }
+        close(outPipe.read)
+        return (Spawn.wait(pid), output)
+    }
+}

@@ -1,0 +1,151 @@
+// The decrypted view `tresor edit` gives the editor: a private directory in memory, a guardian that removes it if tresor dies, and a sweep of views whose owner is gone.
+import ArgumentParser
+import Foundation
+import TresorCore
+
+/// A view directory is `tresor-edit-<boot>-<pid>-<start>-XXXXXX` in /dev/shm (else `$XDG_RUNTIME_DIR`),
+/// mode 0700: `boot` is the first 8 characters of the kernel's boot id, `pid` and `start` identify the
+/// tresor process that owns it (its start time in clock ticks since boot, so a reused pid is told apart).
+/// The owner is written into the name by `mkdtemp` itself, so no moment exists at which a view has no owner.
+final class EditorView {
+    static let prefix = "tresor-edit-"
+    /// The directory and the file the editor opens.
+    let directory: String
+    let file: String
+    private var guardian: pid_t = 0
+    private var guardianPipe: Int32 = -1
+
+    /// Makes the directory and starts its guardian; nothing secret is in it yet.
+    /// - Throws: `CLIError` when there is no private place in memory.
+    init() throws {
+        let env = ProcessInfo.processInfo.environment
+        var bases = ["/dev/shm"]
+        if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { bases.append(r) }
+        let me = ProcessIdentity.current
+        var made: String?
+        for base in bases where FileSystem.kind(base) == .directory {
+            var template = Array((base + "/" + EditorView.prefix + "\(me.boot)-\(me.pid)-\(me.start)-XXXXXX").utf8CString)
+            if mkdtemp(&template) != nil { made = String(cString: template); break }
+        }
+        guard let made else {
+            throw CLIError("no private place for the decrypted view: /dev/shm and $XDG_RUNTIME_DIR are unavailable\nhint: use 'tresor edit PATH --set NAME=VALUE'")
+        }
+        directory = made
+        file = made + "/entry.txt"
+        do { try startGuardian() } catch { EditorView.wipe(directory); throw error }
+    }
+
+    /// The guardian is `tresor view-guardian DIR` in a session of its own, reading a pipe whose only
+    /// writer is this process: when tresor ends in any way (SIGKILL, its process group killed, the
+    /// terminal gone) the pipe closes and the guardian wipes the directory.
+    private func startGuardian() throws {
+        let (readEnd, writeEnd) = try Spawn.privatePipe()
+        let null = Spawn.devNull()
+        defer { close(readEnd); if null >= 0 { close(null) } }
+        do {
+            guardian = try Spawn.start(Spawn.selfExecutable, [ViewGuardian.commandName, directory], detached: true,
+                                       stdin: readEnd, stdout: null, stderr: null)
+        } catch { close(writeEnd); throw error }
+        guardianPipe = writeEnd
+    }
+
+    /// Wipes and removes the view, then lets the guardian go.
+    func remove() {
+        EditorView.wipe(directory)
+        if guardianPipe >= 0 { close(guardianPipe); guardianPipe = -1 }
+        if guardian > 0 { _ = Spawn.wait(guardian); guardian = 0 }
+    }
+
+    deinit { remove() }
+
+    /// Overwrites every regular file in `dir` with zeros (never following links), then removes the
+    /// directory and anything an editor left in it (swap and backup files hold the text too).
+    static func wipe(_ dir: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+            let path = dir + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
+            let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            let zeros = [UInt8](repeating: 0, count: Int(st.st_size))
+            _ = zeros.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            fsync(fd)
+            close(fd)
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// Removes this user's views whose owner is no longer running: its pid is gone, has another start
+    /// time (reused), or the machine has booted since (power loss on a persistent `$XDG_RUNTIME_DIR`).
+    /// Views named by older versions (no owner in the name) are removed after an hour. Every tresor
+    /// command calls this first.
+    static func sweepOrphans() {
+        var bases = ["/dev/shm"]
+        if let r = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !r.isEmpty, r != "/dev/shm" { bases.append(r) }
+        let me = ProcessIdentity.current
+        for base in bases {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { continue }
+            for name in names where name.hasPrefix(prefix) {
+                let dir = base + "/" + name
+                var st = stat()
+                guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { continue }
+                let parts = name.dropFirst(prefix.count).split(separator: "-")
+                if parts.count == 4, let pid = Int32(parts[1]), let start = UInt64(parts[2]) {
+                    let alive = parts[0] == me.boot && ProcessIdentity.startTime(of: pid) == start
+                    if !alive { wipe(dir) }
+                } else if time(nil) - st.st_mtim.tv_sec > 3600 {
+                    wipe(dir)
+                }
+            }
+        }
+    }
+}
+
+/// Who a process is across pid reuse: the boot, the pid and the start time.
+struct ProcessIdentity {
+    let boot: String
+    let pid: Int32
+    let start: UInt64
+
+    static let current = ProcessIdentity(boot: bootID, pid: getpid(), start: startTime(of: getpid()) ?? 0)
+
+    /// The first 8 characters of this boot's id (`/proc/sys/kernel/random/boot_id`).
+    static let bootID: String = {
+        let s = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? ""
+        let hex = s.filter { $0.isHexDigit }
+        return hex.isEmpty ? "00000000" : String(hex.prefix(8))
+    }()
+
+    /// Field 22 of `/proc/PID/stat` (start time in clock ticks after boot), nil if no such process.
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = s.lastIndex(of: ")") else { return nil }
+        // After the command name, which may hold spaces and ")": field 3 (state) is the first.
+        let fields = s[s.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) : nil
+    }
+}
+
+/// `tresor view-guardian DIR` (hidden): waits until standard input closes, then wipes DIR. Started by
+/// `tresor edit` in a session of its own; see `EditorView`.
+struct ViewGuardian: ParsableCommand {
+    static let commandName = "view-guardian"
+    static let configuration = CommandConfiguration(
+        commandName: commandName, abstract: "Remove an editor view when its tresor ends (internal).", shouldDisplay: false)
+
+    @Argument(help: "The view directory.") var directory: String
+
+    func run() throws {
+        let name = (directory as NSString).lastPathComponent
+        guard name.hasPrefix(EditorView.prefix), directory.hasPrefix("/") else { throw CLIError("\"\(directory)\" is not an editor view") }
+        for s in [SIGINT, SIGQUIT, SIGHUP, SIGTSTP] { signal(s, SIG_IGN) }
+        var byte: UInt8 = 0
+        while true {
+            let n = read(STDIN_FILENO, &byte, 1)
+            if n == 0 || (n < 0 && errno != EINTR) { break }
+        }
+        var st = stat()
+        guard lstat(directory, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { return }
+        EditorView.wipe(directory)
+    }
+}
