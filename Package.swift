@@ -16,7 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"],
+                resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
         .executableTarget(

@@ -31,7 +31,7 @@ public enum Generator {
             return GeneratedSecret(value: String(String.UnicodeScalarView(scalars)), entropyBits: entropyBits(of: resolved))
         case .words(let p):
             try p.validate()
-            let list = EFFWordList.words
+            let list = try EFFWordList.words()
             var words = (0..<p.words).map { _ in list[rng.index(list.count)] }
             if p.capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
             if p.withNumber {
@@ -52,7 +52,7 @@ public enum Generator {
             return entropyBits(of: try p.resolve())
         case .words(let p):
             try p.validate()
-            let words = Double(p.words) * log2(Double(EFFWordList.words.count))
+            let words = Double(p.words) * log2(Double(EFFWordList.count))
             return p.withNumber ? words + log2(10 * Double(p.words)) : words
         }
     }
