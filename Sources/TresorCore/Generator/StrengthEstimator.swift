@@ -26,6 +26,7 @@ public enum StrengthWeakness: String, Sendable, CaseIterable, CustomStringConver
     case containsCommonPassword = "contains-common-password"
     case commonWord = "common-word"
     case commonName = "common-name"
+    case misspelledWord = "misspelled-word"
     case capitalizedWord = "capitalized-word"
     case uppercaseWord = "uppercase-word"
     case reversedWord = "reversed-word"
@@ -48,6 +49,7 @@ public enum StrengthWeakness: String, Sendable, CaseIterable, CustomStringConver
         case .containsCommonPassword: return "contains a common password"
         case .commonWord: return "contains a common word"
         case .commonName: return "contains a common name or surname"
+        case .misspelledWord: return "contains a common word with one letter dropped, added or swapped"
         case .capitalizedWord: return "a capital first or last letter adds little"
         case .uppercaseWord: return "writing a word in capitals adds little"
         case .reversedWord: return "a word spelt backwards adds little"
@@ -122,6 +124,11 @@ public enum StrengthEstimator {
                 if capitalization == .first { add(.capitalizedWord) }
                 if capitalization == .all { add(.uppercaseWord) }
                 if reversed { add(.reversedWord) }
+                if l33t { add(.substitutions) }
+            case let .misspelling(_, l33t, capitalization):
+                add(.misspelledWord)
+                if capitalization == .first { add(.capitalizedWord) }
+                if capitalization == .all { add(.uppercaseWord) }
                 if l33t { add(.substitutions) }
             case .spatial(let turns): add(turns == 1 ? .straightRow : .keyboardPattern)
             case .repeated(let unit): add(unit == 1 ? .repeatedCharacters : .repeatedPattern)

@@ -5,6 +5,8 @@ import Foundation
 enum StrengthPattern: Equatable, Sendable {
     /// A word of a frequency list, perhaps reversed or with l33t substitutions.
     case dictionary(StrengthDictionary, rank: Int, reversed: Bool, l33t: Bool, capitalization: Capitalization)
+    /// A word of a frequency list with one letter dropped, added or swapped (Tresor's addition).
+    case misspelling(StrengthDictionary, l33t: Bool, capitalization: Capitalization)
     /// A walk on a keyboard or keypad; `turns` = 1 is a straight row.
     case spatial(turns: Int)
     /// Two or more copies of a unit.

@@ -12,7 +12,7 @@ struct StrengthMatcher {
     /// Every match in `p`, ordered by start then end.
     func omnimatch(_ p: [Unicode.Scalar]) -> [StrengthMatch] {
         let matches = dictionaryMatches(p) + reverseDictionaryMatches(p) + l33tMatches(p) + spatialMatches(p)
-            + repeatMatches(p) + sequenceMatches(p) + yearMatches(p) + dateMatches(p)
+            + repeatMatches(p) + sequenceMatches(p) + yearMatches(p) + dateMatches(p) + misspellingMatches(p)
         return matches.enumerated().sorted {
             ($0.element.start, $0.element.end, $0.offset) < ($1.element.start, $1.element.end, $1.offset)
         }.map(\.element)
