@@ -26,6 +26,8 @@ public enum VaultError: Error, LocalizedError {
     case hostileRemote(String, String)
     case sync(String)
     case io(String)
+    /// A Have I Been Pwned "Pwned Passwords" file or folder that cannot be used (path, what is wrong).
+    case pwnedPasswords(String, PwnedPasswordsProblem)
 
     public var errorDescription: String? {
         switch self {
@@ -53,6 +55,14 @@ public enum VaultError: Error, LocalizedError {
             return "refusing \"\(file)\" from the remote: \(why)\nhint: nothing was merged; the local vault is unchanged"
         case .sync(let m): return m
         case .io(let m): return m
+        case .pwnedPasswords(let path, let problem):
+            switch problem {
+            case .missing: return "no Pwned Passwords file or folder at \"\(path)\""
+            case .unreadable: return "cannot read the Pwned Passwords data \"\(path)\""
+            case .malformed(let offset): return "\"\(path)\" is not a Pwned Passwords SHA-1 file: bad line at byte \(offset)\nhint: use the SHA-1 version ordered by hash (HASH:COUNT lines), or a folder of its range files"
+            case .notSHA1: return "\"\(path)\" holds NTLM hashes, not SHA-1\nhint: use the SHA-1 version of Pwned Passwords"
+            case .incompleteFolder: return "the Pwned Passwords folder \"\(path)\" lacks range files\nhint: download all 1,048,576 range files, or use the single ordered file"
+            }
         }
     }
 }
