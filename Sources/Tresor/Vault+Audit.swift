@@ -82,11 +82,12 @@ extension Vault {
     ///   the `GeneratorError` of missing estimator data.
     public func audit(prefix: String? = nil, options: AuditOptions = AuditOptions()) throws -> AuditReport {
         let decrypted = try readAll(prefix: prefix)
+        let estimates = try estimateAll(decrypted.map { try? $0.result.get() })
         let key = SecretBytes.random(count: 32)
         var report = AuditReport(entries: [], failures: [])
         var keyed: [[UInt8]: [EntryPath]] = [:]
         var keyOf: [EntryPath: [UInt8]] = [:]
-        for (path, result) in decrypted {
+        for (index, (path, result)) in decrypted.enumerated() {
             let entry: Entry
             switch result {
             case .success(let e): entry = e
@@ -95,8 +96,7 @@ extension Vault {
             var findings: [AuditFinding] = []
             if let field = entry.fields["password"], case .text(let text) = field.value, !text.isEmpty {
                 let password = SecretBytes(utf8: text)
-                let estimate = try StrengthEstimator.estimate(text)
-                if estimate.score < options.minimumScore {
+                if let estimate = estimates[index], estimate.score < options.minimumScore {
                     findings.append(.weak(score: estimate.score, guessesLog10: estimate.guessesLog10, weaknesses: estimate.weaknesses))
                 }
                 let hash = LibCrypto.hmac(.sha256, key: key, secret: password).withBytes { Array($0) }
@@ -124,6 +124,23 @@ extension Vault {
             report.entries[i].findings.insert(.reused(others: others), at: position)
         }
         return report
+    }
+
+    /// The strength of each entry's password (nil without one), on all cores: the estimate is most of
+    /// an audit's time. - Throws: the `GeneratorError` of missing estimator data.
+    func estimateAll(_ entries: [Entry?]) throws -> [StrengthEstimate?] {
+        _ = try StrengthEstimator.estimate("")  // loads the data once, and reports its absence
+        var results = [StrengthEstimate?](repeating: nil, count: entries.count)
+        let lock = NSLock()
+        let chunks = max(1, min(entries.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            for i in stride(from: chunk, to: entries.count, by: chunks) {
+                guard case .text(let text)? = entries[i]?.fields["password"]?.value, !text.isEmpty,
+                      let estimate = try? StrengthEstimator.estimate(text) else { continue }
+                lock.lock(); results[i] = estimate; lock.unlock()
+            }
+        }
+        return results
     }
 
     /// The finding for a url that is not https, or nil. A url without a scheme counts as insecure (a
