@@ -131,7 +131,7 @@ var auditFindings = 0
 row("audit \(count) entries (decrypt, estimate, compare)", "whole vault", try seconds { auditFindings = try big.audit().flagged.count })
 let hibpPath = root + "/pwned.txt"
 do {
-    FileManager.default.createFile(atPath: hibpPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: hibpPath, contents: nil)
     let h = FileHandle(forWritingAtPath: hibpPath)!
     var buffer: [UInt8] = []
     let hex = Array("0123456789ABCDEF".utf8)

@@ -14,7 +14,9 @@ public struct GeneratedSecret: Sendable {
 public enum Generator {
     /// Draws one secret uniformly from all strings the policy allows, using only `rng.uniform`.
     /// - Throws: the policy's `GeneratorError` when it is impossible (empty character set, length
-    ///   out of range, every-class with too short a length or an emptied class, bad word count).
+    ///   out of range, every-class with too short a length or an emptied class, bad word count), or for
+    ///   a passphrase `GeneratorError.dataFileMissing`/`.dataFileUnreadable`/`.dataFileDamaged` when the
+    ///   word list cannot be read.
     public static func generate<R: RandomSource>(_ policy: GeneratorPolicy, using rng: inout R) throws -> GeneratedSecret {
         switch policy {
         case .characters(let p):
