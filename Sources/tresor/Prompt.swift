@@ -11,7 +11,6 @@ enum Prompt {
         guard interactive else {
             throw CLIError("no terminal to ask for the passphrase\nhint: use --passphrase-file FILE or TRESOR_PASSPHRASE_FILE, or 'tresor unlock'", code: ExitStatus.auth)
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
         var old = termios()
         let fd = STDIN_FILENO
         let hadTerm = tcgetattr(fd, &old) == 0
@@ -22,6 +21,8 @@ enum Prompt {
             tcsetattr(fd, TCSANOW, &quiet)
         }
         defer { if hadTerm { var o = old; tcsetattr(fd, TCSANOW, &o) } }
+        // The prompt only once echo is off: a reply typed as soon as it appears is never shown.
+        FileHandle.standardError.write(Data(prompt.utf8))
         var bytes: [UInt8] = []
         defer { Sodium.wipe(&bytes) }
         while true {
