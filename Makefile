@@ -3,11 +3,11 @@ SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
-# The tests also drive the real git CLI, git daemon and sshd on loopback, and real terminal programs:
-# vi and nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes.
-TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool
+# The tests also drive the real git CLI, git daemon and sshd on loopback, real terminal programs (vi and
+# nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes) and the zxcvbn package from PyPI.
+TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool python3 python3-pip
 
-.PHONY: demo test build deps test-deps bench vectors clean
+.PHONY: demo test build deps test-deps bench vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -29,7 +29,7 @@ demo: build
 # The tests are XCTest. The CLI tests run twice: against the debug build, and against the release
 # binary users get (optimised code can differ: object lifetimes end earlier). The last line is the
 # summary of both runs: "N passed, N failed, N skipped".
-test: deps test-deps
+test: deps test-deps zxcvbn-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tresor
 	@mkdir -p .build
@@ -40,6 +40,14 @@ test: deps test-deps
 	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p' \
 	  | awk -F: '{ run += $$1; skipped += $$2; failed += $$3 } END { if (run == 0) { print "no test ran"; exit 1 } \
 	      printf "%d passed, %d failed, %d skipped\n", run - skipped - failed, failed, skipped }'
+
+# The strength estimator's data files and Spec/strength/reference.jsonl must be exactly what the real zxcvbn
+# package says (Spec/GENERATOR.md §5.5); it is installed into .build/python, never system-wide.
+zxcvbn-check:
+	@[ -f .build/python/zxcvbn/__init__.py ] || python3 -m pip install --quiet --disable-pip-version-check \
+	  --root-user-action=ignore --target .build/python zxcvbn==4.5.0
+	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_data.py --check
+	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_reference.py --check
 
 bench: deps
 	$(SWIFT) build -c release --product tresor

@@ -17,7 +17,8 @@ let package = Package(
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess"]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess"],
+                resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit"],

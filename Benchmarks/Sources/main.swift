@@ -172,6 +172,40 @@ row("sync: merge \(edited) conflicting entries of \(syncCount), push", "whole sy
 row("sync: fast-forward the other replica", "whole sync", try seconds { _ = try a.sync(credentials: .none) })
 precondition(resolved == edited, "expected one resolution per conflicting entry")
 
+// 6. The strength estimator, `tresor audit`, and an offline Pwned Passwords look-up.
+row("strength estimate: first call (loads the dictionaries)", "once", try seconds { _ = try StrengthEstimator.estimate("warm-up") })
+let samples = (try? String(contentsOfFile: "Spec/strength/passwords.txt", encoding: .utf8))?.split(separator: "\n").map(String.init)
+    ?? ["Summer2024!", "Tr0ub4dor&3", "correcthorsebatterystaple", "qwerty123", "xK9#mQ2$vL7!wQ"]
+row("strength estimate (\(samples.count) passwords of Spec/strength)", "per password",
+    try seconds { for p in samples { _ = try StrengthEstimator.estimate(p) } } / Double(samples.count))
+let worst = String(repeating: "P4$$w0rd!1|7", count: 9)
+row("strength estimate, 100 characters of l33t words", "per password", try seconds { _ = try StrengthEstimator.estimate(worst) })
+var auditFindings = 0
+row("audit \(count) entries (decrypt, estimate, compare)", "whole vault", try seconds { auditFindings = try big.audit().flagged.count })
+let hibpPath = root + "/pwned.txt"
+do {
+    _ = FileManager.default.createFile(atPath: hibpPath, contents: nil)
+    let h = FileHandle(forWritingAtPath: hibpPath)!
+    var buffer: [UInt8] = []
+    let hex = Array("0123456789ABCDEF".utf8)
+    let lines = 4_000_000, step = UInt64.max / UInt64(lines + 1)
+    for i in 0..<lines {
+        var v = UInt64(i) * step
+        var digits = [UInt8](repeating: 48, count: 40)
+        for k in (0..<16).reversed() { digits[k] = hex[Int(v & 15)]; v >>= 4 }
+        buffer += digits
+        buffer += Array(":\(i % 997 + 1)\r\n".utf8)
+        if buffer.count > 1 << 20 { h.write(Data(buffer)); buffer.removeAll(keepingCapacity: true) }
+    }
+    h.write(Data(buffer))
+    try h.close()
+}
+let pwned = try PwnedPasswords(path: hibpPath)
+let lookups = 1_000
+let lookupTime = try seconds { for i in 0..<lookups { _ = try pwned.count(password: SecretBytes(utf8: "password \(i)")) } } / Double(lookups)
+let hibpSize = try FileManager.default.attributesOfItem(atPath: hibpPath)[.size] as! UInt64
+row("Pwned Passwords look-up, 4,000,000-line file (\(hibpSize >> 20) MiB; \(pwned.bytesRead / UInt64(lookups)) bytes read)", "per password", lookupTime)
+
 print("| measurement | per | time |")
 print("|---|---|---|")
 for (w, p, v) in rows { print("| \(w) | \(p) | \(v) |") }

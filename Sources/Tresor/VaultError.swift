@@ -65,6 +65,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case io(path: String, errno: Int32)
     /// Reading or writing a file that is not an entry failed (the error names the file).
     case file(path: String, CoreError)
+    /// A Have I Been Pwned "Pwned Passwords" file or folder that cannot be used.
+    case pwnedPasswords(path: String, PwnedPasswordsProblem)
 }
 
 /// Why a session could not be used or started (README "Sessions").

@@ -82,6 +82,16 @@ extension VaultError {
                 + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
         case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
         case .file(_, let e): return e.errorDescription ?? "\(e)"
+        case .pwnedPasswords(let path, let problem):
+            switch problem {
+            case .missing: return "no Pwned Passwords file or folder at \(q(path))"
+            case .unreadable: return "cannot read the Pwned Passwords data \(q(path))"
+            case .malformed(let offset):
+                return "\(q(path)) is not a Pwned Passwords SHA-1 file: bad line at byte \(offset)\nhint: use the SHA-1 version ordered by hash (HASH:COUNT lines), or a folder of its range files"
+            case .notSHA1: return "\(q(path)) holds NTLM hashes, not SHA-1\nhint: use the SHA-1 version of Pwned Passwords"
+            case .incompleteFolder:
+                return "the Pwned Passwords folder \(q(path)) lacks range files\nhint: download all 1,048,576 range files, or use the single ordered file"
+            }
         }
     }
 }

@@ -78,9 +78,14 @@ struct GeneratorOptions: ParsableArguments {
     }
 }
 
-/// Warns on stderr about a weak password a person chose; the password is still used.
+/// Warns on stderr about a weak password a person chose; the password is still used. The warning names
+/// kinds of weakness, never any part of the password.
 func warnIfWeak(_ password: String) {
-    let e = StrengthEstimator.estimate(password)
+    let e: StrengthEstimate
+    do { e = try StrengthEstimator.estimate(password) } catch {
+        Output.warning("cannot check the password's strength: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))
+        return
+    }
     guard e.score < 3 else { return }
     let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
     Output.warning(String(format: "weak password (score %d/4, about 10^%.0f guesses)%@", e.score, e.guessesLog10, why))

@@ -91,7 +91,7 @@ enum PassphraseInput {
     /// Why the passphrase is weak by the same estimate as passwords (score below 3), or nil.
     static func weakness(of passphrase: SecretBytes) -> String? {
         guard let text = passphrase.utf8String() else { return nil }
-        let e = StrengthEstimator.estimate(text)
+        guard let e = try? StrengthEstimator.estimate(text) else { return nil }
         guard e.score < 3 else { return nil }
         let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
         return String(format: "score %d/4, about 10^%.0f guesses%@", e.score, e.guessesLog10, why)

@@ -112,7 +112,7 @@ final class GeneratorStatisticsTests: XCTestCase {
     /// Passphrase words: 10,000 passphrases of 8 words, about 10.3 draws per word of the list.
     func testPassphraseWordsAreUniform() throws {
         let policy = PassphrasePolicy(words: 8, separator: " ", withNumber: true)
-        let index = Dictionary(uniqueKeysWithValues: EFFWordList.words.enumerated().map { ($1, $0) })
+        let index = Dictionary(uniqueKeysWithValues: (try EFFWordList.words()).enumerated().map { ($1, $0) })
         var words = [Int](repeating: 0, count: 7776), digits = [Int](repeating: 0, count: 10), slots = [Int](repeating: 0, count: 8)
         var rng = SystemRandomSource()
         for _ in 0..<10_000 {

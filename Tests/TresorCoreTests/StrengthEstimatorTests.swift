@@ -1,97 +1,149 @@
-// The strength estimator against known weak and strong passwords, and each pattern it finds.
-
+// The strength estimator: each pattern and its formula, the weaknesses it reports, and its data files.
 import XCTest
 @testable import TresorCore
 
 final class StrengthEstimatorTests: XCTestCase {
-    func testKnownWeakPasswords() {
-        let cases: [(String, ClosedRange<Int>, String)] = [
-            ("password", 0...0, "contains the dictionary word \"password\""),
-            ("P@ssw0rd", 0...1, "contains the dictionary word \"password\" (as \"P@ssw0rd\")"),
-            ("qwerty123", 0...1, "contains the dictionary word \"qwerty123\""),
-            ("aaaaaaaa", 0...0, "repeated characters \"aaaaaaaa\""),
-            ("1987", 0...0, "looks like a year or date \"1987\""),
-            ("abcd1234", 0...1, "contains the dictionary word \"abcd1234\""),
-            ("dragon", 0...0, "contains the dictionary word \"dragon\""),
-            ("letmein", 0...0, "contains the dictionary word \"letmein\""),
-            ("monkey1987", 0...2, "looks like a year or date \"1987\""),
-            ("12/05/1999", 0...1, "looks like a year or date \"12/05/1999\""),
-            ("19871205", 0...1, "looks like a year or date \"19871205\""),
+    func estimate(_ p: String, year: Int = 2017) throws -> StrengthEstimate { try StrengthEstimator.estimate(p, referenceYear: year) }
+
+    func testKnownWeakPasswords() throws {
+        let cases: [(String, ClosedRange<Int>, StrengthWeakness)] = [
+            ("password", 0...0, .topTenPassword),
+            ("P@ssw0rd", 0...1, .substitutions),
+            ("qwerty123", 0...1, .commonPassword),
+            ("aaaaaaaa", 0...0, .repeatedCharacters),
+            ("1987", 0...0, .recentYear),
+            ("dragon", 0...0, .topTenPassword),
+            ("letmein", 0...0, .topHundredPassword),
+            ("monkey1987", 0...2, .recentYear),
+            ("12/05/1999", 0...1, .date),
+            ("drowssap", 0...1, .reversedWord),
+            ("Summer2024!", 0...2, .capitalizedWord),
+            ("Tr0ub4dor&3", 0...3, .misspelledWord),
+            ("jennifer2", 0...1, .commonName),
+            ("zxcvbnm,./", 0...1, .straightRow),
+            ("wsxcderfvbgt", 0...3, .keyboardPattern),
+            ("abcabcabc", 0...1, .repeatedPattern),
+            ("13579", 0...0, .sequence),
+            ("HORSEBATTERY", 0...3, .uppercaseWord),
+            ("troubadourmagnet", 0...3, .commonWord),
         ]
-        for (password, scores, warning) in cases {
-            let e = StrengthEstimator.estimate(password)
+        for (password, scores, weakness) in cases {
+            let e = try estimate(password)
             XCTAssertTrue(scores.contains(e.score), "\(password): score \(e.score), guesses 10^\(e.guessesLog10)")
-            XCTAssertTrue(e.warnings.contains(warning), "\(password): \(e.warnings)")
+            XCTAssertTrue(e.weaknesses.contains(weakness), "\(password): \(e.weaknesses)")
             XCTAssertEqual(e.guessesLog10, log10(e.guesses), accuracy: 1e-9)
+        }
+        // The two examples of issue 11: no longer scored as strong as before (3 and 4 of 4).
+        XCTAssertLessThanOrEqual(try estimate("Summer2024!", year: StrengthEstimator.currentYear).score, 2)
+        XCTAssertLessThan(try estimate("Tr0ub4dor&3").guessesLog10, 8.5)
+    }
+
+    /// No warning quotes any part of a password, whatever the password.
+    func testWarningsNeverQuoteThePassword() throws {
+        XCTAssertFalse(StrengthWeakness.allCases.contains { $0.description.contains("\"") })
+        for password in ["hunter2", "Summer2024!", "qwerty", "aaaa", "19871205", "Tr0ub4dor&3", "abcdef", "drowssap"] {
+            let e = try estimate(password)
+            XCTAssertFalse(e.warnings.isEmpty, password)
+            for warning in e.warnings {
+                let lower = warning.lowercased()
+                // No run of 4+ characters of the password (as typed or lower-cased) appears in a warning.
+                let p = Array(password.lowercased())
+                for i in 0..<max(0, p.count - 3) {
+                    XCTAssertFalse(lower.contains(String(p[i..<(i + 4)])), "\(password): \(warning)")
+                }
+            }
         }
     }
 
-    func testEachPatternIsFoundAndNamed() {
-        let cases: [(String, String)] = [
-            ("dr4g0n", "contains the dictionary word \"dragon\" (as \"dr4g0n\")"),
-            ("DRAGON", "contains the dictionary word \"dragon\" (as \"DRAGON\")"),
-            ("drowssap", "contains the dictionary word \"password\" reversed"),
-            ("abcabcabc", "repeated pattern \"abcabcabc\""),
-            ("3456", "sequence \"3456\""),
-            ("9876", "sequence \"9876\""),
-            ("aceg", "sequence \"aceg\""),
-            ("poiuy", "keyboard run \"poiuy\""),
-            ("1qaz", "keyboard run \"1qaz\""),
-            ("!@#$%^", "keyboard run \"!@#$%^\""),
-            ("5/5/2005", "looks like a year or date \"5/5/2005\""),
-            ("2024-01-31", "looks like a year or date \"2024-01-31\""),
-            ("zebra", "contains the dictionary word \"zebra\""),       // EFF list
-        ]
-        for (password, warning) in cases {
-            XCTAssertTrue(StrengthEstimator.estimate(password).warnings.contains(warning),
-                          "\(password): \(StrengthEstimator.estimate(password).warnings)")
-        }
-        XCTAssertEqual(StrengthEstimator.estimate(String(repeating: "a", count: 500)).warnings.first,
-                       "repeated characters \"aaaaaaaaaaaaaaaaaaaaaaaa…\"")
+    func testGuessesFollowZxcvbnFormulas() throws {
+        // One whole-password match: its guesses, plus 1 (1! · g + 10000^0).
+        XCTAssertEqual(try estimate("password").guesses, 2 + 1, accuracy: 1e-9)        // rank 2 in passwords
+        XCTAssertEqual(try estimate("Password").guesses, 2 * 2 + 1, accuracy: 1e-9)    // capital first letter ×2
+        XCTAssertEqual(try estimate("drowssap").guesses, 2 * 2 + 1, accuracy: 1e-9)    // reversed ×2
+        XCTAssertEqual(try estimate("9876").guesses, 4 * 2 * 4 + 1, accuracy: 1e-9)    // obvious start 9, ×2 down, ×4 long
+        XCTAssertEqual(try estimate("1987").guesses, 30 + 1, accuracy: 1e-9)           // |1987 − 2017| years
+        XCTAssertEqual(try estimate("2016").guesses, 20 + 1, accuracy: 1e-9)           // at least 20 years
+        XCTAssertEqual(try estimate("1987", year: 2026).guesses, 39 + 1, accuracy: 1e-9)
+        // 2024 is a recent year only once the reference year's decade reaches it.
+        XCTAssertEqual(try estimate("2024", year: 2026).guesses, 20 + 1, accuracy: 1e-9)
+        XCTAssertGreaterThan(try estimate("2024", year: 2017).guesses, 1000)
+        // Brute force: 10 guesses a character, as zxcvbn.
+        XCTAssertEqual(try estimate("kT7#").guesses, 1e4 + 1, accuracy: 1e-6)
+        XCTAssertEqual(StrengthEstimator.score(guesses: 1004), 0)
+        XCTAssertEqual(StrengthEstimator.score(guesses: 1005), 1)
+        XCTAssertEqual(StrengthEstimator.score(guesses: 1e8 + 5), 3)
+        XCTAssertEqual(StrengthEstimator.score(guesses: 1e10 + 5), 4)
+        XCTAssertEqual(StrengthGuesses.uppercaseVariations(Array("dRaGoN".unicodeScalars)[...]), 41)  // C(6,1)+C(6,2)+C(6,3)
+        XCTAssertEqual(StrengthGuesses.nCk(10, 3), 120)
+    }
+
+    func testL33tSubstitutionsAreEnumeratedLikeZxcvbn() {
+        // '1' may be i or l: both readings, with every other l33t character read once.
+        let subs = StrengthMatcher.l33tSubstitutions(Array("p1n4".unicodeScalars))
+        XCTAssertEqual(subs.map { $0.map { "\($0.l33t)\($0.letter)" }.sorted() }, [["1i", "4a"], ["1l", "4a"]])
+        XCTAssertEqual(StrengthMatcher.l33tSubstitutions(Array("plain".unicodeScalars)).count, 0)
+    }
+
+    func testMorePatternsMeanFewerGuesses() throws {
+        XCTAssertLessThan(try estimate("dragondragon").guesses, try estimate("dragonxkqvzw").guesses)
+        XCTAssertLessThan(try estimate("abcdefgh").guesses, try estimate("agdbfhce").guesses)
+        XCTAssertLessThan(try estimate("qwertyuiop").guesses, try estimate("qwxrtzuiop").guesses)
+        XCTAssertLessThan(try estimate("troubador").guesses, try estimate("trxqbadwr").guesses)
     }
 
     func testStrongPasswordsScoreFour() throws {
         var rng = SystemRandomSource()
-        for _ in 0..<20 {
+        for _ in 0..<10 {
             let password = try Generator.generate(.characters(PasswordPolicy(length: 20)), using: &rng).value
-            let e = StrengthEstimator.estimate(password)
+            let e = try estimate(password)
             XCTAssertEqual(e.score, 4, password)
-            XCTAssertEqual(e.warnings, [], password)
-            XCTAssertGreaterThan(e.guessesLog10, 25, password)
+            XCTAssertEqual(e.weaknesses, [], password)
             let passphrase = try Generator.generate(.words(PassphrasePolicy()), using: &rng).value
-            XCTAssertEqual(StrengthEstimator.estimate(passphrase).score, 4, passphrase)
-            // Six EFF words cost about 7776^6 ≈ 10^23.3 guesses even to an attacker who knows the list.
-            XCTAssertGreaterThan(StrengthEstimator.estimate(passphrase).guessesLog10, 23, passphrase)
+            XCTAssertEqual(try estimate(passphrase).score, 4, passphrase)
         }
     }
 
-    func testGuessesFollowTheFormulas() {
-        // One whole-password match: the match's own guesses, no penalty (1! · g + 10000^0 = g + 1).
-        XCTAssertEqual(StrengthEstimator.estimate("password").guesses, 2 + 1, accuracy: 1e-9)   // rank 2
-        XCTAssertEqual(StrengthEstimator.estimate("Password").guesses, 2 * 2 + 1, accuracy: 1e-9)   // first letter upper
-        XCTAssertEqual(StrengthEstimator.estimate("9876").guesses, 4 * 2 * 4 + 1, accuracy: 1e-9)   // obvious start 9: 4, x2 down, x4 long
-        // Random characters: brute force by class, 26·26·10·33 guesses.
-        XCTAssertEqual(StrengthEstimator.estimate("kT7#").guesses, 26 * 26 * 10 * 33 + 1, accuracy: 1e-6)
-        XCTAssertEqual(StrengthEstimator.score(2.99), 0)
-        XCTAssertEqual(StrengthEstimator.score(3), 1)
-        XCTAssertEqual(StrengthEstimator.score(6), 2)
-        XCTAssertEqual(StrengthEstimator.score(8), 3)
-        XCTAssertEqual(StrengthEstimator.score(10), 4)
-        XCTAssertEqual(StrengthMatchers.uppercaseVariations(Array("dRaGoN")), 41)   // C(6,1)+C(6,2)+C(6,3)
-    }
-
-    func testMorePatternsMeanFewerGuesses() {
-        XCTAssertLessThan(StrengthEstimator.estimate("dragondragon").guesses, StrengthEstimator.estimate("dragonxkqvzw").guesses)
-        XCTAssertLessThan(StrengthEstimator.estimate("abcdefgh").guesses, StrengthEstimator.estimate("agdbfhce").guesses)
-        XCTAssertLessThan(StrengthEstimator.estimate("qwertyuiop").guesses, StrengthEstimator.estimate("qwxrtzuiop").guesses)
-    }
-
-    func testEdgeCases() {
-        XCTAssertEqual(StrengthEstimator.estimate(""), StrengthEstimate(score: 0, guesses: 1, guessesLog10: 0, warnings: ["the password is empty"]))
-        XCTAssertEqual(StrengthEstimator.estimate("x").score, 0)
-        XCTAssertTrue(StrengthEstimator.estimate("x").warnings.contains("only 1 characters long"))
-        XCTAssertEqual(StrengthEstimator.estimate("ñ€日本").guesses, 1e8 + 1, accuracy: 1e-3)   // 4 non-ASCII characters: 100^4
+    func testEdgeCases() throws {
+        XCTAssertEqual(try estimate(""), StrengthEstimate(score: 0, guesses: 1, guessesLog10: 0, weaknesses: [.empty]))
+        XCTAssertEqual(try estimate("x").score, 0)
+        XCTAssertTrue(try estimate("x").weaknesses.contains(.short))
+        XCTAssertEqual(try estimate("ñ€日本").guesses, 1e4 + 1, accuracy: 1e-3)   // 4 scalars brute-forced
         let long = String(repeating: "xK9#mQ2$vL7!", count: 100)
-        XCTAssertGreaterThanOrEqual(StrengthEstimator.estimate(long).score, 3)
+        XCTAssertEqual(try estimate(long).score, 4)
+        XCTAssertEqual(try estimate(String(repeating: "a", count: 500)).weaknesses.first, .repeatedCharacters)
+        XCTAssertGreaterThanOrEqual(try estimate("Ünïcödé Wörds 😀 are fine").score, 0)
+    }
+
+    // MARK: data files
+
+    func testMissingDataFileIsAClearError() throws {
+        let dir = NSTemporaryDirectory() + "tresor-data-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir + "/zxcvbn", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        XCTAssertThrowsError(try DataFiles.read("eff_large_wordlist.txt", searchPath: [dir + "/nowhere", dir])) { error in
+            XCTAssertEqual(error as? GeneratorError, .dataFileMissing(name: "eff_large_wordlist.txt", searched: [dir + "/nowhere", dir]))
+            XCTAssertTrue((error as? GeneratorError)?.errorDescription?.contains("TRESOR_DATA_DIR") == true)
+        }
+        try "abacus\n".write(toFile: dir + "/eff_large_wordlist.txt", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try DataFiles.read("eff_large_wordlist.txt", searchPath: [dir])) { error in
+            XCTAssertEqual(error as? GeneratorError, .dataFileDamaged(path: dir + "/eff_large_wordlist.txt"))
+        }
+    }
+
+    func testDataFilesAreFoundInEachPlaceOfTheSearchPath() throws {
+        let dirs = DataFiles.searchPath(environment: ["TRESOR_DATA_DIR": "/opt/tresor-data"])
+        XCTAssertTrue(dirs[0].hasSuffix("/Tresor_TresorCore.resources"), "\(dirs)")
+        XCTAssertEqual(dirs.filter { $0 == "/opt/tresor-data" }.count, 1)
+        XCTAssertTrue(dirs.last!.hasSuffix("/share/tresor"))
+        XCTAssertLessThan(dirs.firstIndex(of: "/opt/tresor-data")!, dirs.count - 1)
+        // The first directory that has a file wins, and a valid copy anywhere is accepted.
+        let bytes = try DataFiles.read("zxcvbn/male_names.txt")
+        let dir = NSTemporaryDirectory() + "tresor-data-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir + "/zxcvbn", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/zxcvbn/male_names.txt", contents: Data(bytes))
+        XCTAssertEqual(try DataFiles.read("zxcvbn/male_names.txt", searchPath: [dir + "/missing", dir]), bytes)
+        XCTAssertEqual(DataFiles.lines(bytes).first, "james")
+        XCTAssertEqual(DataFiles.lines(bytes).count, 983)
     }
 }

@@ -75,14 +75,23 @@ final class GeneratorCLITests: CLITestCase {
         let s = try XCTUnwrap(try json(try ok(["generate", "--check", "--json"], stdin: strong).stdout) as? [String: Any])
         XCTAssertEqual(s["score"] as? Int, 4)
         let text = try ok(["generate", "--check"], stdin: "qwerty1987\n").stdout
-        XCTAssertTrue(text.hasPrefix("score ") && text.contains("- "), text)
+        XCTAssertTrue(text.hasPrefix("score ") && text.contains("- contains a recent year"), text)
+        XCTAssertFalse(text.contains("qwerty") || text.contains("1987"), text)
+        let kinds = try XCTUnwrap(try json(try ok(["generate", "--check", "--json"], stdin: "Tr0ub4dor&3\n").stdout) as? [String: Any])
+        XCTAssertEqual(kinds["weaknesses"] as? [String], ["misspelled-word", "capitalized-word", "substitutions", "short"])
+        XCTAssertLessThanOrEqual(try XCTUnwrap(kinds["score"] as? Int), 3)
     }
 
     func testAddWarnsAboutAWeakTypedPasswordButSavesIt() throws {
         try initVault()
-        let r = try ok(["add", "Web/weak", "--password-stdin"], stdin: "password\n")
-        XCTAssertTrue(r.stderr.contains("warning: weak password") && r.stderr.contains("password"), r.stderr)
-        XCTAssertEqual(try ok("show", "Web/weak", "--field", "password").stdout, "password\n")
+        let r = try ok(["add", "Web/weak", "--password-stdin"], stdin: "hunter2\n")
+        XCTAssertTrue(r.stderr.contains("warning: weak password (score 1/4") && r.stderr.contains("a very common password"), r.stderr)
+        // The warning says what kind of weakness, never any part of the password.
+        XCTAssertFalse(r.stderr.lowercased().contains("hunt") || r.stderr.contains("\""), r.stderr)
+        XCTAssertEqual(try ok("show", "Web/weak", "--field", "password").stdout, "hunter2\n")
+        let words = try ok(["add", "Web/season", "--password-stdin"], stdin: "Summer2024!\n")
+        XCTAssertTrue(words.stderr.contains("warning: weak password (score 2/4"), words.stderr)
+        XCTAssertFalse(words.stderr.lowercased().contains("summer") || words.stderr.contains("2024"), words.stderr)
         let strong = try ok(["add", "Web/strong", "--password-stdin"], stdin: "vN3#qL9$zT1!wX7&\n")
         XCTAssertFalse(strong.stderr.contains("weak"), strong.stderr)
     }

@@ -108,7 +108,8 @@ final class TerminalTests: CLITestCase {
         add.expect("Repeat password: ")
         add.type("dragon\n")
         XCTAssertEqual(add.wait(), 0, add.screen)
-        XCTAssertTrue(add.screen.contains("weak password") && add.screen.contains("dragon"), add.screen)
+        XCTAssertTrue(add.screen.contains("weak password") && add.screen.contains("one of the 10 most common passwords"), add.screen)
+        XCTAssertFalse(add.screen.contains("dragon"), "the warning must not quote the password: \(add.screen)")
         XCTAssertEqual(try ok("show", "Web/own", "--field", "password").stdout, "dragon\n")
     }
 }

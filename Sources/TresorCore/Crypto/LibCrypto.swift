@@ -38,6 +38,43 @@ public enum LibCrypto {
         return Array(out.prefix(Int(length)))
     }
 
+    /// The digest of `bytes` (public data, such as a data file).
+    public static func digest(_ hash: HashFunction, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        _ = EVP_Digest(bytes.baseAddress, bytes.count, &out, &length, hash.md, nil)
+        return Array(out.prefix(Int(length)))
+    }
+
+    /// The digest of a secret, kept in locked memory: an unsalted hash of a password is as sensitive
+    /// as the password (Have I Been Pwned look-ups use its SHA-1).
+    public static func digest(_ hash: HashFunction, of secret: SecretBytes) -> SecretBytes {
+        let out = SecretBytes(count: hash.byteCount)
+        out.withMutableBytes { o in
+            secret.withBytes { s in
+                var length: UInt32 = 0
+                _ = EVP_Digest(s.baseAddress, s.count, o.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, hash.md, nil)
+            }
+        }
+        return out
+    }
+
+    /// HMAC of a secret message under a secret key, kept in locked memory (for comparing secrets by a
+    /// keyed hash without printing or storing them).
+    public static func hmac(_ hash: HashFunction, key: SecretBytes, secret message: SecretBytes) -> SecretBytes {
+        let out = SecretBytes(count: hash.byteCount)
+        out.withMutableBytes { o in
+            key.withBytes { k in
+                message.withBytes { m in
+                    var length: UInt32 = 0
+                    _ = HMAC(hash.md, k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count,
+                             o.baseAddress!.assumingMemoryBound(to: UInt8.self), &length)
+                }
+            }
+        }
+        return out
+    }
+
     /// AES-256-CBC with PKCS#7 padding. - Throws: `CryptoError.badLength` for a key or IV of the wrong
     /// size, `.authenticationFailed` when the padding is wrong (a wrong key, as far as the caller can tell).
     public static func aes256CBCDecrypt(_ ciphertext: [UInt8], key: SecretBytes, iv: [UInt8]) throws -> SecretBytes {

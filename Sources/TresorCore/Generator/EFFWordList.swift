@@ -1,13 +1,20 @@
-// Access to the EFF large word list: the passphrase alphabet and a dictionary for the estimator.
+// Access to the EFF large word list: the passphrase alphabet, read from a data file on first use.
 
-/// The EFF large word list (7,776 = 6^5 words, CC BY 3.0 US, https://www.eff.org/dice).
-///
-/// The words are kept in one string literal (`EFFWordList+Words.swift`) and split on first use,
-/// because a 7,776-element array literal makes the compiler crawl. Spec/GENERATOR.md §3.
+/// The EFF large word list (7,776 = 6^5 words, CC BY 3.0 US, https://www.eff.org/dice), stored as the
+/// data file `eff_large_wordlist.txt` (one word a line, in the list's order; provenance and licence in
+/// `Sources/TresorCore/Resources/README.md`). Spec/GENERATOR.md §3.
 public enum EFFWordList {
-    /// The 7,776 words in the list's order; lowercase ASCII letters, four of them with one hyphen.
-    public static let words: [String] = raw.split(separator: "\n").map(String.init)
+    /// Number of words; the data file's digest guarantees it.
+    public static let count = 7776
 
-    /// The same words as a set, for the strength estimator's dictionary look-ups.
-    static let wordSet: Set<String> = Set(words)
+    /// The 7,776 words in the list's order; lowercase ASCII letters, four of them with one hyphen.
+    /// Read once, on first use.
+    /// - Throws: `GeneratorError.dataFileMissing`, `.dataFileUnreadable` or `.dataFileDamaged`.
+    public static func words() throws -> [String] { try loaded.get() }
+
+    private static let loaded: Result<[String], Error> = Result {
+        let words = DataFiles.lines(try DataFiles.read("eff_large_wordlist.txt")).map(String.init)
+        guard words.count == count else { throw GeneratorError.dataFileDamaged(path: "eff_large_wordlist.txt") }
+        return words
+    }
 }

@@ -14,7 +14,9 @@ public struct GeneratedSecret: Sendable {
 public enum Generator {
     /// Draws one secret uniformly from all strings the policy allows, using only `rng.uniform`.
     /// - Throws: the policy's `GeneratorError` when it is impossible (empty character set, length
-    ///   out of range, every-class with too short a length or an emptied class, bad word count).
+    ///   out of range, every-class with too short a length or an emptied class, bad word count), or for
+    ///   a passphrase `GeneratorError.dataFileMissing`/`.dataFileUnreadable`/`.dataFileDamaged` when the
+    ///   word list cannot be read.
     public static func generate<R: RandomSource>(_ policy: GeneratorPolicy, using rng: inout R) throws -> GeneratedSecret {
         switch policy {
         case .characters(let p):
@@ -31,7 +33,7 @@ public enum Generator {
             return GeneratedSecret(value: String(String.UnicodeScalarView(scalars)), entropyBits: entropyBits(of: resolved))
         case .words(let p):
             try p.validate()
-            let list = EFFWordList.words
+            let list = try EFFWordList.words()
             var words = (0..<p.words).map { _ in list[rng.index(list.count)] }
             if p.capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
             if p.withNumber {
@@ -52,7 +54,7 @@ public enum Generator {
             return entropyBits(of: try p.resolve())
         case .words(let p):
             try p.validate()
-            let words = Double(p.words) * log2(Double(EFFWordList.words.count))
+            let words = Double(p.words) * log2(Double(EFFWordList.count))
             return p.withNumber ? words + log2(10 * Double(p.words)) : words
         }
     }

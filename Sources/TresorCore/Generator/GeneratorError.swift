@@ -18,6 +18,13 @@ public enum GeneratorError: LocalizedError, Equatable, Sendable {
     case lengthBelowClassCount(length: Int, classes: Int)
     /// A custom set (`include`, `symbols` or `separator`) holds characters it may not hold.
     case badCharacters(field: String, characters: String, allowed: String)
+    /// A data file (word list, strength dictionary) is in none of the directories searched
+    /// (`DataFiles.searchPath()`, in order).
+    case dataFileMissing(name: String, searched: [String])
+    /// A data file exists but cannot be read.
+    case dataFileUnreadable(path: String)
+    /// A data file's content is not the one this version ships (its SHA-256 differs).
+    case dataFileDamaged(path: String)
 
     public var errorDescription: String? {
         switch self {
@@ -35,6 +42,13 @@ public enum GeneratorError: LocalizedError, Equatable, Sendable {
             return "every-class needs \(classes) characters but the length is \(length)\nhint: use a length of at least \(classes) or fewer classes"
         case let .badCharacters(field, characters, allowed):
             return "\(field) may not contain \"\(characters)\"\nhint: \(field) may only hold \(allowed)"
+        case let .dataFileMissing(name, searched):
+            return "data file \"\(name)\" not found in " + searched.map { "\"\($0)\"" }.joined(separator: ", ")
+                + "\nhint: install tresor's data directory as share/tresor next to its bin directory, or set \(DataFiles.environmentVariable)"
+        case let .dataFileUnreadable(path):
+            return "cannot read data file \"\(path)\""
+        case let .dataFileDamaged(path):
+            return "data file \"\(path)\" is damaged or from another version of tresor\nhint: reinstall tresor's data directory"
         }
     }
 }

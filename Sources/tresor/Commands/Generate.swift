@@ -31,11 +31,12 @@ struct Generate: ParsableCommand {
 
     func runCheck() throws {
         let password = try readPasswordFromStdin()
-        let e = StrengthEstimator.estimate(password)
+        let e = try StrengthEstimator.estimate(password)
         if json {
             Output.json(.object(["score": .integer(e.score), "guesses": .number(String(format: "%.0f", e.guesses)),
                                  "guessesLog10": .number(String(format: "%.2f", e.guessesLog10)),
-                                 "warnings": .array(e.warnings.map(JSONValue.string))]))
+                                 "warnings": .array(e.warnings.map(JSONValue.string)),
+                                 "weaknesses": .array(e.weaknesses.map { .string($0.rawValue) })]))
         } else {
             Output.line(String(format: "score %d/4, about 10^%.1f guesses", e.score, e.guessesLog10))
             e.warnings.forEach { Output.line("- " + $0) }

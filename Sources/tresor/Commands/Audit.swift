@@ -1,0 +1,99 @@
+// `tresor audit`: which passwords to change — weak, reused, old, breached (offline), missing — and urls without https.
+import ArgumentParser
+import Foundation
+import Tresor
+import TresorCore
+
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check every entry's password: weak, reused, old, breached (offline), missing; and urls without https.",
+        discussion: """
+            Nothing secret is printed: reuse is found by a keyed hash under a key drawn for this run only, and
+            weaknesses are named by kind. Exit status: 0 nothing found, 6 findings, 2 an error (including an
+            entry that could not be read).
+            """)
+
+    @OptionGroup var options: VaultOptions
+    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Option(help: ArgumentHelp("A password unchanged for this many days is old (default 365).", valueName: "days")) var maxAge: Int = 365
+    @Option(help: ArgumentHelp("Have I Been Pwned's Pwned Passwords (SHA-1): the file ordered by hash, or a folder of its range files. Never uses the network.", valueName: "path"))
+    var hibp: String?
+    @Flag(help: "Print JSON: {entries: [{path, findings}], totals, errors} (see README).") var json = false
+
+    func validate() throws {
+        guard maxAge >= 0 else { throw ValidationError("--max-age must be 0 or more days") }
+    }
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let pwned = try hibp.map { try PwnedPasswords(path: $0) }
+        let report = try vault.audit(prefix: prefix, options: AuditOptions(maxAgeDays: maxAge, pwnedPasswords: pwned))
+        for failure in report.failures { Output.warning(failure.error.message) }
+        let totals = report.totals
+        if json {
+            Output.json(.object([
+                "entries": .array(report.flagged.map { entry in
+                    .object(["path": .string(entry.path.string), "findings": .array(entry.findings.map(Audit.json))])
+                }),
+                "totals": .object(["audited": .integer(report.entries.count), "flagged": .integer(report.flagged.count),
+                                   "unreadable": .integer(report.failures.count)]
+                                  .merging(Audit.reasons.map { ($0, JSONValue.integer(totals[$0] ?? 0)) }) { a, _ in a }),
+                "errors": .array(report.failures.map { failure -> JSONValue in
+                    .object(["path": .string(failure.path.string), "message": .string(failure.error.message)])
+                }),
+            ]))
+        } else {
+            for entry in report.flagged {
+                for finding in entry.findings { Output.line("\(entry.path): \(Audit.text(finding))") }
+            }
+            let counts = Audit.reasons.compactMap { reason in totals[reason].map { "\($0) \(Audit.label[reason]!)" } }
+            Output.line("audited \(report.entries.count) entr\(report.entries.count == 1 ? "y" : "ies"): "
+                        + (report.flagged.isEmpty ? "nothing found" : "\(report.flagged.count) with findings (" + counts.joined(separator: ", ") + ")")
+                        + (report.failures.isEmpty ? "" : "; \(report.failures.count) could not be read"))
+        }
+        if !report.failures.isEmpty { throw ExitCode(ExitStatus.error) }
+        if !report.flagged.isEmpty { throw ExitCode(ExitStatus.problems) }
+    }
+
+    /// The reasons in the order totals are shown, and their words in the summary line.
+    static let reasons = ["weak", "reused", "old", "breached", "no-password", "insecure-url"]
+    static let label = ["weak": "weak", "reused": "reused", "old": "old", "breached": "breached",
+                        "no-password": "without password", "insecure-url": "insecure url"]
+
+    static func text(_ f: AuditFinding) -> String {
+        switch f {
+        case let .weak(score, log10, weaknesses):
+            return String(format: "weak: score %d/4, about 10^%.0f guesses", score, log10)
+                + (weaknesses.isEmpty ? "" : " (" + weaknesses.map(\.description).joined(separator: "; ") + ")")
+        case .reused(let others): return "reused: same password as " + others.map(\.string).joined(separator: ", ")
+        case let .old(days, modified): return "old: password unchanged for \(days) days (since \(modified.description.prefix(10)))"
+        case .breached(let count): return "breached: seen \(count) time\(count == 1 ? "" : "s") in Pwned Passwords"
+        case .noPassword: return "no password"
+        case let .insecureURL(scheme, host):
+            return "insecure url: " + (scheme.map { "\($0)://" } ?? "no scheme") + (host.map { " (\(Audit.escaped($0)))" } ?? "")
+        }
+    }
+
+    static func json(_ f: AuditFinding) -> JSONValue {
+        var o: [String: JSONValue] = ["reason": .string(f.reason)]
+        switch f {
+        case let .weak(score, log10, weaknesses):
+            o["score"] = .integer(score)
+            o["guessesLog10"] = .number(String(format: "%.2f", log10))
+            o["weaknesses"] = .array(weaknesses.map { .string($0.rawValue) })
+        case .reused(let others): o["others"] = .array(others.map { .string($0.string) })
+        case let .old(days, modified): o["days"] = .integer(days); o["modified"] = .string(modified.description)
+        case .breached(let count): o["count"] = .integer(count)
+        case .noPassword: break
+        case let .insecureURL(scheme, host):
+            o["scheme"] = scheme.map(JSONValue.string) ?? .null
+            o["host"] = host.map(JSONValue.string) ?? .null
+        }
+        return .object(o)
+    }
+
+    /// A host from an entry, with control characters escaped for the terminal.
+    static func escaped(_ s: String) -> String {
+        s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? String(format: "\\x%02x", $0.value) : String($0) }.joined()
+    }
+}
