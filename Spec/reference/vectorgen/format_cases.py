@@ -1,0 +1,231 @@
+"""Spec/vectors/*.json: the format vectors of Spec/FORMAT.md §9, made from fixed keys, salts, nonces and ids.
+
+Inputs are built with tresorref's writer; every `expected` and `error` is then computed by running the
+test of format_tests on the inputs alone, and a failure vector must fail with the kind it was made for.
+"""
+from tresorref import canonical_json as cj
+from tresorref import primitives
+from tresorref.encoding import b64encode, hexstr
+from tresorref.entry import Entry
+from tresorref.envelope import CURRENT as ENTRY_FORMAT, parse_envelope, seal_entry
+from tresorref.errors import FormatError
+from tresorref.paths import entry_path
+from tresorref.header import CURRENT as HEADER_FORMAT, LEVELS, PassphraseSlot
+
+from . import format_tests
+from .writer import VectorSet
+
+
+def sequence(first, count):
+    """`count` bytes first, first+1, ... (mod 256): recognisable fixed inputs."""
+    return bytes((first + i) % 256 for i in range(count))
+
+
+VAULT_KEY = sequence(0x00, 32)
+OTHER_KEY = sequence(0x80, 32)
+VAULT_ID = "6f1c2e84-3b5a-4c7d-9e2f-0a1b2c3d4e5f"
+SLOT_ID = "3d2b1a09-8f7e-4d6c-b5a4-938271605f4e"
+ENTRY_ID = "0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b"
+OTHER_ENTRY_ID = "11111111-2222-4333-8444-555555555555"
+PASSPHRASE = "correct horse battery staple"
+SALT = sequence(0xa0, 16)
+SLOT_NONCE = sequence(0x40, 24)
+ENTRY_NONCE = sequence(0xb0, 24)    # its base64 contains "+", used by the URL-alphabet vector
+ENTRY_NONCE2 = sequence(0x10, 24)
+MIN_OPS, MIN_MEM = LEVELS["minimum"]
+T0, T1 = "2026-01-15T09:30:00.000Z", "2026-03-02T18:04:05.678Z"
+
+
+class FormatVectors(VectorSet):
+    def success(self, name, test, description, inputs):
+        super().success(name, test, description, inputs, format_tests.TESTS[test](inputs))
+
+    def failure(self, name, test, description, inputs, error):
+        try:
+            format_tests.TESTS[test](inputs)
+        except FormatError as e:
+            if e.kind != error:
+                raise AssertionError("%s: failed with %s (%s), made for %s" % (name, e.kind, e.reason, error))
+        else:
+            raise AssertionError("%s: succeeded, made for %s" % (name, error))
+        super().failure(name, test, description, inputs, error)
+
+
+def text(data):
+    return data.decode("utf-8")
+
+
+def kdf_vectors(out):
+    for name, passphrase, ops, mem, description in [
+        ("kdf-argon2id-minimum", PASSPHRASE, 1, 8192, "Argon2id13 at the minimum level (ops 1, mem 8192 bytes)"),
+        ("kdf-argon2id-utf8", "pässwörd ✓ 🔑", 2, 16384,
+         "Argon2id13 of a non-ASCII passphrase: the input is its UTF-8 bytes (already NFC)"),
+    ]:
+        out.success(name, "kdf", description, {"passphrase": passphrase, "passphrase_hex": passphrase.encode().hex(),
+                                               "salt": hexstr(SALT), "ops": ops, "mem": mem})
+    out.success("entry-key", "entry-key",
+                "crypto_kdf_derive_from_key(32, id 1, context \"tresorv1\", vault key): the entry key",
+                {"vault_key": hexstr(VAULT_KEY)})
+
+
+def header_vectors(out):
+    slot = PassphraseSlot.wrap(VAULT_KEY, PASSPHRASE.encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                               MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    header = HEADER_FORMAT(VAULT_ID, [slot])
+    header_text = text(header.serialize())
+    out.success("keyslot-unwrap-ok", "header",
+                "a header with one passphrase slot; the passphrase opens it and yields the vault key",
+                {"file": header_text, "passphrase": PASSPHRASE})
+
+    future = header.to_json()
+    future["comment"] = "a member this version does not know"
+    future["keySlots"].append({"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"})
+    out.success("header-parse-unknown-members", "header",
+                "a header with an unknown member and a slot of an unknown type: both are kept, and re-serialising "
+                "gives the same bytes",
+                {"file": text(cj.file_bytes(future))})
+
+    out.failure("keyslot-wrong-passphrase", "header", "the header of keyslot-unwrap-ok with another passphrase",
+                {"file": header_text, "passphrase": "correct horse battery stapler"}, "wrong-passphrase")
+
+    def slot_variant(change):
+        h = header.to_json()
+        change(h["keySlots"][0])
+        return text(cj.file_bytes(h))
+
+    def kdf_variant(key, value):
+        return slot_variant(lambda s: s["kdf"].__setitem__(key, value))
+
+    for name, key, value, description in [
+        ("header-kdf-ops-over-bound", "ops", 17, "kdf ops 17 (> 16): refused while parsing, before any key derivation"),
+        ("header-kdf-mem-over-bound", "mem", (1 << 30) + 1,
+         "kdf mem 2^30 + 1 bytes: refused while parsing, before any key derivation"),
+        ("header-kdf-mem-under-bound", "mem", 8191, "kdf mem 8191 bytes (< 8192)"),
+        ("header-kdf-ops-zero", "ops", 0, "kdf ops 0 (< 1)"),
+    ]:
+        out.failure(name, "header", description, {"file": kdf_variant(key, value), "passphrase": PASSPHRASE},
+                    "kdf-out-of-bounds")
+    v2 = header.to_json()
+    v2["version"] = 2
+    out.failure("header-version-2", "header", "a header of format version 2", {"file": text(cj.file_bytes(v2))},
+                "unsupported-version")
+    out.failure("header-salt-short", "header", "a 15-byte salt",
+                {"file": kdf_variant("salt", b64encode(SALT[:15]))}, "bad-encoding")
+    many = header.to_json()
+    many["keySlots"] = many["keySlots"] * 17
+    out.failure("header-too-many-slots", "header", "17 passphrase key slots (at most 16 may be tried)",
+                {"file": text(cj.file_bytes(many)), "passphrase": PASSPHRASE}, "malformed")
+
+
+def gmail_entry():
+    e = Entry(ENTRY_ID, "Email/gmail", T0, T0)
+    e.set("username", "alice@example.com", T0, "laptop")
+    e.set("password", "hunter2", T0, "laptop")
+    e.set("urls", ["https://mail.google.com", "https://accounts.google.com"], T0, "laptop")
+    e.set("notes", "recovery codes: in the safe\n\"backup\" phone\tonly", T0, "laptop")
+    e.set("tags", ["mail"], T0, "laptop")
+    e.set("password", "correct-horse-7", T1, "phone")
+    return e
+
+
+def cafe_entry():
+    e = Entry(OTHER_ENTRY_ID, entry_path("Bank/Cafe\u0301"), T0, T0)   # stored in NFC (§5.1)
+    e.set("password", "ünïcødé ✓", T0, "laptop")
+    e.set("PIN", "0042", T0, "laptop")
+    e.set("Kontonummer", "DE00 1234", T1, "phone")
+    e.unknown["x-future"] = {"level": cj.Number("1.50"), "list": [None, True]}
+    return e
+
+
+def entry_vectors(out):
+    key_hex = hexstr(VAULT_KEY)
+    gmail = gmail_entry()
+    gmail_file = seal_entry(gmail, ENTRY_NONCE, VAULT_KEY)
+    gmail_text = text(gmail_file)
+    out.success("entry-ok-basic", "entry", "the entry Email/gmail with the five standard fields and one history item",
+                {"vault_key": key_hex, "path": "Email/gmail", "file": gmail_text})
+    cafe = cafe_entry()
+    out.success("entry-ok-unicode-unknown-member", "entry",
+                "entry Bank/Café (NFC), custom fields, and an unknown payload member that a reader keeps verbatim "
+                "(note 1.50)",
+                {"vault_key": key_hex, "path": "Bank/Caf\u00e9", "file": text(seal_entry(cafe, ENTRY_NONCE2, VAULT_KEY))})
+
+    def failure(name, description, error, file, key=key_hex, path="Email/gmail"):
+        out.failure(name, "entry", description, {"vault_key": key, "path": path, "file": file}, error)
+
+    def envelope_variant(change):
+        o = cj.loads(gmail_file)
+        change(o)
+        return text(cj.file_bytes(o))
+
+    def sealed_variant(change):
+        p = gmail.payload()
+        change(p)
+        return text(ENTRY_FORMAT.seal(cj.dumps(p), ENTRY_ID, ENTRY_NONCE, VAULT_KEY))
+
+    ct = parse_envelope(gmail_file)[1].ciphertext
+    ct_b64 = b64encode(ct)
+    assert ct_b64.endswith("="), "adjust the gmail notes so the ciphertext length is not a multiple of 3"
+
+    def flipped(data, i):
+        data = bytearray(data)
+        data[i] ^= 1
+        return bytes(data)
+
+    failure("entry-wrong-key", "entry-ok-basic opened with another vault key", "authentication-failed", gmail_text,
+            key=hexstr(OTHER_KEY))
+    failure("entry-flipped-ciphertext-byte", "the low bit of ciphertext byte 0 flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", b64encode(flipped(ct, 0)))))
+    failure("entry-flipped-tag-byte", "the low bit of the last tag byte flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", b64encode(flipped(ct, len(ct) - 1)))))
+    failure("entry-changed-id", "\"id\" replaced by another valid UUID: the additional data no longer matches",
+            "authentication-failed", envelope_variant(lambda o: o.__setitem__("id", OTHER_ENTRY_ID)))
+    failure("entry-changed-nonce", "the low bit of nonce byte 0 flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(flipped(ENTRY_NONCE, 0)))))
+    failure("entry-version-2", "\"version\": 2", "unsupported-version",
+            envelope_variant(lambda o: o.__setitem__("version", 2)))
+    failure("entry-version-2-unknown-member", "\"version\": 2 and an unknown member: the version is checked first",
+            "unsupported-version", envelope_variant(lambda o: o.update(version=2, padding="")))
+    failure("entry-version-string", "\"version\": \"1\" (a string)", "malformed",
+            envelope_variant(lambda o: o.__setitem__("version", "1")))
+    failure("entry-truncated", "entry-ok-basic cut after half its bytes", "malformed",
+            text(gmail_file[:len(gmail_file) // 2]))
+    failure("entry-empty", "an empty file", "malformed", "")
+    failure("entry-nonce-url-alphabet", "the nonce in the URL-safe alphabet (\"-\" for \"+\")", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(ENTRY_NONCE).replace("+", "-"))))
+    failure("entry-nonce-short", "a 23-byte nonce", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(ENTRY_NONCE[:23]))))
+    failure("entry-ciphertext-missing-padding", "the ciphertext base64 without its \"=\" padding", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", ct_b64.rstrip("="))))
+    # The last character before the padding carries 2 ("=") or 4 ("==") unused bits that must be zero.
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    i = ct_b64.index("=") - 1
+    pad_bits = ct_b64[:i] + alphabet[alphabet.index(ct_b64[i]) | 1] + ct_b64[i + 1:]
+    failure("entry-ciphertext-nonzero-pad-bits", "the ciphertext base64 with a non-zero unused bit before \"=\"",
+            "bad-encoding", envelope_variant(lambda o: o.__setitem__("ciphertext", pad_bits)))
+    failure("entry-ciphertext-line-break", "a line break inside the ciphertext base64", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", ct_b64[:76] + "\n" + ct_b64[76:])))
+    failure("entry-duplicate-key", "\"id\" twice with the same value", "malformed",
+            gmail_text.replace('"id":"%s"' % ENTRY_ID, '"id":"%s","id":"%s"' % (ENTRY_ID, ENTRY_ID)))
+    failure("entry-unknown-member", "an envelope member \"padding\" that version 1 does not define", "malformed",
+            envelope_variant(lambda o: o.__setitem__("padding", "")))
+    failure("entry-id-uppercase", "the id in upper case (ids are lowercase UUIDs)", "malformed",
+            envelope_variant(lambda o: o.__setitem__("id", ENTRY_ID.upper())))
+    failure("entry-path-mismatch", "entry-ok-basic found at Email/work.json: the inner path is Email/gmail",
+            "path-mismatch", gmail_text, path="Email/work")
+    failure("entry-invalid-inner-path", "a correctly sealed payload whose path is \"Email/../gmail\"", "invalid-path",
+            sealed_variant(lambda p: p.__setitem__("path", "Email/../gmail")))
+    failure("entry-inner-path-folder-json",
+            "a sealed payload whose path has a folder named \"Email.json\" (FORMAT §4.2 rule 9)", "invalid-path",
+            sealed_variant(lambda p: p.__setitem__("path", "Email.json/gmail")), path="Email.json/gmail")
+    failure("entry-list-field-as-text", "a sealed payload where \"urls\" is a string, not a list", "malformed",
+            sealed_variant(lambda p: p["fields"].__setitem__(
+                "urls", {"value": "https://mail.google.com", "modified": T0, "origin": "laptop"})))
+
+
+def vectors():
+    out = FormatVectors()
+    kdf_vectors(out)
+    header_vectors(out)
+    entry_vectors(out)
+    return out

@@ -1,0 +1,61 @@
+"""The tests of Spec/FORMAT.md §9.1, run on a vector's inputs: each returns the vector's `expected`, or
+raises FormatError with the failure kind. Nothing here knows how the inputs were made."""
+from tresorref import canonical_json as cj
+from tresorref import primitives
+from tresorref.encoding import hexstr
+from tresorref.entry import Entry
+from tresorref.envelope import parse_envelope, open_entry_file
+from tresorref.header import HEADER_FORMATS, LEVELS, parse_header
+
+
+def kdf(inputs):
+    passphrase = inputs["passphrase"].encode("utf-8")
+    assert passphrase.hex() == inputs["passphrase_hex"]
+    return {"key": hexstr(primitives.argon2id(passphrase, bytes.fromhex(inputs["salt"]), inputs["ops"], inputs["mem"]))}
+
+
+def entry_key(inputs):
+    return {"entry_key": hexstr(primitives.subkey(bytes.fromhex(inputs["vault_key"]), primitives.SUBKEY_ENTRY))}
+
+
+def passphrase(inputs, name="passphrase"):
+    return primitives.passphrase_bytes(inputs[name]) if name in inputs else None
+
+
+def slot_summary(header, slot, secret):
+    s = {"id": slot.id, "ops": slot.ops, "mem": slot.mem, "salt": hexstr(slot.salt), "nonce": hexstr(slot.nonce),
+         "wrapped_key": hexstr(slot.wrapped_key),
+         "additional_data": hexstr(slot.additional_data(header.VERSION, header.vault_id))}
+    if secret is not None:
+        s["kek"] = hexstr(slot.kek(secret))
+    return s
+
+
+def header(inputs):
+    file = inputs["file"].encode("utf-8")
+    h = parse_header(file)
+    secret = passphrase(inputs)
+    key = h.unlock(secret) if secret is not None else None
+    assert h.serialize() == file, "re-serializing the header changed it"
+    expected = {"vault": h.vault_id, "key_slots": [slot_summary(h, s, secret) for s in h.slots],
+                "other_slots": len(h.other_slots)}
+    if key is not None:
+        expected["vault_key"] = hexstr(key)
+    return expected
+
+
+def entry(inputs):
+    file = inputs["file"].encode("utf-8")
+    vault_key = bytes.fromhex(inputs["vault_key"])
+    e, plaintext = open_entry_file(file, vault_key, inputs["path"])
+    fmt, env = parse_envelope(file)
+    assert fmt.serialize(env) == file, "the envelope is not canonical"
+    assert e.payload_bytes() == plaintext, "the payload did not round-trip"
+    assert fmt.seal(plaintext, env.id, env.nonce, vault_key) == file, "sealing again differs"
+    return {"entry_key": hexstr(fmt.entry_key(vault_key)), "id": env.id, "nonce": hexstr(env.nonce),
+            "additional_data": hexstr(fmt.additional_data(env)), "ciphertext_bytes": len(env.ciphertext),
+            "plaintext": plaintext.decode("utf-8"), "path": e.path, "created": e.created, "modified": e.modified,
+            "fields": {n: f.value for n, f in e.fields.items()}, "history_items": len(e.history)}
+
+
+TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry}
