@@ -3,10 +3,12 @@ SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
-# The tests also drive the real git CLI, git daemon and sshd on loopback.
-TEST_DEPS := git openssh-server
+# The tests also drive the real git CLI, git daemon and sshd on loopback; Spec/reference needs PyNaCl.
+TEST_DEPS := git openssh-server python3-nacl
+# Debian's interpreter, the one python3-nacl installs into.
+PYTHON  := /usr/bin/python3
 
-.PHONY: demo test build deps test-deps bench vectors clean
+.PHONY: demo test build deps test-deps bench vectors check-vectors clean
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -28,7 +30,7 @@ demo: build
 # The tests are XCTest. The CLI tests run twice: against the debug build, and against the release
 # binary users get (optimised code can differ: object lifetimes end earlier). The last line is the
 # summary of both runs: "N passed, N failed, N skipped".
-test: deps test-deps
+test: deps test-deps check-vectors
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tresor
 	@mkdir -p .build
@@ -44,9 +46,17 @@ bench: deps
 	$(SWIFT) build -c release --product tresor-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
 
-vectors: deps
-	$(SWIFT) run tresor-vectors Spec/vectors
-	python3 Spec/vectors/merge/generate.py
+# Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
+vectors: test-deps
+	$(PYTHON) -B Spec/reference/generate.py Spec/vectors
+
+# Both implementations agree on every vector: Spec/reference must write exactly the committed files, and
+# the Swift tests (make test) pass on them.
+check-vectors: test-deps
+	@out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
+	$(PYTHON) -B Spec/reference/generate.py "$$out/vectors" >/dev/null && \
+	if diff -r "$$out/vectors" Spec/vectors; then echo "Spec/reference writes the committed Spec/vectors"; \
+	else echo "Spec/vectors differs from what Spec/reference writes (make vectors, then review)"; exit 1; fi
 
 clean:
 	rm -rf .build

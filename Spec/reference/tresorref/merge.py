@@ -163,8 +163,9 @@ def merge_path(base, ours, theirs, records):
     return winner.path
 
 
-def merge_vault(base, ours, theirs):
-    """§3 and §9: three lists of entries. Returns (entries sorted by path bytes, records in §8 order)."""
+def merge_vault(base, ours, theirs, deleted=((), ())):
+    """§3 and §9: three lists of entries, and for each side the versions of §3.2.1 that entries had just
+    before that side deleted them. Returns (entries sorted by path bytes, records in §8 order)."""
     ambiguous = set()
     for state in (base, ours, theirs):
         ids = [e.id for e in state]
@@ -180,15 +181,40 @@ def merge_vault(base, ours, theirs):
         return out
 
     bi, oi, ti = index(base), index(ours), index(theirs)
+    revived = revive(oi, deleted[0], bi, ti) | revive(ti, deleted[1], bi, oi)
     merged, records = [], []
     for k in sorted(set(bi) | set(oi) | set(ti)):
         entry, r = merge_entry(bi.get(k), oi.get(k), ti.get(k))
         records += r
         if entry is not None:
             merged.append(entry)
+            if k in revived:
+                records.append(Record(entry.id, entry.path, "edit-delete-kept-edit"))
     records += separate_collisions(merged)
     merged.sort(key=lambda e: b(e.path))
     return merged, records
+
+
+def revive(side, deleted, base, other):
+    """§3.2.1: an entry `side` deleted while `other` changed it is replaced on `side` by its deleted versions
+    that differ from the base, ordered by payload bytes and folded with §3-§7 against the base."""
+    revived = set()
+    for k, b_entry in base.items():
+        if k in side or k not in other or other[k].same(b_entry):
+            continue
+        versions = {}
+        for v in deleted:
+            if v.id == b_entry.id and not v.same(b_entry):
+                versions.setdefault(v.payload_bytes(), v)
+        if not versions:
+            continue
+        ordered = [versions[p] for p in sorted(versions)]
+        folded = ordered[0]
+        for v in ordered[1:]:
+            folded = merge_entry(b_entry, folded, v)[0] or folded
+        side[k] = folded
+        revived.add(k)
+    return revived
 
 
 def separate_collisions(entries):

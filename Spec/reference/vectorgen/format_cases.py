@@ -81,9 +81,9 @@ def header_vectors(out):
     future["comment"] = "a member this version does not know"
     future["keySlots"].append({"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"})
     out.success("header-parse-unknown-members", "header",
-                "a header with an unknown member and a slot of an unknown type: both are kept, and re-serialising "
-                "gives the same bytes",
-                {"file": text(cj.file_bytes(future))})
+                "a header with an unknown member and a slot of an unknown type: both are kept, re-serialising "
+                "gives the same bytes, and the passphrase slot still opens",
+                {"file": text(cj.file_bytes(future)), "passphrase": PASSPHRASE})
 
     out.failure("keyslot-wrong-passphrase", "header", "the header of keyslot-unwrap-ok with another passphrase",
                 {"file": header_text, "passphrase": "correct horse battery stapler"}, "wrong-passphrase")

@@ -46,8 +46,10 @@ def R(id, kind, field=None, detail=None):
 VECTORS = {}
 
 
-def vector(name, description, rule, base, ours, theirs, expected, resolutions=()):
-    VECTORS[name] = entries_vector(name, description, rule, base, ours, theirs, expected, resolutions)
+def vector(name, description, rule, base, ours, theirs, expected, resolutions=(), deleted_ours=None,
+           deleted_theirs=None):
+    VECTORS[name] = entries_vector(name, description, rule, base, ours, theirs, expected, resolutions,
+                                   deleted_ours, deleted_theirs)
 
 
 # A base entry most cases start from: password p1 and notes n1 written by "laptop" at 0 and 1.
@@ -167,6 +169,34 @@ vector("entry-delete-vs-edit",
        "MERGE.md §3.2",
        [BASE], [], [EDITED], [EDITED],
        [R(ID1, "edit-delete-kept-edit")])
+
+PHONE_NOTES = E(ID1, "mail/work", 0, 20, {"password": F("p1", 0, "laptop"), "notes": F("n2", 20, "phone")},
+                [H("notes", "n1", 1, "laptop", 20, "edit")])
+BEFORE_RM_1 = E(ID1, "mail/work", 0, 10, {"password": F("p2", 10, "laptop"), "notes": F("n1", 1, "laptop")},
+                [H("password", "p1", 0, "laptop", 10, "edit")])
+BEFORE_RM_2 = E(ID1, "mail/work", 0, 12, {"password": F("p1", 0, "laptop"), "notes": F("n3", 12, "tablet")},
+                [H("notes", "n1", 1, "laptop", 12, "edit")])
+vector("edit-delete-keeps-deleted-version",
+       "ours changed the password and then deleted the entry, theirs changed the notes: the entry survives "
+       "with both changes",
+       "MERGE.md §3.2.1",
+       [BASE], [], [PHONE_NOTES],
+       [E(ID1, "mail/work", 0, 20, {"password": F("p2", 10, "laptop"), "notes": F("n2", 20, "phone")},
+          [H("password", "p1", 0, "laptop", 10, "edit"), H("notes", "n1", 1, "laptop", 20, "edit")])],
+       [R(ID1, "edit-delete-kept-edit")],
+       deleted_ours=[BEFORE_RM_1], deleted_theirs=[])
+
+vector("edit-delete-folds-two-deleted-versions",
+       "ours deleted the entry twice in its history (after a password change on one branch and a notes "
+       "change on another), theirs changed the notes: the deleted versions are folded in payload-byte "
+       "order, then merged with theirs; the notes of the deleted version lose to the later write",
+       "MERGE.md §3.2.1",
+       [BASE], [], [PHONE_NOTES],
+       [E(ID1, "mail/work", 0, 20, {"password": F("p2", 10, "laptop"), "notes": F("n2", 20, "phone")},
+          [H("password", "p1", 0, "laptop", 10, "edit"), H("notes", "n1", 1, "laptop", 12, "edit"),
+           H("notes", "n1", 1, "laptop", 20, "edit"), H("notes", "n3", 12, "tablet", 20, "merge")])],
+       [R(ID1, "field-conflict", "notes"), R(ID1, "edit-delete-kept-edit")],
+       deleted_ours=[BEFORE_RM_2, BEFORE_RM_1], deleted_theirs=[])
 
 vector("entry-delete-vs-delete",
        "both deleted the entry: it is gone",

@@ -30,18 +30,25 @@ def check(name, what, computed, by_hand):
                              % (name, what, canonical(computed), canonical(by_hand)))
 
 
-def entries_vector(name, description, rule, base, ours, theirs, expected, resolutions):
-    """A vector over entry states; `expected` and `resolutions` are the hand-written result."""
+def entries_vector(name, description, rule, base, ours, theirs, expected, resolutions, deleted_ours=None,
+                   deleted_theirs=None):
+    """A vector over entry states; `expected` and `resolutions` are the hand-written result. `deleted_ours`
+    and `deleted_theirs` are the deleted versions of MERGE.md §3.2.1, swapped with the sides."""
     results = []
-    for o, t in ((ours, theirs), (theirs, ours)):
-        merged, records = merge_vault(entries(base), entries(o), entries(t))
+    for o, t, do, dt in ((ours, theirs, deleted_ours, deleted_theirs), (theirs, ours, deleted_theirs, deleted_ours)):
+        merged, records = merge_vault(entries(base), entries(o), entries(t), (entries(do or []), entries(dt or [])))
         results.append(([{"id": e.id, "payload": e.payload()} for e in merged], [record_json(r) for r in records]))
     (merged, records), swapped = results
     check(name, "with the sides swapped", swapped, results[0])
     check(name, "entries", merged, expected)
     check(name, "records", records, list(resolutions))
-    return {"description": description, "rule": rule, "base": base, "ours": ours, "theirs": theirs,
-            "expected": merged, "resolutions": records}
+    v = {"description": description, "rule": rule, "base": base, "ours": ours, "theirs": theirs,
+         "expected": merged, "resolutions": records}
+    if deleted_ours is not None:
+        v["deletedOurs"] = deleted_ours
+    if deleted_theirs is not None:
+        v["deletedTheirs"] = deleted_theirs
+    return v
 
 
 def header_vector(name, description, base, ours, theirs, expected, resolutions, error):
