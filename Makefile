@@ -27,18 +27,24 @@ demo: build
 	@command -v git >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq git >/dev/null; }
 	@bash scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
-# The tests are XCTest. The CLI tests run twice: against the debug build, and against the release
-# binary users get (optimised code can differ: object lifetimes end earlier). The last line is the
-# summary of both runs: "N passed, N failed, N skipped".
+# Most tests are XCTest; the vector tests are Swift Testing, one test case per vector, and run on their
+# own (--verbose prints one line per test case, so each vector counts). The CLI tests run twice: against
+# the debug build, and against the release binary users get (optimised code can differ: object lifetimes
+# end earlier). The last line is the summary of all runs: "N passed, N failed, N skipped".
 test: deps test-deps check-vectors
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tresor
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest --verbose 2>&1 | grep -v ' started\.$$' \
+	  | tee .build/swift-testing-output.log && echo
 	@set -o pipefail; TRESOR_BIN="$$($(SWIFT) build -c release --show-bin-path)/tresor" \
 	  $(SWIFT) test --skip-build --disable-swift-testing --filter tresorTests 2>&1 | tee -a .build/test-output.log
-	@grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
-	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p' \
+	@{ grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
+	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p'; \
+	  awk '/ Test run with / || / with [0-9]+ test cases? (passed|failed) / { next } \
+	      / Test .* passed after / { p++ } / Test .* failed after / { f++ } / Test .* skipped/ { s++ } \
+	      END { printf "%d:%d:%d\n", p + f + s, s, f }' .build/swift-testing-output.log; } \
 	  | awk -F: '{ run += $$1; skipped += $$2; failed += $$3 } END { if (run == 0) { print "no test ran"; exit 1 } \
 	      printf "%d passed, %d failed, %d skipped\n", run - skipped - failed, failed, skipped }'
 
