@@ -80,6 +80,31 @@ extension FormatVectorTests {
         }
     }
 
+    /// The writer rules of Spec/FORMAT.md §5.3 and §5.4: edits applied in order to a payload.
+    func edit(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
+        guard let input = i["entry"]?.objectValue, let payload = input["payload"] else { throw VectorError("no entry") }
+        var entry = try Entry(id: try str(input, "id"), payload: payload)
+        var changed: [JSONValue] = []
+        for op in i["edits"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            guard let time = Timestamp(parsing: try str(op, "time")) else { throw VectorError("bad time") }
+            if let name = op["set"]?.stringValue {
+                let value: FieldValue?
+                switch op["value"] {
+                case .string(let s)?: value = .text(s)
+                case .array(let a)?: value = .list(a.compactMap(\.stringValue))
+                default: value = nil
+                }
+                changed.append(.bool(try entry.set(name, value, at: time, origin: try str(op, "origin"))))
+            } else {
+                throw VectorError("unknown edit")
+            }
+        }
+        guard let e else { return }
+        #expect(String(decoding: entry.payloadJSON().canonicalBytes(), as: UTF8.self)
+                == e["payload"].map { String(decoding: $0.canonicalBytes(), as: UTF8.self) }, "payload after the edits")
+        #expect(JSONValue.array(changed) == e["changed"], "which edits changed the entry")
+    }
+
     // MARK: Members of a vector
 
     /// A passphrase member as Spec/FORMAT.md §2.1 turns text into bytes (UTF-8 of the NFC form).

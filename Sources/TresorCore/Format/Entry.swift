@@ -141,27 +141,18 @@ public struct Entry: Equatable, Sendable {
         return true
     }
 
-    /// Keeps the newest `historyLimitPerField` items of each field, in a canonical order
-    /// (by `replaced`, then field, origin, value).
+    /// Puts the history in canonical order and keeps the newest `historyLimitPerField` items of each field
+    /// name (by its bytes). Spec/FORMAT.md §5.4
     public mutating func capHistory() {
-        history.sort(by: HistoryItem.canonicalOrder)
-        var counts: [String: Int] = [:]
-        var kept: [HistoryItem] = []
-        for item in history.reversed() {
-            let n = counts[item.field, default: 0]
-            if n < Entry.historyLimitPerField { kept.append(item); counts[item.field] = n + 1 }
-        }
-        history = kept.reversed()
+        history = MergeOrder.capped(history.sorted(by: HistoryItem.canonicalOrder))
     }
 }
 
 extension HistoryItem {
-    /// Oldest first; ties broken by field, origin, modified and value so the order is total.
+    /// Oldest first: `replaced`, then field, `modified`, origin, canonical value bytes and reason, every
+    /// string by its UTF-8 bytes (Swift `String` comparison would make NFC and NFD spellings equal).
+    /// Total: two items are equal in it only if they are the same item byte for byte. Spec/FORMAT.md §5.4
     public static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
-        if a.replaced != b.replaced { return a.replaced < b.replaced }
-        if a.field != b.field { return a.field.utf8.lexicographicallyPrecedes(b.field.utf8) }
-        if a.modified != b.modified { return a.modified < b.modified }
-        if a.origin != b.origin { return a.origin.utf8.lexicographicallyPrecedes(b.origin.utf8) }
-        return a.value.json.canonicalBytes().lexicographicallyPrecedes(b.value.json.canonicalBytes())
+        MergeOrder.historyCompare(a, b) < 0
     }
 }

@@ -223,9 +223,52 @@ def entry_vectors(out):
                 "urls", {"value": "https://mail.google.com", "modified": T0, "origin": "laptop"})))
 
 
+def item(field, value, modified, origin, replaced, reason="edit"):
+    return {"field": field, "value": value, "modified": modified, "origin": origin, "replaced": replaced,
+            "reason": reason}
+
+
+def at(minute):
+    """2026-04-01 12:00 plus `minute` minutes."""
+    return "2026-04-01T%02d:%02d:00.000Z" % (12 + minute // 60, minute % 60)
+
+
+def payload(path, fields, history, modified=None):
+    return {"path": path, "created": at(0), "modified": modified or at(0),
+            "fields": {n: {"value": v, "modified": m, "origin": o} for n, (v, m, o) in fields.items()},
+            "history": history}
+
+
+def edit_vectors(out):
+    def edit(name, description, entry_payload, edits, error=None):
+        inputs = {"entry": {"id": ENTRY_ID, "payload": entry_payload}, "edits": edits}
+        if error:
+            out.failure(name, "edit", description, inputs, error)
+        else:
+            out.success(name, "edit", description, inputs)
+
+    def set_(name, value, minute, origin="laptop"):
+        return {"set": name, "value": value, "time": at(minute), "origin": origin}
+
+    # Two items equal in replaced, field and modified: only the origins differ, and only in their bytes.
+    # NFD "e\u0301" (65 cc 81) sorts before NFC "\u00e9" (c3 a9), although the texts are canonically equivalent
+    # and the values would order them the other way round.
+    edit("edit-history-order-origin-bytes",
+         "a change sorts the history; origins compare by their UTF-8 bytes: \"e\" U+0301 (65 cc 81) before U+00E9 "
+         "(c3 a9), although the two are canonically equivalent",
+         payload("Email/gmail", {"password": ("p3", at(20), "laptop")},
+                 [item("password", "a", at(5), "\u00e9", at(10)), item("password", "b", at(5), "e\u0301", at(10))],
+                 at(20)),
+         [set_("password", "p4", 30)])
+    edit("edit-invalid-field-name", "a field name containing \"=\" is refused",
+         payload("Email/gmail", {"password": ("p3", at(20), "laptop")}, [], at(20)),
+         [set_("a=b", "x", 30)], error="invalid-field")
+
+
 def vectors():
     out = FormatVectors()
     kdf_vectors(out)
     header_vectors(out)
     entry_vectors(out)
+    edit_vectors(out)
     return out

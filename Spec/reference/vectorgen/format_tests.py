@@ -58,4 +58,16 @@ def entry(inputs):
             "fields": {n: f.value for n, f in e.fields.items()}, "history_items": len(e.history)}
 
 
-TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry}
+def edit(inputs):
+    """The writer rules of §5.3 and §5.4 applied to a payload, one edit after the other."""
+    e = Entry.from_payload(inputs["entry"]["id"], cj.loads(cj.dumps(inputs["entry"]["payload"])))
+    changed = []
+    for op in inputs["edits"]:
+        if "set" in op:
+            changed.append(e.set(op["set"], op["value"], op["time"], op["origin"]))
+        else:
+            changed.append(e.move(op["move"], op["time"]))
+    return {"payload": e.payload(), "changed": changed}
+
+
+TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "edit": edit}
