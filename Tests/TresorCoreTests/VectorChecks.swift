@@ -95,6 +95,8 @@ extension FormatVectorTests {
                 default: value = nil
                 }
                 changed.append(.bool(try entry.set(name, value, at: time, origin: try str(op, "origin"))))
+            } else if let path = op["move"]?.stringValue {
+                changed.append(.bool(entry.move(to: try EntryPath(path), at: time)))
             } else {
                 throw VectorError("unknown edit")
             }

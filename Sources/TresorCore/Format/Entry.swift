@@ -110,8 +110,9 @@ public struct Entry: Equatable, Sendable {
         }
     }
 
-    /// Sets (or with nil removes) a field, moving the previous value into history.
-    /// Returns true if anything changed. An empty text or list removes the field.
+    /// Sets (or with nil removes) a field, moving the previous value into history; any change also sorts and
+    /// caps the whole history (Spec/FORMAT.md §5.4, §5.6). Returns true if anything changed. An empty text or
+    /// list removes the field.
     /// - Throws: `CoreError.invalidField` for a bad name, or a text for `urls`/`tags` or a list for any
     ///   other field (a reader would refuse such a payload, Spec/FORMAT.md §5.3).
     @discardableResult
@@ -130,7 +131,6 @@ public struct Entry: Equatable, Sendable {
         if let old {
             history.append(HistoryItem(field: name, value: old.value, modified: old.modified, origin: old.origin,
                                        replaced: time, reason: newValue == nil ? "delete" : "edit"))
-            capHistory()
         }
         if let newValue {
             fields[name] = Field(value: newValue, modified: time, origin: origin)
@@ -138,6 +138,18 @@ public struct Entry: Equatable, Sendable {
             fields[name] = nil
         }
         modified = max(modified, time)
+        capHistory()
+        return true
+    }
+
+    /// Moves the entry to `path` (same id), `modified` no earlier than `time`. Returns true if the path changed.
+    /// Like every change, sorts and caps the history (Spec/FORMAT.md §5.4, §5.6).
+    @discardableResult
+    public mutating func move(to path: EntryPath, at time: Timestamp) -> Bool {
+        guard !MergeOrder.same(path.string, self.path.string) else { return false }
+        self.path = path
+        modified = max(modified, time)
+        capHistory()
         return true
     }
 

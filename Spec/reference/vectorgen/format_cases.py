@@ -260,6 +260,21 @@ def edit_vectors(out):
                  [item("password", "a", at(5), "\u00e9", at(10)), item("password", "b", at(5), "e\u0301", at(10))],
                  at(20)),
          [set_("password", "p4", 30)])
+    # 70 items of one field, newest first: a reader keeps them; the first change sorts them and keeps 64.
+    long_history = [item("password", "p%d" % i, at(i), "laptop", at(i + 1)) for i in reversed(range(70))]
+    long_entry = payload("Email/gmail", {"password": ("p70", at(70), "laptop")}, long_history, at(70))
+    edit("edit-history-normalized-on-change",
+         "a change that adds no history item (a new field) still sorts the whole history and keeps the newest 64 "
+         "items of each field",
+         long_entry, [set_("username", "alice", 80)])
+    edit("edit-unchanged-keeps-history",
+         "setting a field to its current value changes nothing: a history of 70 items in another order stays as it is",
+         long_entry, [set_("password", "p70", 80)])
+    edit("edit-move-normalizes-history", "moving an entry is a change: its history is sorted",
+         payload("Email/gmail", {"password": ("p3", at(30), "laptop")},
+                 [item("password", "p2", at(20), "laptop", at(30)), item("password", "p1", at(10), "laptop", at(20))],
+                 at(30)),
+         [{"move": "Mail/gmail", "time": at(40)}])
     edit("edit-invalid-field-name", "a field name containing \"=\" is refused",
          payload("Email/gmail", {"password": ("p3", at(20), "laptop")}, [], at(20)),
          [set_("a=b", "x", 30)], error="invalid-field")
