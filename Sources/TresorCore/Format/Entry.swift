@@ -1,10 +1,21 @@
 // The decrypted entry: fields with per-field time and origin, history, and preserved unknown members.
 import Foundation
 
-/// A field value: text, or a list of texts (`urls`, `tags`).
+/// A field value: text, or a list of texts (`urls`, `tags`). Two values are equal when their bytes are:
+/// a password in NFC and the same password in NFD are different secrets (Spec/MERGE.md §2), although
+/// Swift's `String ==` would call them equal.
 public enum FieldValue: Hashable, Sendable {
     case text(String)
     case list([String])
+
+    public static func == (a: FieldValue, b: FieldValue) -> Bool { MergeOrder.same(a, b) }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .text(let s): hasher.combine(0); hasher.combine(Array(s.utf8))
+        case .list(let l): hasher.combine(1); for s in l { hasher.combine(Array(s.utf8)) }
+        }
+    }
 
     /// Text form for display and search: lists joined by newlines.
     public var displayText: String {

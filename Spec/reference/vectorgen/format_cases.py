@@ -275,6 +275,11 @@ def edit_vectors(out):
                  [item("password", "p2", at(20), "laptop", at(30)), item("password", "p1", at(10), "laptop", at(20))],
                  at(30)),
          [{"move": "Mail/gmail", "time": at(40)}])
+    edit("edit-set-nfc-over-nfd",
+         "a password \"cafe\" U+0301 set to \"caf\" U+00E9: canonically equivalent, but other bytes, so a change "
+         "(the old bytes go to history)",
+         payload("Email/gmail", {"password": ("cafe\u0301", at(20), "laptop")}, [], at(20)),
+         [set_("password", "caf\u00e9", 30)])
     edit("edit-invalid-field-name", "a field name containing \"=\" is refused",
          payload("Email/gmail", {"password": ("p3", at(20), "laptop")}, [], at(20)),
          [set_("a=b", "x", 30)], error="invalid-field")
