@@ -275,6 +275,19 @@ vector("rename-vs-rename-same-time",
        [E(ID1, "mail/b", 0, 10, BASE_FIELDS)],
        [R(ID1, "rename-conflict", detail="mail/a")])
 
+vector("add-add-final-sigma",
+       "collision keys lowercase one code point at a time: \u039f\u0394\u039f\u03a3 and \u03bf\u03b4\u03bf\u03c3 "
+       "collide (\u03a3 is always \u03c3), \u03bf\u03b4\u03bf\u03c2 with the final sigma does not",
+       "MERGE.md §9, FORMAT.md §4.3",
+       [],
+       [E(IDA, "\u039f\u0394\u039f\u03a3", 5, 5, {"password": F("ours", 5, "laptop")}),
+        E(ID1, "\u03bf\u03b4\u03bf\u03c2", 5, 5, {"password": F("final", 5, "laptop")})],
+       [E(IDB, "\u03bf\u03b4\u03bf\u03c3", 6, 6, {"password": F("theirs", 6, "phone")})],
+       [E(IDA, "\u039f\u0394\u039f\u03a3", 5, 5, {"password": F("ours", 5, "laptop")}),
+        E(ID1, "\u03bf\u03b4\u03bf\u03c2", 5, 5, {"password": F("final", 5, "laptop")}),
+        E(IDB, "\u03bf\u03b4\u03bf\u03c3.conflict-bbbbbbbb", 6, 6, {"password": F("theirs", 6, "phone")})],
+       [R(IDB, "path-collision-renamed", detail="\u03bf\u03b4\u03bf\u03c3.conflict-bbbbbbbb")])
+
 vector("two-ids-moved-to-same-path",
        "ours moved one entry to z, theirs moved another to z: the greater id moves on",
        "MERGE.md §9",
