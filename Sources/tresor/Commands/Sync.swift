@@ -24,14 +24,7 @@ struct Sync: ParsableCommand {
                 "passphraseChanged": .bool(outcome.passphraseChanged),
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
-                "resolutions": .array(outcome.resolutions.map { r in
-                    .object(["entry": .string(r.path), "id": .string(r.entryID), "field": r.field.map(JSONValue.string) ?? .null,
-                             "kind": .string(r.kind.name), "winnerOrigin": r.winnerOrigin.map(JSONValue.string) ?? .null,
-                             "winnerModified": r.winnerModified.map { .string($0.description) } ?? .null,
-                             "loserOrigin": r.loserOrigin.map(JSONValue.string) ?? .null,
-                             "loserModified": r.loserModified.map { .string($0.description) } ?? .null,
-                             "description": .string(r.description)])
-                }),
+                "resolutions": .array(outcome.resolutions.map(\.json)),  // Spec/MERGE.md §8 records
             ]))
             return
         }

@@ -8,12 +8,7 @@ from tresorref.merge_header import merge_headers
 
 
 def record_json(r):
-    m = r.to_json()
-    out = {"id": m["entryID"], "field": m["field"], "kind": m["kind"]}
-    detail = m["losingPath"] or m["newPath"]
-    if detail is not None:
-        out["detail"] = detail
-    return out
+    return r.to_json()
 
 
 def entries(state):
