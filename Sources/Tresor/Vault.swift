@@ -129,16 +129,22 @@ public final class Vault {
         return cipher
     }
 
-    /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot (Spec/FORMAT.md
-    /// §3.3); entries are untouched. Commits "Change passphrase".
-    public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws {
+    /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot by one
+    /// (Spec/FORMAT.md §3.5); entries are untouched. Commits "Change passphrase".
+    /// - Returns: how many other passphrase slots were removed with the one that opened (their
+    ///   passphrases no longer open the vault).
+    @discardableResult
+    public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws -> Int {
         let key = try currentVaultKey()
-        try transaction { txn in
-            do { txn.putHeader(try txn.header().rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)) }
+        let removed = try transaction { txn -> Int in
+            let header = try txn.header()
+            do { txn.putHeader(try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level)) }
             catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Change passphrase"
+            return header.keySlots.count - 1
         }
         try reloadHeader()
+        return removed
     }
 
     /// Re-reads `.tresor/vault.json` after the work tree changed.

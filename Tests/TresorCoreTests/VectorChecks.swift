@@ -80,6 +80,21 @@ extension FormatVectorTests {
         }
     }
 
+    /// Spec/FORMAT.md §3.5: the header after a passphrase change, the new slot made with the given parameters.
+    func passwd(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
+        let h = try VaultHeader.parse(Array(try str(i, "file").utf8))
+        let key = try h.unlock(passphrase: try passphrase(i, "passphrase"))
+        let new = try passphrase(i, "new_passphrase")
+        let kdf = KDFParameters(ops: try int(i, "ops"), mem: try int(i, "mem"), salt: try bytes(i, "salt"))
+        let slot = try KeySlot.wrap(key, passphrase: new, kdf: kdf, id: try str(i, "slot_id"), nonce: try bytes(i, "nonce"),
+                                    vaultID: h.vaultID)
+        let changed = h.replacingPassphraseSlots(with: slot)
+        guard let e else { return }
+        #expect(String(decoding: changed.serialized(), as: UTF8.self) == (try str(e, "file")))
+        #expect(hex(try VaultHeader.parse(changed.serialized()).unlock(passphrase: new)) == (try str(e, "vault_key")))
+        #expect(throws: CoreError.wrongPassphrase) { try changed.unlock(passphrase: try passphrase(i, "passphrase")) }
+    }
+
     /// The writer rules of Spec/FORMAT.md §5.3 and §5.4: edits applied in order to a payload.
     func edit(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
         guard let input = i["entry"]?.objectValue, let payload = input["payload"] else { throw VectorError("no entry") }

@@ -52,6 +52,7 @@ struct VectorError: Error, CustomStringConvertible {
         case "entry-key": run = { try entryKey(inputs, expected) }
         case "header": run = { try header(inputs, expected) }
         case "entry": run = { try entry(inputs, expected) }
+        case "passwd": run = { try passwd(inputs, expected) }
         case "edit": run = { try edit(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }

@@ -234,6 +234,13 @@ final class SyncTests: SyncTestCase {
                                "first-secret\n")
             }
         }
+        // passwd replaces every passphrase slot by one (Spec/FORMAT.md §3.5), and says so.
+        try write("pass-C\n", to: dir + "/pC")
+        let r = try on("A", "passwd", "--new-passphrase-file", dir + "/pC", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pB"])
+        XCTAssertTrue(r.stderr.contains("1 other passphrase no longer opens the vault"), r.stderr)
+        XCTAssertNotEqual(try attempt("A", "show", "Email/gmail", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pA"]).code, 0)
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "password", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pC"]).stdout,
+                       "first-secret\n")
     }
 
     func testEntryLogAndRestore() throws {

@@ -137,10 +137,19 @@ public struct VaultHeader: Equatable, Sendable {
         throw CoreError.wrongPassphrase
     }
 
-    /// The same vault key under a new passphrase: every passphrase slot is replaced by one new slot.
+    /// The same vault key under a new passphrase, with fresh slot id, salt and nonce: every passphrase slot
+    /// (also those another replica or implementation added) is replaced by one new slot; slots of other
+    /// types and unknown members stay. - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`.
+    /// Spec/FORMAT.md §3.5
     public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel) throws -> VaultHeader {
+        replacingPassphraseSlots(with: try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID))
+    }
+
+    /// This header with `slot` as its only passphrase slot (Spec/FORMAT.md §3.5). Production code calls
+    /// `rewrapped(vaultKey:newPassphrase:level:)`; Spec/vectors pass a slot made with fixed salt and nonce.
+    public func replacingPassphraseSlots(with slot: KeySlot) -> VaultHeader {
         var h = self
-        h.keySlots = [try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID)]
+        h.keySlots = [slot]
         return h
     }
 

@@ -117,6 +117,27 @@ def header_vectors(out):
                 {"file": text(cj.file_bytes(many)), "passphrase": PASSPHRASE}, "malformed")
 
 
+def passwd_vectors(out):
+    # Two passphrase slots wrapping the same vault key (as after MERGE.md §10), the second ours; a slot of
+    # an unknown type and an unknown member, which a passphrase change keeps.
+    theirs = PassphraseSlot.wrap(VAULT_KEY, b"their passphrase", HEADER_FORMAT.VERSION, VAULT_ID,
+                                 "7a1f0c3e-2b4d-4e5f-8a6b-7c8d9e0f1a2b", MIN_OPS, MIN_MEM, sequence(0xc0, 16),
+                                 sequence(0x60, 24))
+    ours = PassphraseSlot.wrap(VAULT_KEY, PASSPHRASE.encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                               MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    header = HEADER_FORMAT(VAULT_ID, [theirs, ours],
+                           [{"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"}],
+                           {"comment": "kept"})
+    inputs = {"file": text(header.serialize()), "passphrase": PASSPHRASE, "new_passphrase": "new passphrase",
+              "slot_id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", "salt": hexstr(sequence(0xd0, 16)),
+              "nonce": hexstr(sequence(0x70, 24)), "ops": MIN_OPS, "mem": MIN_MEM}
+    out.success("passwd-replaces-every-passphrase-slot", "passwd",
+                "changing the passphrase replaces both passphrase slots (the one that opened and another) by one "
+                "new slot; the slot of an unknown type and the unknown member stay", inputs)
+    out.failure("passwd-wrong-passphrase", "passwd", "the current passphrase given is wrong: nothing is written",
+                dict(inputs, passphrase="correct horse battery stapler"), "wrong-passphrase")
+
+
 def gmail_entry():
     e = Entry(ENTRY_ID, "Email/gmail", T0, T0)
     e.set("username", "alice@example.com", T0, "laptop")
@@ -289,6 +310,7 @@ def vectors():
     out = FormatVectors()
     kdf_vectors(out)
     header_vectors(out)
+    passwd_vectors(out)
     entry_vectors(out)
     edit_vectors(out)
     return out

@@ -58,6 +58,17 @@ def entry(inputs):
             "fields": {n: f.value for n, f in e.fields.items()}, "history_items": len(e.history)}
 
 
+def passwd(inputs):
+    """§3.5: the header after changing the passphrase, with the new slot's parameters given."""
+    h = parse_header(inputs["file"].encode("utf-8"))
+    key = h.unlock(passphrase(inputs))
+    new = h.with_new_passphrase(key, passphrase(inputs, "new_passphrase"), inputs["slot_id"], inputs["ops"],
+                                inputs["mem"], bytes.fromhex(inputs["salt"]), bytes.fromhex(inputs["nonce"]))
+    file = new.serialize()
+    assert parse_header(file).unlock(passphrase(inputs, "new_passphrase")) == key
+    return {"file": file.decode("utf-8"), "vault_key": hexstr(key)}
+
+
 def edit(inputs):
     """The writer rules of §5.3 and §5.4 applied to a payload, one edit after the other."""
     e = Entry.from_payload(inputs["entry"]["id"], cj.loads(cj.dumps(inputs["entry"]["payload"])))
@@ -70,4 +81,4 @@ def edit(inputs):
     return {"payload": e.payload(), "changed": changed}
 
 
-TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "edit": edit}
+TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "passwd": passwd, "edit": edit}
