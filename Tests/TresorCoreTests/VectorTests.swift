@@ -3,9 +3,11 @@ import Foundation
 import Testing
 import TresorCore
 
-/// The committed vectors, found from this file's path (Tests/TresorCoreTests → repository root → Spec/vectors).
+/// The committed vectors, found from this file's path (Tests/TresorCoreTests → repository root → Spec/vectors),
+/// or the folder `TRESOR_VECTORS` names (vectors written by another implementation, or candidates).
 enum VectorFiles {
-    static let root = URL(fileURLWithPath: #filePath)
+    static let root = ProcessInfo.processInfo.environment["TRESOR_VECTORS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Spec/vectors")
 

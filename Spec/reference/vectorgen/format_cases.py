@@ -77,6 +77,14 @@ def header_vectors(out):
                 "a header with one passphrase slot; the passphrase opens it and yields the vault key",
                 {"file": header_text, "passphrase": PASSPHRASE})
 
+    # §2.1: a passphrase typed as text is the UTF-8 of its NFC form, so an NFD spelling opens the same slot.
+    nfc_slot = PassphraseSlot.wrap(VAULT_KEY, "p\u00e4ssw\u00f6rd".encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                                   MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    out.success("keyslot-unwrap-nfd-passphrase", "header",
+                "a slot wrapped under the NFC passphrase p\u00e4ssw\u00f6rd opens with its NFD spelling "
+                "(pa U+0308 ssw o U+0308 rd): passphrases are NFC-normalised before Argon2id",
+                {"file": text(HEADER_FORMAT(VAULT_ID, [nfc_slot]).serialize()), "passphrase": "pa\u0308sswo\u0308rd"})
+
     future = header.to_json()
     future["comment"] = "a member this version does not know"
     future["keySlots"].append({"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"})
