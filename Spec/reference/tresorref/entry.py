@@ -101,9 +101,6 @@ class Entry:
         """§5.1: the payload in canonical form, without a trailing LF."""
         return cj.dumps(self.payload())
 
-    def copy(self):
-        return Entry.from_payload(self.id, cj.loads(self.payload_bytes()))
-
     def same(self, other):
         """MERGE.md §2: same id bytes and same canonical payload bytes."""
         return other is not None and self.id == other.id and self.payload_bytes() == other.payload_bytes()

@@ -4,7 +4,6 @@ Inputs are built with tresorref's writer; every `expected` and `error` is then c
 test of format_tests on the inputs alone, and a failure vector must fail with the kind it was made for.
 """
 from tresorref import canonical_json as cj
-from tresorref import primitives
 from tresorref.encoding import b64encode, hexstr
 from tresorref.entry import Entry
 from tresorref.envelope import CURRENT as ENTRY_FORMAT, parse_envelope, seal_entry

@@ -5,7 +5,7 @@ from tresorref import primitives
 from tresorref.encoding import hexstr
 from tresorref.entry import Entry
 from tresorref.envelope import parse_envelope, open_entry_file
-from tresorref.header import HEADER_FORMATS, LEVELS, parse_header
+from tresorref.header import parse_header
 
 
 def kdf(inputs):

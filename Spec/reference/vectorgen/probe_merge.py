@@ -86,13 +86,15 @@ class Random:
         if base and self.r.random() < 0.05:
             base.append(self.entry(base[0]["id"]))   # an id used twice (MERGE.md §3.4)
         by_id = {e["id"]: e for e in base}
-        sides = ([], [])
+        sides, deleted = ([], []), ([], [])
         for id in ids:
-            for side in sides:
+            for side, gone in zip(sides, deleted):
                 e = self.changed(by_id.get(id), id)
                 if e is not None:
                     side.append(e)
-        return base, sides[0], sides[1]
+                elif id in by_id:   # versions from before the deletion (MERGE.md §3.2.1)
+                    gone += [self.changed(by_id[id], id) or by_id[id] for _ in range(self.r.randint(0, 2))]
+        return base, sides[0], sides[1], deleted
 
     def header(self):
         def slot(i, byte):
@@ -111,10 +113,12 @@ class Random:
 def merge_probes(entry_cases=400, header_cases=200, seed=7):
     out, rng = VectorSet(), Random(seed)
     for i in range(entry_cases):
-        base, ours, theirs = rng.states()
-        merged, records = merge_vault(parse_entries(base), parse_entries(ours), parse_entries(theirs))
+        base, ours, theirs, deleted = rng.states()
+        merged, records = merge_vault(parse_entries(base), parse_entries(ours), parse_entries(theirs),
+                                      (parse_entries(deleted[0]), parse_entries(deleted[1])))
         out.add("entries-%03d" % i, {
             "description": "probe", "rule": "random", "base": base, "ours": ours, "theirs": theirs,
+            "deletedOurs": deleted[0], "deletedTheirs": deleted[1],
             "expected": [{"id": e.id, "payload": e.payload()} for e in merged],
             "resolutions": [r.to_json() for r in records]})
     for i in range(header_cases):
