@@ -4,10 +4,13 @@ SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
 # The tests also drive the real git CLI, git daemon and sshd on loopback, real terminal programs (vi and
-# nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes) and the zxcvbn package from PyPI.
-TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool python3 python3-pip
+# nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes), the zxcvbn package
+# from PyPI, and Spec/reference, which needs PyNaCl.
+TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool python3 python3-pip python3-nacl
+# Debian's interpreter, the one python3-nacl installs into.
+PYTHON  := /usr/bin/python3
 
-.PHONY: demo test build deps test-deps bench vectors clean zxcvbn-check
+.PHONY: demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -26,18 +29,24 @@ demo: build
 	@command -v git >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq git >/dev/null; }
 	@bash scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
-# The tests are XCTest. The CLI tests run twice: against the debug build, and against the release
-# binary users get (optimised code can differ: object lifetimes end earlier). The last line is the
-# summary of both runs: "N passed, N failed, N skipped".
-test: deps test-deps zxcvbn-check
+# Most tests are XCTest; the vector tests are Swift Testing, one test case per vector, and run on their
+# own (--verbose prints one line per test case, so each vector counts). The CLI tests run twice: against
+# the debug build, and against the release binary users get (optimised code can differ: object lifetimes
+# end earlier). The last line is the summary of all runs: "N passed, N failed, N skipped".
+test: deps test-deps zxcvbn-check check-vectors
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tresor
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest --verbose 2>&1 | grep -v ' started\.$$' \
+	  | tee .build/swift-testing-output.log && echo
 	@set -o pipefail; TRESOR_BIN="$$($(SWIFT) build -c release --show-bin-path)/tresor" \
 	  $(SWIFT) test --skip-build --disable-swift-testing --filter tresorTests 2>&1 | tee -a .build/test-output.log
-	@grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
-	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p' \
+	@{ grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
+	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p'; \
+	  awk '/ Test run with / || / with [0-9]+ test cases? (passed|failed) / { next } \
+	      / Test .* passed after / { p++ } / Test .* failed after / { f++ } / Test .* skipped/ { s++ } \
+	      END { printf "%d:%d:%d\n", p + f + s, s, f }' .build/swift-testing-output.log; } \
 	  | awk -F: '{ run += $$1; skipped += $$2; failed += $$3 } END { if (run == 0) { print "no test ran"; exit 1 } \
 	      printf "%d passed, %d failed, %d skipped\n", run - skipped - failed, failed, skipped }'
 
@@ -54,9 +63,26 @@ bench: deps
 	$(SWIFT) build -c release --product tresor-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
 
-vectors: deps
-	$(SWIFT) run tresor-vectors Spec/vectors
-	python3 Spec/vectors/merge/generate.py
+# Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
+vectors: test-deps
+	$(PYTHON) -B Spec/reference/generate.py Spec/vectors
+
+# Both implementations agree on every vector: Spec/reference must write exactly the committed files, and
+# the Swift tests (make test) pass on them.
+check-vectors: test-deps
+	@out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
+	$(PYTHON) -B Spec/reference/generate.py "$$out/vectors" >/dev/null && \
+	if diff -r "$$out/vectors" Spec/vectors; then echo "Spec/reference writes the committed Spec/vectors"; \
+	else echo "Spec/vectors differs from what Spec/reference writes (make vectors, then review)"; exit 1; fi
+
+# Beyond the committed vectors: Spec/reference answers several hundred more inputs (hostile JSON, paths and
+# headers, random merges) and the Swift vector tests run on them. Not part of make test; for new rules.
+probe-vectors: deps test-deps
+	$(SWIFT) build --build-tests
+	@out="$$(mktemp -d)"; trap 'rm -rf "$$out"' EXIT; \
+	$(PYTHON) -B Spec/reference/probe.py "$$out/vectors" && \
+	TRESOR_VECTORS="$$out/vectors" $(SWIFT) test --skip-build --disable-xctest --filter VectorTests >"$$out/log" 2>&1; \
+	status=$$?; grep -v ' started\.$$' "$$out/log"; exit $$status
 
 clean:
 	rm -rf .build

@@ -29,7 +29,6 @@ let package = Package(
             name: "tresor",
             dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -228,8 +228,7 @@ extension Vault {
             var entry = try txn.existingEntry(at: from)
             try txn.remove(from)
             if from.collisionKey != to.collisionKey { try txn.checkNew(to, replacing: force) }
-            entry.path = to
-            entry.modified = max(entry.modified, Timestamp.now())
+            entry.move(to: to, at: Timestamp.now())
             try txn.put(entry)
             txn.message = "Move \(from) to \(to)"
         }

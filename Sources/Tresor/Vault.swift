@@ -155,17 +155,23 @@ public final class Vault {
         return cipher
     }
 
-    /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot (Spec/FORMAT.md
-    /// §3.3); entries are untouched. Commits "Change passphrase".
-    public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws {
+    /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot by one
+    /// (Spec/FORMAT.md §3.5); entries are untouched. Commits "Change passphrase".
+    /// - Returns: how many other passphrase slots were removed with the one that opened (their
+    ///   passphrases no longer open the vault).
+    @discardableResult
+    public func changePassphrase(to newPassphrase: SecretBytes, level: KDFLevel) throws -> Int {
         let key = try currentVaultKey()
         let authenticator = try requireAuthenticator()
-        try transaction { txn in
-            do { txn.putHeader(try authenticator.authenticated(try txn.header().rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level))) }
+        let removed = try transaction { txn -> Int in
+            let header = try txn.header()
+            do { txn.putHeader(try authenticator.authenticated(try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level))) }
             catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Change passphrase"
+            return header.keySlots.count - 1
         }
         try reloadHeader()
+        return removed
     }
 
     /// Upgrades a format version 1 vault to version 2: the header gets a generation and an authentication
@@ -175,7 +181,7 @@ public final class Vault {
         try transaction { txn in
             let current = try txn.header()
             guard current.version < FormatVersion.header else { return }
-            do { txn.putHeader(try authenticator.authenticated(current.changed())) } catch let e as CoreError { throw VaultError.header(e) }
+            do { txn.putHeader(try authenticator.authenticated(current.upgraded())) } catch let e as CoreError { throw VaultError.header(e) }
             txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
             txn.message = "Upgrade the vault to format version \(FormatVersion.header)"
         }

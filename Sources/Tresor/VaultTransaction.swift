@@ -108,8 +108,11 @@ public final class VaultTransaction {
 
     // MARK: Staging
 
-    /// Stages `entry` at its path, encrypted with a fresh nonce.
+    /// Stages `entry` at its path, encrypted with a fresh nonce. Every entry staged is a changed one, so its
+    /// history is written in canonical order and capped (Spec/FORMAT.md §5.4), also items it was read with.
     public func put(_ entry: Entry) throws {
+        var entry = entry
+        entry.capHistory()
         do { staged[entry.path.filePath] = .some(try requireCipher().seal(entry)) }
         catch let e as CoreError { throw VaultError.entry(path: entry.path.string, e) }
     }

@@ -198,6 +198,37 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(try contents("A"), try contents("B"))
     }
 
+    /// `sync --json` prints the records of Spec/MERGE.md §8 with the member names and paths the Spec gives.
+    func testSyncJSONPrintsMergeRecords() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
+        try on("A", "add", "Bank/ing", "--password-stdin", stdin: "bank-A\n")
+        try on("B", "edit", "Email/gmail", "--password-stdin", stdin: "from-B\n")
+        try on("B", "add", "Bank/ing", "--password-stdin", stdin: "bank-B\n")
+        try on("A", "sync")
+        let out = try on("B", "sync", "--json").stdout
+        XCTAssertFalse(out.contains("from-A") || out.contains("from-B") || out.contains("bank-"), "records never hold values")
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+        let records = try XCTUnwrap(report["resolutions"] as? [[String: Any]])
+        let members: Set = ["entryID", "path", "field", "kind", "losingPath", "newPath", "winnerOrigin", "winnerModified",
+                            "loserOrigin", "loserModified", "description"]
+        for r in records { XCTAssertEqual(Set(r.keys), members, "\(r)") }
+        let gmailID = try XCTUnwrap(try entryJSON("B", "Email/gmail")["id"] as? String)
+        let conflict = try XCTUnwrap(records.first { $0["kind"] as? String == "field-conflict" })
+        XCTAssertEqual(conflict["entryID"] as? String, gmailID)
+        XCTAssertEqual(conflict["path"] as? String, "Email/gmail")
+        XCTAssertEqual(conflict["field"] as? String, "password")
+        XCTAssertTrue(conflict["newPath"] is NSNull && conflict["losingPath"] is NSNull, "\(conflict)")
+        XCTAssertNotNil(conflict["winnerModified"] as? String)
+        XCTAssertNotNil(conflict["loserOrigin"] as? String)
+        let moved = try XCTUnwrap(records.first { $0["kind"] as? String == "path-collision-renamed" })
+        XCTAssertEqual(moved["path"] as? String, "Bank/ing")
+        let newPath = try XCTUnwrap(moved["newPath"] as? String)
+        XCTAssertTrue(newPath.hasPrefix("Bank/ing.conflict-"), newPath)
+        XCTAssertEqual(try entryJSON("B", newPath)["path"] as? String, newPath)
+        XCTAssertEqual(records.last?["kind"] as? String, "path-collision-renamed", "collisions come after entry decisions")
+    }
+
     func testThreeReplicasConverge() throws {
         try setUpReplicas("B", "C")
         try on("A", "edit", "Email/gmail", "--set", "username=from-A")
@@ -228,6 +259,13 @@ final class SyncTests: SyncTestCase {
                                "first-secret\n")
             }
         }
+        // passwd replaces every passphrase slot by one (Spec/FORMAT.md §3.5), and says so.
+        try write("pass-C\n", to: dir + "/pC")
+        let r = try on("A", "passwd", "--new-passphrase-file", dir + "/pC", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pB"])
+        XCTAssertTrue(r.stderr.contains("1 other passphrase no longer opens the vault"), r.stderr)
+        XCTAssertNotEqual(try attempt("A", "show", "Email/gmail", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pA"]).code, 0)
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "password", env: ["TRESOR_PASSPHRASE_FILE": dir + "/pC"]).stdout,
+                       "first-secret\n")
     }
 
     func testEntryLogAndRestore() throws {

@@ -1,10 +1,21 @@
 // The decrypted entry: fields with per-field time and origin, history, and preserved unknown members.
 import Foundation
 
-/// A field value: text, or a list of texts (`urls`, `tags`).
+/// A field value: text, or a list of texts (`urls`, `tags`). Two values are equal when their bytes are:
+/// a password in NFC and the same password in NFD are different secrets (Spec/MERGE.md §2), although
+/// Swift's `String ==` would call them equal.
 public enum FieldValue: Hashable, Sendable {
     case text(String)
     case list([String])
+
+    public static func == (a: FieldValue, b: FieldValue) -> Bool { MergeOrder.same(a, b) }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .text(let s): hasher.combine(0); hasher.combine(Array(s.utf8))
+        case .list(let l): hasher.combine(1); for s in l { hasher.combine(Array(s.utf8)) }
+        }
+    }
 
     /// Text form for display and search: lists joined by newlines.
     public var displayText: String {
@@ -110,8 +121,9 @@ public struct Entry: Equatable, Sendable {
         }
     }
 
-    /// Sets (or with nil removes) a field, moving the previous value into history.
-    /// Returns true if anything changed. An empty text or list removes the field.
+    /// Sets (or with nil removes) a field, moving the previous value into history; any change also sorts and
+    /// caps the whole history (Spec/FORMAT.md §5.4, §5.6). Returns true if anything changed. An empty text or
+    /// list removes the field.
     /// - Throws: `CoreError.invalidField` for a bad name, or a text for `urls`/`tags` or a list for any
     ///   other field (a reader would refuse such a payload, Spec/FORMAT.md §5.3).
     @discardableResult
@@ -130,7 +142,6 @@ public struct Entry: Equatable, Sendable {
         if let old {
             history.append(HistoryItem(field: name, value: old.value, modified: old.modified, origin: old.origin,
                                        replaced: time, reason: newValue == nil ? "delete" : "edit"))
-            capHistory()
         }
         if let newValue {
             fields[name] = Field(value: newValue, modified: time, origin: origin)
@@ -138,30 +149,33 @@ public struct Entry: Equatable, Sendable {
             fields[name] = nil
         }
         modified = max(modified, time)
+        capHistory()
         return true
     }
 
-    /// Keeps the newest `historyLimitPerField` items of each field, in a canonical order
-    /// (by `replaced`, then field, origin, value).
+    /// Moves the entry to `path` (same id), `modified` no earlier than `time`. Returns true if the path changed.
+    /// Like every change, sorts and caps the history (Spec/FORMAT.md §5.4, §5.6).
+    @discardableResult
+    public mutating func move(to path: EntryPath, at time: Timestamp) -> Bool {
+        guard !MergeOrder.same(path.string, self.path.string) else { return false }
+        self.path = path
+        modified = max(modified, time)
+        capHistory()
+        return true
+    }
+
+    /// Puts the history in canonical order and keeps the newest `historyLimitPerField` items of each field
+    /// name (by its bytes). Spec/FORMAT.md §5.4
     public mutating func capHistory() {
-        history.sort(by: HistoryItem.canonicalOrder)
-        var counts: [String: Int] = [:]
-        var kept: [HistoryItem] = []
-        for item in history.reversed() {
-            let n = counts[item.field, default: 0]
-            if n < Entry.historyLimitPerField { kept.append(item); counts[item.field] = n + 1 }
-        }
-        history = kept.reversed()
+        history = MergeOrder.capped(history.sorted(by: HistoryItem.canonicalOrder))
     }
 }
 
 extension HistoryItem {
-    /// Oldest first; ties broken by field, origin, modified and value so the order is total.
+    /// Oldest first: `replaced`, then field, `modified`, origin, canonical value bytes and reason, every
+    /// string by its UTF-8 bytes (Swift `String` comparison would make NFC and NFD spellings equal).
+    /// Total: two items are equal in it only if they are the same item byte for byte. Spec/FORMAT.md §5.4
     public static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
-        if a.replaced != b.replaced { return a.replaced < b.replaced }
-        if a.field != b.field { return a.field.utf8.lexicographicallyPrecedes(b.field.utf8) }
-        if a.modified != b.modified { return a.modified < b.modified }
-        if a.origin != b.origin { return a.origin.utf8.lexicographicallyPrecedes(b.origin.utf8) }
-        return a.value.json.canonicalBytes().lexicographicallyPrecedes(b.value.json.canonicalBytes())
+        MergeOrder.historyCompare(a, b) < 0
     }
 }

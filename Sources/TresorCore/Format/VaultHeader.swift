@@ -146,20 +146,37 @@ public struct VaultHeader: Equatable, Sendable {
         throw CoreError.wrongPassphrase
     }
 
-    /// The same vault key under a new passphrase: every passphrase slot is replaced by one new slot (slots
-    /// of unknown types stay); the next generation, to be authenticated by the caller. Spec/FORMAT.md §3.3
+    /// The same vault key under a new passphrase, with fresh slot id, salt and nonce: every passphrase slot
+    /// (also those another replica or implementation added) is replaced by one new slot; slots of other
+    /// types and unknown members stay; the next generation, to be authenticated by the caller.
+    /// - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`.
+    /// Spec/FORMAT.md §3.5
     public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel) throws -> VaultHeader {
+        replacingPassphraseSlots(with: try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID))
+    }
+
+    /// This header with `slot` as its only passphrase slot (Spec/FORMAT.md §3.5). Production code calls
+    /// `rewrapped(vaultKey:newPassphrase:level:)`; Spec/vectors pass a slot made with fixed salt and nonce.
+    public func replacingPassphraseSlots(with slot: KeySlot) -> VaultHeader {
         var h = changed()
-        h.keySlots = [try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID)]
+        h.keySlots = [slot]
         return h
     }
 
-    /// The next generation of this header with its tag removed, to be changed and authenticated; a version
-    /// 1 header becomes version 2 (generation 1).
+    /// The next generation of this header with its tag removed, to be changed and authenticated by the
+    /// caller (a version 1 header has no generation and stays version 1).
     public func changed() -> VaultHeader {
         var h = self
-        h.generation = version >= 2 ? generation + 1 : 1
-        h.version = FormatVersion.header
+        if version >= 2 { h.generation = generation + 1 }
+        h.auth = nil
+        return h
+    }
+
+    /// This header as format version 2, generation 1, with no tag yet (`tresor upgrade`).
+    public func upgraded() -> VaultHeader {
+        var h = self
+        h.version = 2
+        h.generation = 1
         h.auth = nil
         return h
     }

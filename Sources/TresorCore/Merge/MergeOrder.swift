@@ -86,8 +86,9 @@ enum MergeOrder {
         return compare(valueBytes(a.value), valueBytes(b.value)) < 0
     }
 
-    /// The order of history items (§2.2): `HistoryItem.canonicalOrder` on bytes, then `reason`, so it is
-    /// total: two items are equal in it only if they are byte for byte the same item.
+    /// The order of history items (§2.2, the canonical order of Spec/FORMAT.md §5.4): `replaced`, field,
+    /// `modified`, origin, canonical value bytes, reason; strings by bytes. -1, 0 or 1; 0 only for two items
+    /// that are byte for byte the same.
     static func historyCompare(_ a: HistoryItem, _ b: HistoryItem) -> Int {
         var c = compare(a.replaced, b.replaced)
         if c == 0 { c = compare(a.field, b.field) }

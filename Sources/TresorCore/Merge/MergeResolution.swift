@@ -50,7 +50,8 @@ public struct MergeResolution: Equatable, Sendable {
 
     /// The entry id (the vault id for header resolutions).
     public var entryID: String
-    /// The entry's path when the decision was made (`.tresor/vault.json` for the header).
+    /// The entry's path once its versions were merged, before a path collision moved it: the winning path
+    /// of a rename conflict, the colliding path of a collision (`.tresor/vault.json` for the header).
     public var path: String
     /// The field or payload member concerned, nil for whole-entry and header decisions.
     public var field: String?
@@ -65,6 +66,31 @@ public struct MergeResolution: Equatable, Sendable {
     public var loserModified: Timestamp?
     /// One human sentence without any field value.
     public var description: String
+
+    /// The losing path of a `rename-conflict` (reported only, not stored), nil for other kinds.
+    public var losingPath: String? {
+        if case .renameConflict(let p) = kind { return p }
+        return nil
+    }
+
+    /// Where a `path-collision-renamed` moved the entry, nil for other kinds.
+    public var newPath: String? {
+        if case .pathCollisionRenamed(let p) = kind { return p }
+        return nil
+    }
+
+    /// The record as Spec/MERGE.md §8 names its members, every member present (null where it does not apply).
+    public var json: JSONValue {
+        func string(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+        func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
+        return .object([
+            "entryID": .string(entryID), "path": .string(path), "field": string(field), "kind": .string(kind.name),
+            "losingPath": string(losingPath), "newPath": string(newPath),
+            "winnerOrigin": string(winnerOrigin), "winnerModified": time(winnerModified),
+            "loserOrigin": string(loserOrigin), "loserModified": time(loserModified),
+            "description": .string(description),
+        ])
+    }
 
     public init(entryID: String, path: String, field: String? = nil, kind: Kind,
                 winnerOrigin: String? = nil, winnerModified: Timestamp? = nil,

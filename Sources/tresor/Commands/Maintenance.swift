@@ -19,8 +19,11 @@ struct Passwd: ParsableCommand {
         let new = try PassphraseInput.new(file: newPassphraseFile, directory: vault.root)
         let level = kdf ?? vault.header.keySlots.first?.kdf.level ?? .moderate
         warnIfTestCost(level)
-        try vault.changePassphrase(to: new, level: level)
+        let removed = try vault.changePassphrase(to: new, level: level)
         Output.status("Passphrase changed.")
+        if removed > 0 {
+            Output.status("\(removed) other passphrase\(removed == 1 ? "" : "s") no longer open\(removed == 1 ? "s" : "") the vault: only the new one does.")
+        }
     }
 }
 

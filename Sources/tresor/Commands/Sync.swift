@@ -25,14 +25,7 @@ struct Sync: ParsableCommand {
                 "rolledBack": outcome.rolledBack.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
-                "resolutions": .array(outcome.resolutions.map { r in
-                    .object(["entry": .string(r.path), "id": .string(r.entryID), "field": r.field.map(JSONValue.string) ?? .null,
-                             "kind": .string(r.kind.name), "winnerOrigin": r.winnerOrigin.map(JSONValue.string) ?? .null,
-                             "winnerModified": r.winnerModified.map { .string($0.description) } ?? .null,
-                             "loserOrigin": r.loserOrigin.map(JSONValue.string) ?? .null,
-                             "loserModified": r.loserModified.map { .string($0.description) } ?? .null,
-                             "description": .string(r.description)])
-                }),
+                "resolutions": .array(outcome.resolutions.map(\.json)),  // Spec/MERGE.md §8 records
             ]))
             return
         }

@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
-"""Writes the merge test vectors of Spec/MERGE.md §12 into this folder.
+"""Spec/vectors/merge/*.json: the cases of Spec/MERGE.md §12.
 
-Every expected result below is written out by hand from the rules of Spec/MERGE.md; nothing here
-implements the merge. Run: python3 Spec/vectors/merge/generate.py
+Each case states its inputs and, written out by hand from the rules of Spec/MERGE.md, the result it
+expects. The vector's `expected` and `resolutions` are computed by tresorref.merge, for both orders of the
+sides, and must equal the hand-written result: three statements of the rules (the text, this file,
+tresorref) agree before a vector is written.
 """
 import base64
-import json
-import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from .merge_run import entries_vector, header_vector as _header_vector
 
 ID1 = "11111111-1111-4111-8111-111111111111"
 ID2 = "22222222-2222-4222-8222-222222222222"
@@ -37,11 +36,20 @@ def E(id, path, created, modified, fields, history=(), **unknown):
     return {"id": id, "payload": payload}
 
 
-def R(id, kind, field=None, detail=None):
-    r = {"id": id, "field": field, "kind": kind}
-    if detail is not None:
-        r["detail"] = detail
+def R(id, kind, path, field=None, **members):
+    """A record of MERGE.md §8 without its description; members that do not apply are null."""
+    r = dict.fromkeys(("losingPath", "newPath", "winnerOrigin", "winnerModified", "loserOrigin", "loserModified"))
+    r.update({"entryID": id, "path": path, "field": field, "kind": kind})
+    for k, v in members.items():
+        assert k in r, k
+        r[k] = T(v) if k.endswith("Modified") else v
     return r
+
+
+def CONFLICT(field, winner, loser, id=ID1, path="mail/work"):
+    """A field-conflict record: winner and loser as (origin, seconds)."""
+    return R(id, "field-conflict", path, field, winnerOrigin=winner[0], winnerModified=winner[1],
+             loserOrigin=loser[0], loserModified=loser[1])
 
 
 VECTORS = {}
@@ -49,12 +57,8 @@ VECTORS = {}
 
 def vector(name, description, rule, base, ours, theirs, expected, resolutions=(), deleted_ours=None,
            deleted_theirs=None):
-    VECTORS[name] = {"description": description, "rule": rule, "base": base, "ours": ours,
-                     "theirs": theirs, "expected": expected, "resolutions": list(resolutions)}
-    if deleted_ours is not None:
-        VECTORS[name]["deletedOurs"] = deleted_ours
-    if deleted_theirs is not None:
-        VECTORS[name]["deletedTheirs"] = deleted_theirs
+    VECTORS[name] = entries_vector(name, description, rule, base, ours, theirs, expected, resolutions,
+                                   deleted_ours, deleted_theirs)
 
 
 # A base entry most cases start from: password p1 and notes n1 written by "laptop" at 0 and 1.
@@ -104,7 +108,7 @@ vector("conflict-time-decides",
        [E(ID1, "mail/work", 0, 12, {"password": F("p3", 12, "phone"), "notes": F("n1", 1, "laptop")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("password", "p1", 0, "laptop", 12, "edit"),
            H("password", "p2", 10, "laptop", 12, "merge")])],
-       [R(ID1, "field-conflict", "password")])
+       [CONFLICT("password", ("phone", 12), ("laptop", 10))])
 
 vector("conflict-origin-decides",
        "both changed the password at the same millisecond: the bytewise greater origin wins",
@@ -116,7 +120,7 @@ vector("conflict-origin-decides",
           [H("password", "p1", 0, "laptop", 10, "edit")])],
        [E(ID1, "mail/work", 0, 10, {"password": F("aaa", 10, "phone"), "notes": F("n1", 1, "laptop")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("password", "zzz", 10, "laptop", 10, "merge")])],
-       [R(ID1, "field-conflict", "password")])
+       [CONFLICT("password", ("phone", 10), ("laptop", 10))])
 
 vector("conflict-value-decides",
        "same millisecond and origin: the bytewise greater canonical value wins",
@@ -128,7 +132,7 @@ vector("conflict-value-decides",
           [H("password", "p1", 0, "laptop", 10, "edit")])],
        [E(ID1, "mail/work", 0, 10, {"password": F("abd", 10, "laptop"), "notes": F("n1", 1, "laptop")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("password", "abc", 10, "laptop", 10, "merge")])],
-       [R(ID1, "field-conflict", "password")])
+       [CONFLICT("password", ("laptop", 10), ("laptop", 10))])
 
 NFC = "caf\u00e9"
 NFD = "cafe\u0301"
@@ -142,7 +146,7 @@ vector("conflict-nfc-nfd",
           [H("password", "p1", 0, "laptop", 10, "edit")])],
        [E(ID1, "mail/work", 0, 10, {"password": F(NFC, 10, "laptop"), "notes": F("n1", 1, "laptop")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("password", NFD, 10, "laptop", 10, "merge")])],
-       [R(ID1, "field-conflict", "password")])
+       [CONFLICT("password", ("laptop", 10), ("laptop", 10))])
 
 vector("field-delete-vs-edit",
        "ours deleted the notes, theirs changed them: the change wins, both old-value items stay",
@@ -154,7 +158,7 @@ vector("field-delete-vs-edit",
           [H("notes", "n1", 1, "laptop", 11, "edit")])],
        [E(ID1, "mail/work", 0, 11, {"password": F("p1", 0, "laptop"), "notes": F("n2", 11, "phone")},
           [H("notes", "n1", 1, "laptop", 10, "delete"), H("notes", "n1", 1, "laptop", 11, "edit")])],
-       [R(ID1, "field-delete-kept-edit", "notes")])
+       [R(ID1, "field-delete-kept-edit", "mail/work", "notes", winnerOrigin="phone", winnerModified=11)])
 
 vector("field-delete-vs-unchanged",
        "ours deleted the notes, theirs changed only the password: the notes stay deleted, their value in history",
@@ -173,7 +177,7 @@ vector("entry-delete-vs-edit",
        "ours deleted the entry, theirs edited it: the edited entry survives as theirs has it",
        "MERGE.md §3.2",
        [BASE], [], [EDITED], [EDITED],
-       [R(ID1, "edit-delete-kept-edit")])
+       [R(ID1, "edit-delete-kept-edit", "mail/work")])
 
 PHONE_NOTES = E(ID1, "mail/work", 0, 20, {"password": F("p1", 0, "laptop"), "notes": F("n2", 20, "phone")},
                 [H("notes", "n1", 1, "laptop", 20, "edit")])
@@ -188,7 +192,7 @@ vector("edit-delete-keeps-deleted-version",
        [BASE], [], [PHONE_NOTES],
        [E(ID1, "mail/work", 0, 20, {"password": F("p2", 10, "laptop"), "notes": F("n2", 20, "phone")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("notes", "n1", 1, "laptop", 20, "edit")])],
-       [R(ID1, "edit-delete-kept-edit")],
+       [R(ID1, "edit-delete-kept-edit", "mail/work")],
        deleted_ours=[BEFORE_RM_1], deleted_theirs=[])
 
 vector("edit-delete-folds-two-deleted-versions",
@@ -200,14 +204,14 @@ vector("edit-delete-folds-two-deleted-versions",
        [E(ID1, "mail/work", 0, 20, {"password": F("p2", 10, "laptop"), "notes": F("n2", 20, "phone")},
           [H("password", "p1", 0, "laptop", 10, "edit"), H("notes", "n1", 1, "laptop", 12, "edit"),
            H("notes", "n1", 1, "laptop", 20, "edit"), H("notes", "n3", 12, "tablet", 20, "merge")])],
-       [R(ID1, "field-conflict", "notes"), R(ID1, "edit-delete-kept-edit")],
+       [CONFLICT("notes", ("phone", 20), ("tablet", 12)), R(ID1, "edit-delete-kept-edit", "mail/work")],
        deleted_ours=[BEFORE_RM_2, BEFORE_RM_1], deleted_theirs=[])
 
 vector("entry-delete-vs-delete",
        "both deleted the entry: it is gone",
        "MERGE.md §3.2",
        [BASE], [], [], [],
-       [R(ID1, "delete-both")])
+       [R(ID1, "delete-both", "mail/work")])
 
 vector("entry-delete-vs-unchanged",
        "ours deleted the entry, theirs did not touch it: it is gone, nothing reported",
@@ -228,7 +232,7 @@ vector("add-add-same-path",
        [E(IDA, "mail/work", 6, 6, {"password": F("theirs", 6, "phone")})],
        [E(IDA, "mail/work", 6, 6, {"password": F("theirs", 6, "phone")}),
         E(IDB, "mail/work.conflict-bbbbbbbb", 5, 5, {"password": F("ours", 5, "laptop")})],
-       [R(IDB, "path-collision-renamed", detail="mail/work.conflict-bbbbbbbb")])
+       [R(IDB, "path-collision-renamed", "mail/work", newPath="mail/work.conflict-bbbbbbbb")])
 
 vector("add-add-case-collision",
        "paths that differ only by case collide too (they would on macOS and Windows)",
@@ -240,7 +244,7 @@ vector("add-add-case-collision",
        [E(IDA, "Mail/Work", 5, 5, {"password": F("ours", 5, "laptop")}),
         E(ID1, "mail/work.conflict-bbbbbbbb", 1, 1, {"password": F("x", 1, "phone")}),
         E(IDB, "mail/work.conflict-bbbbbbbb-2", 6, 6, {"password": F("theirs", 6, "phone")})],
-       [R(IDB, "path-collision-renamed", detail="mail/work.conflict-bbbbbbbb-2")])
+       [R(IDB, "path-collision-renamed", "mail/work", newPath="mail/work.conflict-bbbbbbbb-2")])
 
 vector("add-same-id-both",
        "the same id added on both sides: merged field by field against an empty base, created is the earlier",
@@ -251,7 +255,7 @@ vector("add-same-id-both",
        [E(ID1, "mail/work", 3, 4, {"password": F("p-theirs", 4, "phone"), "username": F("me", 3, "laptop"),
                                    "notes": F("n", 4, "phone")},
           [H("password", "p-ours", 3, "laptop", 4, "merge")])],
-       [R(ID1, "field-conflict", "password")])
+       [CONFLICT("password", ("phone", 4), ("laptop", 3))])
 
 vector("rename-vs-edit",
        "ours moved the entry, theirs edited it: one entry at the new path with the edit",
@@ -269,7 +273,7 @@ vector("rename-vs-rename",
        [E(ID1, "mail/a", 0, 10, BASE_FIELDS)],
        [E(ID1, "mail/b", 0, 11, BASE_FIELDS)],
        [E(ID1, "mail/b", 0, 11, BASE_FIELDS)],
-       [R(ID1, "rename-conflict", detail="mail/a")])
+       [R(ID1, "rename-conflict", "mail/b", losingPath="mail/a", winnerModified=11, loserModified=10)])
 
 vector("rename-vs-rename-same-time",
        "both moved the entry at the same millisecond: the bytewise greater path wins",
@@ -278,7 +282,21 @@ vector("rename-vs-rename-same-time",
        [E(ID1, "mail/b", 0, 10, BASE_FIELDS)],
        [E(ID1, "mail/a", 0, 10, BASE_FIELDS)],
        [E(ID1, "mail/b", 0, 10, BASE_FIELDS)],
-       [R(ID1, "rename-conflict", detail="mail/a")])
+       [R(ID1, "rename-conflict", "mail/b", losingPath="mail/a", winnerModified=10, loserModified=10)])
+
+vector("add-add-final-sigma",
+       "collision keys lowercase one code point at a time: \u039f\u0394\u039f\u03a3 and \u03bf\u03b4\u03bf\u03c3 "
+       "collide (\u03a3 is always \u03c3), \u03bf\u03b4\u03bf\u03c2 with the final sigma does not",
+       "MERGE.md §9, FORMAT.md §4.3",
+       [],
+       [E(IDA, "\u039f\u0394\u039f\u03a3", 5, 5, {"password": F("ours", 5, "laptop")}),
+        E(ID1, "\u03bf\u03b4\u03bf\u03c2", 5, 5, {"password": F("final", 5, "laptop")})],
+       [E(IDB, "\u03bf\u03b4\u03bf\u03c3", 6, 6, {"password": F("theirs", 6, "phone")})],
+       [E(IDA, "\u039f\u0394\u039f\u03a3", 5, 5, {"password": F("ours", 5, "laptop")}),
+        E(ID1, "\u03bf\u03b4\u03bf\u03c2", 5, 5, {"password": F("final", 5, "laptop")}),
+        E(IDB, "\u03bf\u03b4\u03bf\u03c3.conflict-bbbbbbbb", 6, 6, {"password": F("theirs", 6, "phone")})],
+       [R(IDB, "path-collision-renamed", "\u03bf\u03b4\u03bf\u03c3",
+          newPath="\u03bf\u03b4\u03bf\u03c3.conflict-bbbbbbbb")])
 
 vector("two-ids-moved-to-same-path",
        "ours moved one entry to z, theirs moved another to z: the greater id moves on",
@@ -288,7 +306,7 @@ vector("two-ids-moved-to-same-path",
        [E(IDA, "z", 0, 6, {"password": F("x", 0, "laptop")}), E(IDB, "y", 0, 0, {"password": F("y", 0, "laptop")})],
        [E(IDA, "z", 0, 6, {"password": F("x", 0, "laptop")}),
         E(IDB, "z.conflict-bbbbbbbb", 0, 5, {"password": F("y", 0, "laptop")})],
-       [R(IDB, "path-collision-renamed", detail="z.conflict-bbbbbbbb")])
+       [R(IDB, "path-collision-renamed", "z", newPath="z.conflict-bbbbbbbb")])
 
 
 def cap_vector():
@@ -318,7 +336,7 @@ def cap_vector():
            "histories are united, the merge loser added, sorted, and capped to the newest 64 items per field",
            "MERGE.md §6",
            [base], [ours], [theirs], [expected],
-           [R(ID1, "field-conflict", "password")])
+           [CONFLICT("password", ("phone", 112), ("laptop", 102))])
 
 
 cap_vector()
@@ -350,7 +368,7 @@ vector("unknown-members",
        [E(ID1, "mail/work", 0, 1, BASE_FIELDS, x=2, y={"k": True}, z="old", w=[2])],
        [E(ID1, "mail/work", 0, 2, {"password": F("p1", 0, "laptop"), "notes": F("n1", 1, "laptop")}, x=3)],
        [E(ID1, "mail/work", 0, 2, BASE_FIELDS, x=3, y={"k": True}, w=[2])],
-       [R(ID1, "unknown-member-conflict", "w"), R(ID1, "unknown-member-conflict", "x")])
+       [R(ID1, "unknown-member-conflict", "mail/work", "w"), R(ID1, "unknown-member-conflict", "mail/work", "x")])
 
 # ---- headers (MERGE.md §10) ----
 
@@ -380,14 +398,8 @@ def header(slots, vault=VAULT, **unknown):
 
 
 def header_vector(name, description, base, ours, theirs, expected=None, resolutions=(), error=None):
-    v = {"description": description, "rule": "MERGE.md §10", "header": True, "base": base, "ours": ours,
-         "theirs": theirs}
-    if error:
-        v["error"] = error
-    else:
-        v["expected"] = expected
-        v["resolutions"] = [{"id": VAULT, "field": None, "kind": k} for k in resolutions]
-    VECTORS[name] = v
+    VECTORS[name] = _header_vector(name, description, base, ours, theirs, expected,
+                                   [R(VAULT, k, ".tresor/vault.json") for k in resolutions], error)
 
 
 header_vector("header-one-side-passwd", "a passphrase change on one side is taken as it is",
@@ -401,18 +413,3 @@ header_vector("header-no-slot-left", "each side removed the slot the other kept:
               header([S0, S1]), header([S1], m="x"), header([S0], m="y"), header([S1], m="x"), ["header-conflict"])
 header_vector("header-different-vault", "headers of two different vaults do not merge",
               header([S0]), header([S0]), header([S0], vault=OTHER_VAULT), error="different-vault")
-
-
-def main():
-    for old in os.listdir(HERE):
-        if old.endswith(".json"):
-            os.remove(os.path.join(HERE, old))
-    for name, v in sorted(VECTORS.items()):
-        with open(os.path.join(HERE, name + ".json"), "w", encoding="utf-8") as f:
-            json.dump(v, f, ensure_ascii=False, indent=2, sort_keys=True)
-            f.write("\n")
-    print("wrote %d vectors" % len(VECTORS))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Writes Spec/vectors (format vectors, and merge/ for the merge cases) from fixed inputs with tresorref.
+
+Usage: python3 Spec/reference/generate.py OUTPUT-DIRECTORY     (make vectors writes Spec/vectors)
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from vectorgen import format_cases, merge_cases  # noqa: E402
+from vectorgen.writer import VectorSet  # noqa: E402
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: generate.py OUTPUT-DIRECTORY\n")
+        return 2
+    out = argv[1]
+    formats = format_cases.vectors()
+    formats.write(out)
+    merges = VectorSet()
+    for name, vector in merge_cases.VECTORS.items():
+        merges.add(name, vector)
+    merges.write(os.path.join(out, "merge"))
+    print("wrote %d format and %d merge vectors to %s" % (len(formats.vectors), len(merges.vectors), out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,361 @@
+"""Spec/vectors/*.json: the format vectors of Spec/FORMAT.md §9, made from fixed keys, salts, nonces and ids.
+
+Inputs are built with tresorref's writer; every `expected` and `error` is then computed by running the
+test of format_tests on the inputs alone, and a failure vector must fail with the kind it was made for.
+"""
+from tresorref import canonical_json as cj
+from tresorref.encoding import b64encode, hexstr
+from tresorref.entry import Entry
+from tresorref.envelope import CURRENT as ENTRY_FORMAT, parse_envelope, seal_entry
+from tresorref.errors import FormatError
+from tresorref.paths import entry_path
+from tresorref import primitives
+from tresorref.header import HeaderV1 as HEADER_FORMAT, HeaderV2, LEVELS, PassphraseSlot
+
+from . import format_tests
+from .writer import VectorSet
+
+
+def sequence(first, count):
+    """`count` bytes first, first+1, ... (mod 256): recognisable fixed inputs."""
+    return bytes((first + i) % 256 for i in range(count))
+
+
+VAULT_KEY = sequence(0x00, 32)
+OTHER_KEY = sequence(0x80, 32)
+VAULT_ID = "6f1c2e84-3b5a-4c7d-9e2f-0a1b2c3d4e5f"
+SLOT_ID = "3d2b1a09-8f7e-4d6c-b5a4-938271605f4e"
+ENTRY_ID = "0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b"
+OTHER_ENTRY_ID = "11111111-2222-4333-8444-555555555555"
+PASSPHRASE = "correct horse battery staple"
+SALT = sequence(0xa0, 16)
+SLOT_NONCE = sequence(0x40, 24)
+ENTRY_NONCE = sequence(0xb0, 24)    # its base64 contains "+", used by the URL-alphabet vector
+ENTRY_NONCE2 = sequence(0x10, 24)
+MIN_OPS, MIN_MEM = LEVELS["minimum"]
+T0, T1 = "2026-01-15T09:30:00.000Z", "2026-03-02T18:04:05.678Z"
+
+
+class FormatVectors(VectorSet):
+    def success(self, name, test, description, inputs):
+        super().success(name, test, description, inputs, format_tests.TESTS[test](inputs))
+
+    def failure(self, name, test, description, inputs, error):
+        try:
+            format_tests.TESTS[test](inputs)
+        except FormatError as e:
+            if e.kind != error:
+                raise AssertionError("%s: failed with %s (%s), made for %s" % (name, e.kind, e.reason, error))
+        else:
+            raise AssertionError("%s: succeeded, made for %s" % (name, error))
+        super().failure(name, test, description, inputs, error)
+
+
+def text(data):
+    return data.decode("utf-8")
+
+
+def kdf_vectors(out):
+    for name, passphrase, ops, mem, description in [
+        ("kdf-argon2id-minimum", PASSPHRASE, 1, 8192, "Argon2id13 at the minimum level (ops 1, mem 8192 bytes)"),
+        ("kdf-argon2id-utf8", "pässwörd ✓ 🔑", 2, 16384,
+         "Argon2id13 of a non-ASCII passphrase: the input is its UTF-8 bytes (already NFC)"),
+    ]:
+        out.success(name, "kdf", description, {"passphrase": passphrase, "passphrase_hex": passphrase.encode().hex(),
+                                               "salt": hexstr(SALT), "ops": ops, "mem": mem})
+    out.success("entry-key", "entry-key",
+                "crypto_kdf_derive_from_key(32, id 1, context \"tresorv1\", vault key): the entry key",
+                {"vault_key": hexstr(VAULT_KEY)})
+
+
+def header_vectors(out):
+    slot = PassphraseSlot.wrap(VAULT_KEY, PASSPHRASE.encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                               MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    header = HEADER_FORMAT(VAULT_ID, [slot])
+    header_text = text(header.serialize())
+    out.success("keyslot-unwrap-ok", "header",
+                "a header with one passphrase slot; the passphrase opens it and yields the vault key",
+                {"file": header_text, "passphrase": PASSPHRASE})
+
+    # §2.1: a passphrase typed as text is the UTF-8 of its NFC form, so an NFD spelling opens the same slot.
+    nfc_slot = PassphraseSlot.wrap(VAULT_KEY, "p\u00e4ssw\u00f6rd".encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                                   MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    out.success("keyslot-unwrap-nfd-passphrase", "header",
+                "a slot wrapped under the NFC passphrase p\u00e4ssw\u00f6rd opens with its NFD spelling "
+                "(pa U+0308 ssw o U+0308 rd): passphrases are NFC-normalised before Argon2id",
+                {"file": text(HEADER_FORMAT(VAULT_ID, [nfc_slot]).serialize()), "passphrase": "pa\u0308sswo\u0308rd"})
+
+    future = header.to_json()
+    future["comment"] = "a member this version does not know"
+    future["keySlots"].append({"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"})
+    out.success("header-parse-unknown-members", "header",
+                "a header with an unknown member and a slot of an unknown type: both are kept, re-serialising "
+                "gives the same bytes, and the passphrase slot still opens",
+                {"file": text(cj.file_bytes(future)), "passphrase": PASSPHRASE})
+
+    out.failure("keyslot-wrong-passphrase", "header", "the header of keyslot-unwrap-ok with another passphrase",
+                {"file": header_text, "passphrase": "correct horse battery stapler"}, "wrong-passphrase")
+
+    def slot_variant(change):
+        h = header.to_json()
+        change(h["keySlots"][0])
+        return text(cj.file_bytes(h))
+
+    def kdf_variant(key, value):
+        return slot_variant(lambda s: s["kdf"].__setitem__(key, value))
+
+    for name, key, value, description in [
+        ("header-kdf-ops-over-bound", "ops", 17, "kdf ops 17 (> 16): refused while parsing, before any key derivation"),
+        ("header-kdf-mem-over-bound", "mem", (1 << 30) + 1,
+         "kdf mem 2^30 + 1 bytes: refused while parsing, before any key derivation"),
+        ("header-kdf-mem-under-bound", "mem", 8191, "kdf mem 8191 bytes (< 8192)"),
+        ("header-kdf-ops-zero", "ops", 0, "kdf ops 0 (< 1)"),
+    ]:
+        out.failure(name, "header", description, {"file": kdf_variant(key, value), "passphrase": PASSPHRASE},
+                    "kdf-out-of-bounds")
+    v3 = header.to_json()
+    v3["version"] = 3
+    out.failure("header-version-3", "header", "a header of format version 3 (newer than this reader)",
+                {"file": text(cj.file_bytes(v3))}, "unsupported-version")
+    header_v2_vectors(out, slot)
+    out.failure("header-salt-short", "header", "a 15-byte salt",
+                {"file": kdf_variant("salt", b64encode(SALT[:15]))}, "bad-encoding")
+    many = header.to_json()
+    many["keySlots"] = many["keySlots"] * 17
+    out.failure("header-too-many-slots", "header", "17 passphrase key slots (at most 16 may be tried)",
+                {"file": text(cj.file_bytes(many)), "passphrase": PASSPHRASE}, "malformed")
+
+
+def header_v2_vectors(out, slot):
+    """§3.6 and §7.1: the version 2 header's generation and tag, and a commit's tag."""
+    v2 = HeaderV2(VAULT_ID, [slot], generation=3).authenticated(VAULT_KEY)
+    v2_text = text(v2.serialize())
+    out.success("header-v2-authentic", "header",
+                "a format version 2 header of generation 3: its tag verifies with the header key derived from the vault key",
+                {"file": v2_text, "passphrase": PASSPHRASE})
+    attacker = PassphraseSlot.wrap(OTHER_KEY, b"attacker", 1, VAULT_ID, "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee",
+                                   MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    added = v2.to_json()
+    added["keySlots"].append(attacker.to_json())
+    out.failure("header-v2-slot-added", "header",
+                "the header of header-v2-authentic with a passphrase slot added by someone without the vault key",
+                {"file": text(cj.file_bytes(added)), "passphrase": PASSPHRASE}, "header-not-authentic")
+    lowered = v2.to_json()
+    lowered["generation"] = 2
+    out.failure("header-v2-generation-changed", "header",
+                "the header of header-v2-authentic with its generation lowered to 2 (a replay in disguise)",
+                {"file": text(cj.file_bytes(lowered)), "passphrase": PASSPHRASE}, "header-not-authentic")
+    no_auth = v2.to_json()
+    del no_auth["auth"]
+    out.failure("header-v2-no-auth", "header", "a format version 2 header without \"auth\"",
+                {"file": text(cj.file_bytes(no_auth))}, "malformed")
+    zero = v2.to_json()
+    zero["generation"] = 0
+    out.failure("header-v2-generation-zero", "header", "a format version 2 header of generation 0",
+                {"file": text(cj.file_bytes(zero))}, "malformed")
+    content = ("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+               "author Tresor <tresor@example.com> 1767225600 +0000\n"
+               "committer Tresor <tresor@example.com> 1767225600 +0000\n\nAdd Email/gmail\n")
+    out.success("commit-auth", "commit-auth",
+                "the tag of a commit: keyed BLAKE2b-256 under the commit key over \"tresor-commit\" 0x00 and the "
+                "commit's content without its tresor-auth field",
+                {"vault_key": hexstr(VAULT_KEY), "content": content})
+
+
+def passwd_vectors(out):
+    # Two passphrase slots wrapping the same vault key (as after MERGE.md §10), the second ours; a slot of
+    # an unknown type and an unknown member, which a passphrase change keeps.
+    theirs = PassphraseSlot.wrap(VAULT_KEY, b"their passphrase", HEADER_FORMAT.VERSION, VAULT_ID,
+                                 "7a1f0c3e-2b4d-4e5f-8a6b-7c8d9e0f1a2b", MIN_OPS, MIN_MEM, sequence(0xc0, 16),
+                                 sequence(0x60, 24))
+    ours = PassphraseSlot.wrap(VAULT_KEY, PASSPHRASE.encode(), HEADER_FORMAT.VERSION, VAULT_ID, SLOT_ID,
+                               MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    header = HEADER_FORMAT(VAULT_ID, [theirs, ours],
+                           [{"type": "hardware-token", "id": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "data": "AAEC"}],
+                           {"comment": "kept"})
+    inputs = {"file": text(header.serialize()), "passphrase": PASSPHRASE, "new_passphrase": "new passphrase",
+              "slot_id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", "salt": hexstr(sequence(0xd0, 16)),
+              "nonce": hexstr(sequence(0x70, 24)), "ops": MIN_OPS, "mem": MIN_MEM}
+    out.success("passwd-replaces-every-passphrase-slot", "passwd",
+                "changing the passphrase replaces both passphrase slots (the one that opened and another) by one "
+                "new slot; the slot of an unknown type and the unknown member stay", inputs)
+    out.failure("passwd-wrong-passphrase", "passwd", "the current passphrase given is wrong: nothing is written",
+                dict(inputs, passphrase="correct horse battery stapler"), "wrong-passphrase")
+
+
+def gmail_entry():
+    e = Entry(ENTRY_ID, "Email/gmail", T0, T0)
+    e.set("username", "alice@example.com", T0, "laptop")
+    e.set("password", "hunter2", T0, "laptop")
+    e.set("urls", ["https://mail.google.com", "https://accounts.google.com"], T0, "laptop")
+    e.set("notes", "recovery codes: in the safe\n\"backup\" phone\tonly", T0, "laptop")
+    e.set("tags", ["mail"], T0, "laptop")
+    e.set("password", "correct-horse-7", T1, "phone")
+    return e
+
+
+def cafe_entry():
+    e = Entry(OTHER_ENTRY_ID, entry_path("Bank/Cafe\u0301"), T0, T0)   # stored in NFC (§5.1)
+    e.set("password", "ünïcødé ✓", T0, "laptop")
+    e.set("PIN", "0042", T0, "laptop")
+    e.set("Kontonummer", "DE00 1234", T1, "phone")
+    e.unknown["x-future"] = {"level": cj.Number("1.50"), "list": [None, True]}
+    return e
+
+
+def entry_vectors(out):
+    key_hex = hexstr(VAULT_KEY)
+    gmail = gmail_entry()
+    gmail_file = seal_entry(gmail, ENTRY_NONCE, VAULT_KEY)
+    gmail_text = text(gmail_file)
+    out.success("entry-ok-basic", "entry", "the entry Email/gmail with the five standard fields and one history item",
+                {"vault_key": key_hex, "path": "Email/gmail", "file": gmail_text})
+    cafe = cafe_entry()
+    out.success("entry-ok-unicode-unknown-member", "entry",
+                "entry Bank/Café (NFC), custom fields, and an unknown payload member that a reader keeps verbatim "
+                "(note 1.50)",
+                {"vault_key": key_hex, "path": "Bank/Caf\u00e9", "file": text(seal_entry(cafe, ENTRY_NONCE2, VAULT_KEY))})
+
+    def failure(name, description, error, file, key=key_hex, path="Email/gmail"):
+        out.failure(name, "entry", description, {"vault_key": key, "path": path, "file": file}, error)
+
+    def envelope_variant(change):
+        o = cj.loads(gmail_file)
+        change(o)
+        return text(cj.file_bytes(o))
+
+    def sealed_variant(change):
+        p = gmail.payload()
+        change(p)
+        return text(ENTRY_FORMAT.seal(cj.dumps(p), ENTRY_ID, ENTRY_NONCE, VAULT_KEY))
+
+    ct = parse_envelope(gmail_file)[1].ciphertext
+    ct_b64 = b64encode(ct)
+    assert ct_b64.endswith("="), "adjust the gmail notes so the ciphertext length is not a multiple of 3"
+
+    def flipped(data, i):
+        data = bytearray(data)
+        data[i] ^= 1
+        return bytes(data)
+
+    failure("entry-wrong-key", "entry-ok-basic opened with another vault key", "authentication-failed", gmail_text,
+            key=hexstr(OTHER_KEY))
+    failure("entry-flipped-ciphertext-byte", "the low bit of ciphertext byte 0 flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", b64encode(flipped(ct, 0)))))
+    failure("entry-flipped-tag-byte", "the low bit of the last tag byte flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", b64encode(flipped(ct, len(ct) - 1)))))
+    failure("entry-changed-id", "\"id\" replaced by another valid UUID: the additional data no longer matches",
+            "authentication-failed", envelope_variant(lambda o: o.__setitem__("id", OTHER_ENTRY_ID)))
+    failure("entry-changed-nonce", "the low bit of nonce byte 0 flipped", "authentication-failed",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(flipped(ENTRY_NONCE, 0)))))
+    failure("entry-version-2", "\"version\": 2", "unsupported-version",
+            envelope_variant(lambda o: o.__setitem__("version", 2)))
+    failure("entry-version-2-unknown-member", "\"version\": 2 and an unknown member: the version is checked first",
+            "unsupported-version", envelope_variant(lambda o: o.update(version=2, padding="")))
+    failure("entry-version-string", "\"version\": \"1\" (a string)", "malformed",
+            envelope_variant(lambda o: o.__setitem__("version", "1")))
+    failure("entry-truncated", "entry-ok-basic cut after half its bytes", "malformed",
+            text(gmail_file[:len(gmail_file) // 2]))
+    failure("entry-empty", "an empty file", "malformed", "")
+    failure("entry-nonce-url-alphabet", "the nonce in the URL-safe alphabet (\"-\" for \"+\")", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(ENTRY_NONCE).replace("+", "-"))))
+    failure("entry-nonce-short", "a 23-byte nonce", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("nonce", b64encode(ENTRY_NONCE[:23]))))
+    failure("entry-ciphertext-missing-padding", "the ciphertext base64 without its \"=\" padding", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", ct_b64.rstrip("="))))
+    # The last character before the padding carries 2 ("=") or 4 ("==") unused bits that must be zero.
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    i = ct_b64.index("=") - 1
+    pad_bits = ct_b64[:i] + alphabet[alphabet.index(ct_b64[i]) | 1] + ct_b64[i + 1:]
+    failure("entry-ciphertext-nonzero-pad-bits", "the ciphertext base64 with a non-zero unused bit before \"=\"",
+            "bad-encoding", envelope_variant(lambda o: o.__setitem__("ciphertext", pad_bits)))
+    failure("entry-ciphertext-line-break", "a line break inside the ciphertext base64", "bad-encoding",
+            envelope_variant(lambda o: o.__setitem__("ciphertext", ct_b64[:76] + "\n" + ct_b64[76:])))
+    failure("entry-duplicate-key", "\"id\" twice with the same value", "malformed",
+            gmail_text.replace('"id":"%s"' % ENTRY_ID, '"id":"%s","id":"%s"' % (ENTRY_ID, ENTRY_ID)))
+    failure("entry-unknown-member", "an envelope member \"padding\" that version 1 does not define", "malformed",
+            envelope_variant(lambda o: o.__setitem__("padding", "")))
+    failure("entry-id-uppercase", "the id in upper case (ids are lowercase UUIDs)", "malformed",
+            envelope_variant(lambda o: o.__setitem__("id", ENTRY_ID.upper())))
+    failure("entry-path-mismatch", "entry-ok-basic found at Email/work.json: the inner path is Email/gmail",
+            "path-mismatch", gmail_text, path="Email/work")
+    failure("entry-invalid-inner-path", "a correctly sealed payload whose path is \"Email/../gmail\"", "invalid-path",
+            sealed_variant(lambda p: p.__setitem__("path", "Email/../gmail")))
+    failure("entry-inner-path-folder-json",
+            "a sealed payload whose path has a folder named \"Email.json\" (FORMAT §4.2 rule 9)", "invalid-path",
+            sealed_variant(lambda p: p.__setitem__("path", "Email.json/gmail")), path="Email.json/gmail")
+    failure("entry-list-field-as-text", "a sealed payload where \"urls\" is a string, not a list", "malformed",
+            sealed_variant(lambda p: p["fields"].__setitem__(
+                "urls", {"value": "https://mail.google.com", "modified": T0, "origin": "laptop"})))
+
+
+def item(field, value, modified, origin, replaced, reason="edit"):
+    return {"field": field, "value": value, "modified": modified, "origin": origin, "replaced": replaced,
+            "reason": reason}
+
+
+def at(minute):
+    """2026-04-01 12:00 plus `minute` minutes."""
+    return "2026-04-01T%02d:%02d:00.000Z" % (12 + minute // 60, minute % 60)
+
+
+def payload(path, fields, history, modified=None):
+    return {"path": path, "created": at(0), "modified": modified or at(0),
+            "fields": {n: {"value": v, "modified": m, "origin": o} for n, (v, m, o) in fields.items()},
+            "history": history}
+
+
+def edit_vectors(out):
+    def edit(name, description, entry_payload, edits, error=None):
+        inputs = {"entry": {"id": ENTRY_ID, "payload": entry_payload}, "edits": edits}
+        if error:
+            out.failure(name, "edit", description, inputs, error)
+        else:
+            out.success(name, "edit", description, inputs)
+
+    def set_(name, value, minute, origin="laptop"):
+        return {"set": name, "value": value, "time": at(minute), "origin": origin}
+
+    # Two items equal in replaced, field and modified: only the origins differ, and only in their bytes.
+    # NFD "e\u0301" (65 cc 81) sorts before NFC "\u00e9" (c3 a9), although the texts are canonically equivalent
+    # and the values would order them the other way round.
+    edit("edit-history-order-origin-bytes",
+         "a change sorts the history; origins compare by their UTF-8 bytes: \"e\" U+0301 (65 cc 81) before U+00E9 "
+         "(c3 a9), although the two are canonically equivalent",
+         payload("Email/gmail", {"password": ("p3", at(20), "laptop")},
+                 [item("password", "a", at(5), "\u00e9", at(10)), item("password", "b", at(5), "e\u0301", at(10))],
+                 at(20)),
+         [set_("password", "p4", 30)])
+    # 70 items of one field, newest first: a reader keeps them; the first change sorts them and keeps 64.
+    long_history = [item("password", "p%d" % i, at(i), "laptop", at(i + 1)) for i in reversed(range(70))]
+    long_entry = payload("Email/gmail", {"password": ("p70", at(70), "laptop")}, long_history, at(70))
+    edit("edit-history-normalized-on-change",
+         "a change that adds no history item (a new field) still sorts the whole history and keeps the newest 64 "
+         "items of each field",
+         long_entry, [set_("username", "alice", 80)])
+    edit("edit-unchanged-keeps-history",
+         "setting a field to its current value changes nothing: a history of 70 items in another order stays as it is",
+         long_entry, [set_("password", "p70", 80)])
+    edit("edit-move-normalizes-history", "moving an entry is a change: its history is sorted",
+         payload("Email/gmail", {"password": ("p3", at(30), "laptop")},
+                 [item("password", "p2", at(20), "laptop", at(30)), item("password", "p1", at(10), "laptop", at(20))],
+                 at(30)),
+         [{"move": "Mail/gmail", "time": at(40)}])
+    edit("edit-set-nfc-over-nfd",
+         "a password \"cafe\" U+0301 set to \"caf\" U+00E9: canonically equivalent, but other bytes, so a change "
+         "(the old bytes go to history)",
+         payload("Email/gmail", {"password": ("cafe\u0301", at(20), "laptop")}, [], at(20)),
+         [set_("password", "caf\u00e9", 30)])
+    edit("edit-invalid-field-name", "a field name containing \"=\" is refused",
+         payload("Email/gmail", {"password": ("p3", at(20), "laptop")}, [], at(20)),
+         [set_("a=b", "x", 30)], error="invalid-field")
+
+
+def vectors():
+    out = FormatVectors()
+    kdf_vectors(out)
+    header_vectors(out)
+    passwd_vectors(out)
+    entry_vectors(out)
+    edit_vectors(out)
+    return out
