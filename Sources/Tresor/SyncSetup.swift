@@ -37,7 +37,7 @@ enum SyncSetup {
         let dir = repo.workdir + "/.git/hooks"
         do {
             try FileSystem.makeDirectories(".git/hooks", under: repo.workdir)
-            for hook in ["post-commit", "post-merge"] {
+            for hook in ["post-commit", "post-merge", "post-checkout"] {
                 let script = "#!/bin/sh\n# Written by tresor: commits made with git are checked and authenticated (README \"Plain git\").\nexec \(tool) adopt --vault . </dev/null\n"
                 try FileSystem.writeAtomically(Array(script.utf8), to: dir + "/" + hook)
                 chmod(dir + "/" + hook, 0o700)

@@ -4,6 +4,12 @@ import TresorCore
 import TresorGit
 
 extension Vault {
+    /// Whether two snapshots hold the same entries (decrypted, by path) and the same header.
+    func sameVault(_ a: VaultSnapshot, _ b: VaultSnapshot) -> Bool {
+        a.header == b.header && a.entries.count == b.entries.count
+            && a.entries.allSatisfy { path, value in b.entries[path]?.entry == value.entry }
+    }
+
     /// Whether commit `rev` carries a tag that verifies with this vault's key (Spec/FORMAT.md §7.1).
     func isAuthentic(_ rev: String, repo: GitRepository) -> Bool {
         guard let authenticator, let field = try? repo.authenticationField(VaultAuthenticator.commitField, of: rev) else { return false }
@@ -77,7 +83,8 @@ extension Vault {
                                            snapshots: (try base.map { try reader.read($0) }, try reader.read(ours), try reader.read(theirs)),
                                            remote: "the merge made with git")
             let ownTree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
-            if ownTree != tree {
+            // Different bytes (fresh nonces) are not a different merge: only a different decrypted result is.
+            if ownTree != tree, try !sameVault(reader.read(head), reader.read(merged.commit)) {
                 try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
                 tree = ownTree
                 remerged = true

@@ -67,7 +67,7 @@ struct MergeDriver: ParsableCommand {
 
 struct Adopt: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check and authenticate commits made with plain git (run by git's post-commit and post-merge hooks).",
+        abstract: "Check and authenticate commits made with plain git, and make files git checked out private (run by git's hooks).",
         shouldDisplay: false)
 
     @OptionGroup var options: VaultOptions
@@ -79,6 +79,8 @@ struct Adopt: ParsableCommand {
             Output.status("tresor: commits made with git are checked and authenticated by the next tresor command")
             return
         }
+        // Git checks files out with the umask; a vault's files are private.
+        vault.fixPermissions()
         try vault.transaction { _ in }
     }
 }
