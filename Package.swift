@@ -16,12 +16,14 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
+        .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
             name: "tresor",
-            dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
