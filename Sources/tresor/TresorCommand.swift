@@ -18,7 +18,8 @@ struct TresorCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
-                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self]
+                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self,
+                      UserInterface.self]
     )
 
     static func main() {
