@@ -67,7 +67,7 @@ final class App {
         screens.last?.draw(t, in: area, app: self)
         if let message { t.put(message.text, row: t.rows - 2, column: 1, width: t.columns - 2, style: message.style) }
         t.fill(row: t.rows - 1)
-        if let top = screens.last { Draw.keys(t, top.footer(self) + [KeyHint("?", "all keys")], row: t.rows - 1) }
+        if let top = screens.last { Draw.keys(t, top.footer(self) + [KeyHint("?", "keys")], row: t.rows - 1) }
         dialog?.draw(t, app: self)
         t.showCursor(row: cursor?.row, column: cursor?.column)
         t.refresh()
@@ -79,12 +79,24 @@ final class App {
         if !model.isUnlocked { state = "locked" }
         else if model.indexingSince != nil { state = "unlocked · decrypting…" }
         else { state = "unlocked" }
-        let right = " \(model.paths.count) entr\(model.paths.count == 1 ? "y" : "ies") · \(state) "
+        let left = " Tresor" + (screens.last.map { $0.title.isEmpty ? "" : "  ›  " + $0.title } ?? "")
+        let counts = " · \(model.paths.count) entr\(model.paths.count == 1 ? "y" : "ies") · \(state) "
+        let room = t.columns - TextWidth.width(left) - TextWidth.width(counts) - 3
+        let right = " " + App.abbreviate(model.root, width: room) + counts
         let rw = TextWidth.width(right)
-        var left = " Tresor  \(model.root)"
-        if let title = screens.last?.title, !title.isEmpty { left += "  ›  " + title }
         t.put(left, row: 0, column: 0, width: max(0, t.columns - rw - 1), style: .title, highlight: !t.usesColor)
         t.put(right, row: 0, column: max(0, t.columns - rw), style: .title, highlight: !t.usesColor)
+    }
+
+    /// A path in at most `width` columns: the home directory as "~", then leading folders left out.
+    static func abbreviate(_ path: String, width: Int) -> String {
+        var p = path
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.count > 1, p.hasPrefix(home + "/") { p = "~" + p.dropFirst(home.count) }
+        guard TextWidth.width(p) > width else { return p }
+        var parts = p.split(separator: "/").map(String.init)
+        while parts.count > 1, TextWidth.width("…/" + parts.joined(separator: "/")) > width { parts.removeFirst() }
+        let short = "…/" + parts.joined(separator: "/")
+        return TextWidth.width(short) <= width ? short : ""
     }
 
     // MARK: Keys

@@ -175,10 +175,10 @@ final class ListScreen: Screen {
         if editingFilter {
             return [KeyHint("type", "to filter"), KeyHint("↑↓", "move"), KeyHint("Enter", "open"), KeyHint("Tab", "browse results"), KeyHint("Esc", "clear filter")]
         }
-        var keys = [KeyHint("↑↓ jk", "move"), KeyHint("Enter", "open"), KeyHint("←→ hl", "fold"), KeyHint("/", "filter"),
+        var keys = [KeyHint("↑↓ jk", "move"), KeyHint("Enter", "open"), KeyHint("←→", "fold"), KeyHint("/", "filter"),
                     KeyHint("n", "new"), KeyHint("s", "sync"), KeyHint("d", "delete")]
         keys.append(app.model.isUnlocked ? KeyHint("L", "lock") : KeyHint("u", "unlock"))
-        keys.append(KeyHint("q", "quit"))
+        keys.insert(KeyHint("q", "quit"), at: 4)
         if filtering { keys.insert(KeyHint("Esc", "clear filter"), at: 4) }
         return keys
     }
