@@ -2,9 +2,9 @@
 SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
-# The tests also drive the real git CLI, git daemon and sshd on loopback.
-TEST_DEPS := git openssh-server
+DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev
+# The tests also drive the real git CLI, git daemon and sshd on loopback, and tmux for `tresor ui`.
+TEST_DEPS := git openssh-server tmux
 
 .PHONY: demo test build deps test-deps bench vectors clean
 
@@ -43,6 +43,9 @@ test: deps test-deps
 bench: deps
 	$(SWIFT) build -c release --product tresor-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
+	$(SWIFT) build -c release --product tresor
+	$(SWIFT) build -c release --product tresor-ui-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
 vectors: deps
 	$(SWIFT) run tresor-vectors Spec/vectors

@@ -27,6 +27,7 @@ let package = Package(
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),

@@ -30,22 +30,30 @@ final class EntryTree {
 
     init(paths: [EntryPath], collapsed: Set<String> = []) {
         self.collapsed = collapsed
+        // Paths come sorted, so neighbours mostly share their folder: walk from the root only when it changes.
+        var lastFolder: Substring?
+        var chain: [Node] = []
         for p in paths {
-            var node = root
-            node.count += 1
-            let parts = p.components
-            for part in parts.dropLast() {
-                if let i = node.folderIndex[part] {
-                    node = node.folders[i]
-                } else {
-                    let child = Node(path: node.path.isEmpty ? part : node.path + "/" + part)
-                    node.folderIndex[part] = node.folders.count
-                    node.folders.append(child)
-                    node = child
+            let s = p.string
+            let folder = s.utf8.lastIndex(of: 0x2F).map { s[..<$0] } ?? ""
+            if folder != lastFolder {
+                chain = [root]
+                var node = root
+                for part in folder.isEmpty ? [] : folder.split(separator: "/").map(String.init) {
+                    if let i = node.folderIndex[part] {
+                        node = node.folders[i]
+                    } else {
+                        let child = Node(path: node.path.isEmpty ? part : node.path + "/" + part)
+                        node.folderIndex[part] = node.folders.count
+                        node.folders.append(child)
+                        node = child
+                    }
+                    chain.append(node)
                 }
-                node.count += 1
+                lastFolder = folder
             }
-            node.entries.append(p)
+            for n in chain { n.count += 1 }
+            chain.last!.entries.append(p)
         }
     }
 

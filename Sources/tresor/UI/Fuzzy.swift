@@ -12,7 +12,18 @@ enum Fuzzy {
 
     /// The text as case-folded scalars (NFC first, so a query typed with combining marks matches a name).
     static func fold(_ text: String) -> [UInt32] {
-        text.precomposedStringWithCanonicalMapping.unicodeScalars.map(foldScalar)
+        foldNormalized(text.precomposedStringWithCanonicalMapping)
+    }
+
+    /// The same for text already in NFC (entry paths always are), with a fast path for ASCII.
+    static func foldNormalized(_ text: String) -> [UInt32] {
+        var out: [UInt32] = []
+        out.reserveCapacity(text.utf8.count)
+        for b in text.utf8 {
+            guard b < 0x80 else { return text.unicodeScalars.map(foldScalar) }
+            out.append(UInt32((0x41...0x5A).contains(b) ? b + 32 : b))
+        }
+        return out
     }
 
     static func foldScalar(_ s: Unicode.Scalar) -> UInt32 {

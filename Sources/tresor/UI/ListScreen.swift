@@ -69,7 +69,7 @@ final class ListScreen: Screen {
 
     /// Name matches by score, then entries whose decrypted fields contain the text.
     private func filtered(_ app: App) -> [Item] {
-        if folded == nil { folded = app.model.paths.map { ($0, Fuzzy.fold($0.string)) } }
+        if folded == nil { folded = app.model.paths.map { ($0, Fuzzy.foldNormalized($0.string)) } }
         let all = folded!
         let q = Fuzzy.fold(query.text)
         let candidates: [Int]
