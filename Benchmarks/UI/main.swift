@@ -186,10 +186,10 @@ do {
     for k in ["j", "j", "j", "j", "j"] {
         _ = ui.key(k)
         opening.append(ui.key("\r"))
-        back.append(ui.key("\u{1B}"))
+        back.append(ui.key("\u{1B}[D"))
     }
     row("open an entry (Enter: decrypt and draw the entry screen)", stats(opening))
-    row("back to the list (Esc: the whole list drawn again)", stats(back))
+    row("back to the list (←: the whole list drawn again)", stats(back))
     ui.quit()
 }
 

@@ -33,6 +33,9 @@ final class App {
         self.remote = remote
         self.idleTimeout = idleTimeout
         screens = [ListScreen()]
+        if !model.problems.isEmpty {
+            say("\(model.problems.count) file\(model.problems.count == 1 ? " is" : "s are") not listed (not entries): 'tresor ls' names them.", .warning)
+        }
     }
 
     func run() {

@@ -148,7 +148,7 @@ final class DetailScreen: Screen {
             let field = rows[selected].field
             let items = entry.history.filter { $0.field == field }.reversed()
             let me = deviceID
-            var out = [heading("Earlier values of \(field), newest first")]
+            var out = [heading("Earlier values of \(field), newest first: replaced · why · written on")]
             if items.isEmpty { out.append({ r in t.put("none", row: r, column: 2, style: .hint) }) }
             for h in items {
                 let value = shown(h.value.displayText.replacingOccurrences(of: "\n", with: " ⏎ "), field: field)
@@ -209,7 +209,9 @@ final class DetailScreen: Screen {
         case .character("E"): editWholeEntry(app)
         case .character("a"): addField(app)
         case .character("x"): removeField(app)
-        case .character("c"): copy(app)
+        case .character("c"):
+            if app.services.copier == nil { app.say("Copying to the clipboard is not available in this version."); return true }
+            copy(app)
         case .character("d"): delete(app)
         case .escape, .character("q"), .left: app.pop()
         default: return false

@@ -38,7 +38,7 @@ final class PassphraseDialog: Dialog {
     init(then: @escaping () -> Void) { self.then = then }
 
     func draw(_ t: Terminal, app: App) {
-        let lines = ["Passphrase for \(app.model.root)",
+        let lines = ["Passphrase for \(App.abbreviate(app.model.root, width: max(20, t.columns - 24)))",
                      working ? "Unlocking…" : "(what you type is not shown)",
                      error ?? ""]
         let (inner, left) = Draw.centredBox(t, title: "Unlock", lines: lines, extra: 1, minWidth: 44)

@@ -58,8 +58,8 @@ enum Fuzzy {
         var score = 0
         for (n, p) in positions.enumerated() {
             score += 16
-            if p == 0 || isBoundary(candidate[p - 1]) { score += 10 }
-            if n > 0 && positions[n - 1] == p - 1 { score += 8 }
+            if p == 0 || isBoundary(candidate[p - 1]) { score += 8 }
+            if n > 0 && positions[n - 1] == p - 1 { score += 10 }
             if p > lastSlash { score += 4 }
         }
         score -= (positions.last! - positions.first! + 1 - query.count)

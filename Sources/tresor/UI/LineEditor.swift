@@ -23,7 +23,7 @@ struct LineEditor {
         switch key {
         case .character(let c):
             // A combining mark joins the character before it, as the terminal shows it.
-            if cursor > 0, c.unicodeScalars.allSatisfy({ $0.properties.canonicalCombiningClass.rawValue > 0 }) {
+            if cursor > 0, c.unicodeScalars.allSatisfy({ [.nonspacingMark, .enclosingMark, .spacingMark].contains($0.properties.generalCategory) }) {
                 characters[cursor - 1] = Character(String(characters[cursor - 1]) + String(c))
             } else {
                 characters.insert(c, at: cursor)

@@ -55,20 +55,21 @@ final class SearchIndex {
         return nil
     }
 
+    /// Whether `needle` occurs in `haystack` (bytes; both already lowercased).
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         let n = needle.count, last = haystack.count - n
         guard n > 0, last >= 0 else { return n == 0 }
         let first = needle[0]
-        return haystack.withUnsafeBufferPointer { h in
-            needle.withUnsafeBufferPointer { q in
-                var i = 0
-                while i <= last {
-                    if h[i] == first, memcmp(h.baseAddress! + i, q.baseAddress!, n) == 0 { return true }
-                    i += 1
-                }
-                return false
+        var i = 0
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < n, haystack[i + j] == needle[j] { j += 1 }
+                if j == n { return true }
             }
+            i += 1
         }
+        return false
     }
 
     private func wipe(_ item: Item?) {
