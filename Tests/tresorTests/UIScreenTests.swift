@@ -69,12 +69,12 @@ final class UIScreenTests: UITestCase {
 
     func testLocksAfterTheTimeoutAndClearsTheScreen() throws {
         try sampleVault()
-        let ui = try startUI(["--timeout", "0.03"])   // 1.8 s without a key
+        let ui = try startUI(["--timeout", "0.05"])   // 3 s without a key
         ui.press("j", "Enter")
         unlock(ui)
         ui.press("r")
         ui.wait(for: "hunter2-gmail")
-        let locked = ui.wait(for: "Locked after 2 s without a key press")
+        let locked = ui.wait(for: "Locked after 3 s without a key press")
         XCTAssertFalse(locked.contains("hunter2-gmail") || locked.contains("alice@gmail.com"), locked)
         XCTAssertTrue(locked.contains("· locked"), locked)
         ui.press("Enter")                               // the list again: opening asks anew

@@ -187,8 +187,11 @@ final class UITests: UITestCase {
         ui.wait(for: "Edited Social/github: notes")
         ui.wait(for: "kept in the drawer")
         XCTAssertEqual(try ok("show", "Social/github", "--field", "notes").stdout, "kept in the drawer\n")
+        ui.press("l")
+        let log = ui.wait(for: "Commits that touched this entry")
+        XCTAssertTrue(log.contains("changed: notes") && log.contains("changed: username") && log.contains("added: "), log)
 
-        ui.press("h", "j", "j", "x")                             // rows: password, username, url, pin, notes
+        ui.press("j", "j", "x")                                  // rows: password, username, url, pin, notes
         ui.wait(for: "Remove pin from Social/github?")
         ui.press("y")
         ui.wait(for: "Saved pin.")

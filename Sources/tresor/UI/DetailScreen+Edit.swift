@@ -72,7 +72,7 @@ extension DetailScreen {
     func editWholeEntry(_ app: App) {
         let shown = entry
         do {
-            let editCommand = try Edit.parse([shown.path.string])
+            let editCommand = try Edit.parse(["--", shown.path.string])
             guard let edited = try app.suspend({ try editCommand.runEditor(shown) }) else { app.say("No changes."); return }
             if case .text(let p)? = edited["policy"] { _ = try GeneratorPolicy(parsing: p) }
             var fresh = try app.model.vault.read(shown.path)
