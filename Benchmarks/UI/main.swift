@@ -186,7 +186,7 @@ do {
     for k in ["j", "j", "j", "j", "j"] {
         _ = ui.key(k)
         opening.append(ui.key("\r"))
-        back.append(ui.key("\u{1B}[D"))
+        back.append(ui.key("\u{1B}OD"))   // ← in keypad mode (xterm: kcub1)
     }
     row("open an entry (Enter: decrypt and draw the entry screen)", stats(opening))
     row("back to the list (←: the whole list drawn again)", stats(back))
