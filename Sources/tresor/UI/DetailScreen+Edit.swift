@@ -24,26 +24,12 @@ extension DetailScreen {
         return true
     }
 
-    /// The stored value a row's edited text stands for (nil removes the field).
-    private func newValue(_ row: Row, text: String, base: Entry) -> FieldValue? {
-        if let i = row.index {
-            var list = base.list(row.field)
-            if list.indices.contains(i) { if text.isEmpty { list.remove(at: i) } else { list[i] = text } }
-            else if !text.isEmpty { list.append(text) }
-            return .list(list)
-        }
-        if row.field == "tags" {
-            return .list(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        }
-        return .text(text)
-    }
-
     /// Applies the change to the entry as it is now on disk and commits it.
     private func save(_ row: Row, text: String, app: App) {
         do {
             if row.field == "policy", !text.isEmpty { _ = try GeneratorPolicy(parsing: text) }
             var fresh = try app.model.vault.read(entry.path)
-            guard try fresh.set(row.field, newValue(row, text: text, base: fresh), at: Timestamp.now(), origin: app.model.vault.deviceID) else {
+            guard try fresh.set(row.field, FieldText.value(text, for: row.field, index: row.index, in: fresh), at: Timestamp.now(), origin: app.model.vault.deviceID) else {
                 rebuildRows()
                 app.say("No changes.")
                 return

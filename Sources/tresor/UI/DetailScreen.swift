@@ -67,11 +67,7 @@ final class DetailScreen: Screen {
     func setRows(_ r: [Row]) { rows = r }
 
     /// The text of a row as stored (URLs one by one, tags joined by ", ").
-    func value(of row: Row) -> String? {
-        if let i = row.index { let l = entry.list(row.field); return l.indices.contains(i) ? l[i] : nil }
-        if row.field == "tags" { return entry.list("tags").joined(separator: ", ") }
-        return entry.text(row.field)
-    }
+    func value(of row: Row) -> String? { FieldText.text(entry, row.field, index: row.index) }
 
     private func shown(_ text: String, field: String) -> String {
         field == "password" && !revealed ? String(repeating: "•", count: 10) : text
@@ -151,7 +147,7 @@ final class DetailScreen: Screen {
             var out = [heading("Earlier values of \(field), newest first: replaced · why · written on")]
             if items.isEmpty { out.append({ r in t.put("none", row: r, column: 2, style: .hint) }) }
             for h in items {
-                let value = shown(h.value.displayText.replacingOccurrences(of: "\n", with: " ⏎ "), field: field)
+                let value = shown(FieldText.whole(h.value).replacingOccurrences(of: "\n", with: " ⏎ "), field: field)
                 let device = h.origin == me ? "this device    " : "device \(h.origin.prefix(8))"
                 let meta = "\(h.replaced)  \(h.reason.padding(toLength: 6, withPad: " ", startingAt: 0))  \(device)  "
                 out.append({ r in

@@ -266,11 +266,12 @@ final class NewEntryScreen: Screen {
             let now = Timestamp.now(), origin = app.model.vault.deviceID
             var entry = Entry(path: path, at: now)
             let password = texts[.password]!.text
-            if !password.isEmpty { try entry.set("password", .text(password), at: now, origin: origin) }
-            if !text(.username).isEmpty { try entry.set("username", .text(text(.username)), at: now, origin: origin) }
-            if !text(.url).isEmpty { try entry.set("urls", .list([text(.url)]), at: now, origin: origin) }
-            if !texts[.note]!.text.isEmpty { try entry.set("notes", .text(texts[.note]!.text), at: now, origin: origin) }
-            if !byHand, generated != nil { try entry.set("policy", .text(form.policy.policyString), at: now, origin: origin) }
+            var values: [(String, String, Int?)] = [("password", password, nil), ("username", text(.username), nil),
+                                                    ("urls", text(.url), 0), ("notes", texts[.note]!.text, nil)]
+            if !byHand, generated != nil { values.append(("policy", form.policy.policyString, nil)) }
+            for (field, value, index) in values where !value.isEmpty {
+                try entry.set(field, FieldText.value(value, for: field, index: index, in: entry), at: now, origin: origin)
+            }
             try app.model.add(entry)
             app.pop()
             (app.screens.last as? ListScreen)?.select(path, app: app)

@@ -27,14 +27,14 @@ final class SearchIndex {
     }
 
     static func item(_ e: Entry) -> Item {
-        let fields = e.fields.keys.sorted().map { name in (name, Array(e.fields[name]!.value.displayText.lowercased().utf8)) }
+        let fields = e.fields.keys.sorted().map { name in (name, Array(FieldText.whole(e.fields[name]!.value).lowercased().utf8)) }
         return Item(hint: hint(e), fields: fields)
     }
 
     /// The username, else the host of the first URL (the URL itself when it has no host).
     static func hint(_ e: Entry) -> String {
-        if let u = e.text("username"), !u.isEmpty { return u }
-        guard let url = e.list("urls").first else { return "" }
+        if let u = FieldText.text(e, "username"), !u.isEmpty { return u }
+        guard let url = FieldText.text(e, "urls", index: 0) else { return "" }
         if let host = URLComponents(string: url)?.host, !host.isEmpty { return host }
         return url
     }
