@@ -2,9 +2,9 @@
 SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
+DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev
 # The tests also drive the real git CLI, git daemon and sshd on loopback, real terminal programs (vi and
-# nano typed into through tmux, xclip/xsel under Xvfb, oathtool for one-time codes), the zxcvbn package
+# nano typed into through tmux, tresor ui driven through tmux, xclip/xsel under Xvfb, oathtool for one-time codes), the zxcvbn package
 # from PyPI, and Spec/reference, which needs PyNaCl.
 TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool python3 python3-pip python3-nacl
 # Debian's interpreter, the one python3-nacl installs into.
@@ -62,6 +62,9 @@ bench: deps
 	$(SWIFT) build -c release --product tresor
 	$(SWIFT) build -c release --product tresor-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
+	$(SWIFT) build -c release --product tresor
+	$(SWIFT) build -c release --product tresor-ui-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build -c release --show-bin-path)/tresor"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps

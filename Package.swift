@@ -25,11 +25,14 @@ let package = Package(
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
+        .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
+        .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
             name: "tresor",
-            dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),

@@ -86,6 +86,9 @@ extension Vault {
         return prev[b.count]
     }
 
+    /// Whether an entry file is at `path` in the work tree (no key needed).
+    public func contains(_ path: EntryPath) -> Bool { store.kind(of: path) == .file }
+
     /// Decrypts one entry from the work tree, checking that its inner path matches its file.
     public func read(_ path: EntryPath) throws -> Entry {
         let cipher = try requireCipher()
