@@ -11,17 +11,24 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto"]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CArgon2"]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(name: "Tresor", dependencies: ["TresorCore", "TresorGit"]),
+        .target(name: "TresorInterchange", dependencies: [
+            "TresorCore", "CGzip", .product(name: "CSV", package: "CSV.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .executableTarget(
             name: "tresor",
-            dependencies: ["Tresor", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Tresor", "TresorInterchange", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-vectors", dependencies: ["TresorCore"], path: "Spec/Generator"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
@@ -30,5 +37,6 @@ let package = Package(
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
+        .testTarget(name: "TresorInterchangeTests", dependencies: ["TresorInterchange", "TestSupport"]),
     ]
 )
