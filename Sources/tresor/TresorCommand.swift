@@ -4,6 +4,7 @@ import Foundation
 import Tresor
 import TresorCore
 import TresorGit
+import TresorInterchange
 
 @main
 struct TresorCommand: ParsableCommand {
@@ -18,7 +19,8 @@ struct TresorCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
-                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self]
+                      Fsck.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Textconv.self, MergeDriver.self,
+                      Import.self, Export.self]
     )
 
     static func main() {
@@ -37,6 +39,8 @@ struct TresorCommand: ParsableCommand {
             fail(e.message, code: e.code)
         } catch let e as GeneratorError {
             fail(e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        } catch let e as InterchangeError {
+            fail(e.message, code: e.exitCode)
         } catch {
             exit(withError: error)
         }
