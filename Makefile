@@ -2,9 +2,11 @@
 SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config
-# The tests also drive the real git CLI, git daemon and sshd on loopback.
-TEST_DEPS := git openssh-server
+DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libargon2-dev zlib1g-dev
+# The tests also drive the real git CLI, git daemon and sshd on loopback; the import tests the real gpg,
+# pass and keepassxc-cli, and pykeepass (from PyPI: Debian 12's 4.0.3 cannot write every KDBX 4 variant).
+TEST_DEPS := git openssh-server gnupg pass keepassxc python3 python3-pip
+PYKEEPASS := pykeepass>=4.1
 
 .PHONY: demo test build deps test-deps bench vectors clean
 
@@ -17,6 +19,8 @@ test-deps:
 	@missing=""; for p in $(TEST_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+	@python3 -c 'from importlib.metadata import version; import sys; sys.exit(tuple(map(int, version("pykeepass").split(".")[:2])) < (4, 1))' 2>/dev/null \
+	  || { echo "installing: $(PYKEEPASS) (pip)"; $(SUDO) python3 -m pip install -q --break-system-packages '$(PYKEEPASS)'; }
 
 build: deps
 	$(SWIFT) build -c release --product tresor
