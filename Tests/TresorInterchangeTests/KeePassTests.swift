@@ -5,70 +5,12 @@ import TresorCore
 import XCTest
 
 final class KeePassTests: ToolTestCase {
-    /// A KeePass XML document with what an import must carry over: groups, standard fields, protected and
-    /// plain custom attributes, extra URLs, tags, three kinds of TOTP, history, a recycle bin.
-    static let fixture = """
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <KeePassFile>
-         <Meta><Generator>test</Generator><RecycleBinEnabled>True</RecycleBinEnabled><RecycleBinUUID>cmVjeWNsZWJpbjAwMDAwMA==</RecycleBinUUID></Meta>
-         <Root><Group><UUID>cm9vdGdyb3VwMDAwMDAwMA==</UUID><Name>Root</Name>
-          <Entry><UUID>ZW50cnkxMDAwMDAwMDAwMA==</UUID><Tags>work;mail</Tags>
-           <Times><CreationTime>2020-01-01T00:00:00Z</CreationTime><LastModificationTime>2022-03-04T05:06:07Z</LastModificationTime></Times>
-           <String><Key>Title</Key><Value>Top</Value></String>
-           <String><Key>UserName</Key><Value>alice</Value></String>
-           <String><Key>Password</Key><Value ProtectInMemory="True">new-pass</Value></String>
-           <String><Key>URL</Key><Value>https://top.example</Value></String>
-           <String><Key>KP2A_URL</Key><Value>https://second.example</Value></String>
-           <String><Key>Notes</Key><Value>line1
-        line2</Value></String>
-           <String><Key>PIN</Key><Value ProtectInMemory="True">4711</Value></String>
-           <String><Key>Mother's maiden name</Key><Value>Smith</Value></String>
-           <String><Key>otp</Key><Value ProtectInMemory="True">otpauth://totp/Top:alice?secret=JBSWY3DPEHPK3PXP&amp;period=30&amp;digits=6&amp;issuer=Top</Value></String>
-           <History>
-            <Entry><UUID>ZW50cnkxMDAwMDAwMDAwMA==</UUID>
-             <Times><CreationTime>2020-01-01T00:00:00Z</CreationTime><LastModificationTime>2020-06-01T00:00:00Z</LastModificationTime></Times>
-             <String><Key>Title</Key><Value>Top</Value></String>
-             <String><Key>UserName</Key><Value>al</Value></String>
-             <String><Key>Password</Key><Value ProtectInMemory="True">oldest-pass</Value></String>
-            </Entry>
-            <Entry><UUID>ZW50cnkxMDAwMDAwMDAwMA==</UUID>
-             <Times><CreationTime>2020-01-01T00:00:00Z</CreationTime><LastModificationTime>2021-01-01T00:00:00Z</LastModificationTime></Times>
-             <String><Key>Title</Key><Value>Top</Value></String>
-             <String><Key>UserName</Key><Value>alice</Value></String>
-             <String><Key>Password</Key><Value ProtectInMemory="True">old-pass</Value></String>
-            </Entry>
-           </History>
-          </Entry>
-          <Group><UUID>ZW1haWxncm91cDAwMDAwMA==</UUID><Name>Email</Name>
-           <Entry><UUID>ZW50cnkyMDAwMDAwMDAwMA==</UUID>
-            <String><Key>Title</Key><Value>a/b: c</Value></String>
-            <String><Key>UserName</Key><Value>bob</Value></String>
-            <String><Key>Password</Key><Value ProtectInMemory="True">pw2</Value></String>
-            <String><Key>TOTP Seed</Key><Value ProtectInMemory="True">JBSWY3DPEHPK3PXP</Value></String>
-            <String><Key>TOTP Settings</Key><Value>30;8</Value></String>
-           </Entry>
-           <Group><UUID>c3ViZ3JvdXAwMDAwMDAwMA==</UUID><Name>Sub</Name>
-            <Entry><UUID>ZW50cnk0MDAwMDAwMDAwMA==</UUID>
-             <String><Key>Title</Key><Value>native</Value></String>
-             <String><Key>Password</Key><Value ProtectInMemory="True">pw4</Value></String>
-             <String><Key>TimeOtp-Secret-Base32</Key><Value ProtectInMemory="True">GEZDGNBVGY3TQOJQ</Value></String>
-             <String><Key>TimeOtp-Period</Key><Value>60</Value></String>
-             <String><Key>TimeOtp-Algorithm</Key><Value>HMAC-SHA-256</Value></String>
-            </Entry>
-           </Group>
-          </Group>
-          <Group><UUID>cmVjeWNsZWJpbjAwMDAwMA==</UUID><Name>Recycle Bin</Name>
-           <Entry><UUID>ZW50cnkzMDAwMDAwMDAwMA==</UUID><String><Key>Title</Key><Value>gone</Value></String></Entry>
-          </Group>
-         </Group></Root>
-        </KeePassFile>
-        """
-
     /// A `.kdbx` written by the real keepassxc-cli from the fixture (its `import` command).
     func keePassXCDatabase(password: String = "pw") throws -> String {
         let cli = try tool("keepassxc-cli")
-        try write(KeePassTests.fixture, to: dir + "/fixture.xml")
-        try ok(cli, ["import", "-p", dir + "/fixture.xml", dir + "/db.kdbx"], stdin: "\(password)\n\(password)\n")
+        // Tests/Scripts/keepass-fixture.xml: groups, standard fields, protected and plain custom attributes, an
+        // extra URL, tags, three kinds of TOTP, history, a recycle bin.
+        try ok(cli, ["import", "-p", script("keepass-fixture.xml"), dir + "/db.kdbx"], stdin: "\(password)\n\(password)\n")
         return dir + "/db.kdbx"
     }
 
