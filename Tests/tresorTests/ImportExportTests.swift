@@ -227,6 +227,9 @@ final class ImportExportTests: CLITestCase {
         try write("""
             {"encrypted": false, "folders": [], "items": [{"id": "1", "type": 1, "name": "evil\\u001b[31mred", "login": {"username": "u", "password": "p"}}]}
             """, to: dir + "/evil.json")
+        let evil = try String(contentsOfFile: dir + "/evil.json", encoding: .utf8)
+        let dry = try ok("import", "bitwarden", "-", "--dry-run", stdin: evil)
+        XCTAssertTrue(dry.stdout.contains("Would import 1 new"), "a source on standard input: \(dry.stdout)")
         let r = try ok("import", "bitwarden", dir + "/evil.json")
         XCTAssertFalse(r.stdout.contains("\u{1b}"), r.stdout)
         XCTAssertTrue(r.stdout.contains("renamed  evil%1B[31mred (from \"evil\\u{1b}[31mred\""), r.stdout)

@@ -20,14 +20,23 @@ public enum KeePass {
         return try document(try XMLElement.parse(bytes, file: path), stream: nil, file: path)
     }
 
+    /// The bytes of a source file named by the user: a regular file, a link to one, or a pipe
+    /// (`<(gpg -d backup.json.gpg)`); `-` is standard input. At most `limit` bytes.
     static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-        do { return try FileSystem.read(path, limit: limit) } catch let e as CoreError {
-            if case .symlink = e, let real = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
-                // A link given on the command line is the user's choice; follow it once.
-                return try readFile(real.hasPrefix("/") ? real : (path as NSString).deletingLastPathComponent + "/" + real, limit: limit)
-            }
-            throw InterchangeError.cannotRead(path: path, reason: e.errorDescription ?? "\(e)")
+        if path != "-" {
+            var st = stat()
+            guard stat(path, &st) == 0 else { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(errno))) }
+            guard st.st_mode & S_IFMT != S_IFDIR else { throw InterchangeError.cannotRead(path: path, reason: "it is a directory") }
         }
+        guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
+            throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(errno)))
+        }
+        var data: Data
+        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch { throw InterchangeError.cannotRead(path: path, reason: error.localizedDescription) }
+        defer { Sodium.wipe(&data) }
+        if path != "-" { try? handle.close() }
+        guard data.count <= limit else { throw InterchangeError.malformed(path: path, reason: "larger than \(limit >> 20) MiB") }
+        return [UInt8](data)
     }
 
     /// The entries of a KeePass XML document. Protected values are decrypted with `stream` in document

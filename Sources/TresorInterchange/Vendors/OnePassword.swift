@@ -15,9 +15,11 @@ public enum OnePassword {
 
     /// - Throws: `.cannotRead`, `.malformed` (not a zip, no `export.data`, not the documented JSON).
     public static func read1PUX(_ path: String) throws -> InterchangeDocument {
-        guard FileSystem.kind(path) == .file || FileSystem.kind(path) == .symlink else { throw InterchangeError.cannotRead(path: path, reason: "no such file") }
+        // ZIPFoundation reads from memory as well as from files, so a pipe works too.
+        var raw = Data(try KeePass.readFile(path, limit: 256 << 20))
+        defer { Sodium.wipe(&raw) }
         let archive: Archive
-        do { archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read) } catch {
+        do { archive = try Archive(data: raw, accessMode: .read) } catch {
             throw InterchangeError.malformed(path: path, reason: "not a zip archive")
         }
         guard let entry = archive["export.data"] else { throw InterchangeError.malformed(path: path, reason: "no export.data in the archive") }
