@@ -39,8 +39,9 @@ public enum EntryConversion {
             try set(name, .text(try text(f.value, field: name)))
         }
         // Source history: Entry.set wrote no history (each field set once); add the source's own.
-        entry.history = try item.history.map { h in
-            let field = renamedFields[h.field] ?? h.field
+        entry.history = try item.history.filter { $0.value.count > 0 }.map { h in
+            let known = Entry.standardFields.contains(h.field) || h.field == OTPAuth.fieldName
+            let field = renamedFields[h.field] ?? (known ? h.field : escapeFieldName(h.field))
             let t = try text(h.value, field: field)
             let value: FieldValue = Entry.listFields.contains(field) ? .list(t.split(separator: "\n").map(String.init)) : .text(t)
             return HistoryItem(field: field, value: value, modified: h.modified ?? min(h.replaced, created), origin: h.origin ?? origin,
@@ -55,6 +56,17 @@ public enum EntryConversion {
     /// A valid custom field name for `raw` not in `used`: percent-encoding as for paths (control
     /// characters, `=`, a leading `.`), cut to 64 bytes, then ` (2)`, ` (3)`… while taken.
     static func fieldName(_ raw: String, used: Set<String>) -> String {
+        let name = escapeFieldName(raw)
+        guard used.contains(name) else { return name }
+        for n in 2... {
+            let candidate = PathRule.cut(name, to: 64 - " (\(n))".utf8.count) + " (\(n))"
+            if !used.contains(candidate) { return candidate }
+        }
+        return name
+    }
+
+    /// `raw` with control characters, `=` and a leading `.` percent-encoded, cut to 64 bytes.
+    static func escapeFieldName(_ raw: String) -> String {
         var name = ""
         for (i, s) in raw.precomposedStringWithCanonicalMapping.unicodeScalars.enumerated() {
             if s.value < 0x20 || s.value == 0x7F || s == "=" || (i == 0 && s == ".") {
@@ -64,13 +76,7 @@ public enum EntryConversion {
             }
         }
         if name.isEmpty { name = "field" }
-        name = PathRule.cut(name, to: 64)
-        guard used.contains(name) else { return name }
-        for n in 2... {
-            let candidate = PathRule.cut(name, to: 64 - " (\(n))".utf8.count) + " (\(n))"
-            if !used.contains(candidate) { return candidate }
-        }
-        return name
+        return PathRule.cut(name, to: 64)
     }
 
     /// Changes `existing` to hold the imported values as one edit (old values go to its history); the
