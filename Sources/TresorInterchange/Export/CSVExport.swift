@@ -6,6 +6,7 @@ import TresorCore
 /// CSV in the columns KeePassXC exports and imports: `Group, Title, Username, Password, URL, Notes, TOTP,
 /// Icon, Last Modified, Created`. The group is `Root/` and the entry's folder; the first URL only.
 public enum CSVExport {
+    /// KeePassXC's CSV columns, in its order.
     public static let header = ["Group", "Title", "Username", "Password", "URL", "Notes", "TOTP", "Icon", "Last Modified", "Created"]
 
     /// The CSV text of `entries` in a zeroing buffer. - Throws: `.cannotWrite` if the CSV writer fails.

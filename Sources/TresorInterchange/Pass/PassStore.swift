@@ -75,10 +75,11 @@ public enum PassStore {
     }
 
     /// Writes `entries` as a new pass store in `directory` (which must not exist, or be empty), each
-    /// secret encrypted to `recipients` with `gpg`, and `.gpg-id` naming them. Folders 0700, files 0600.
+    /// secret encrypted to `recipients` with `gpg` (up to `parallelism` at once), and `.gpg-id` naming
+    /// them. Folders 0700, files 0600. On failure the files written so far stay (they are encrypted).
     /// - Throws: `.outputExists`, `.cannotWrite`, `.toolFailed`, `.unrepresentable`.
-    public static func write(_ entries: [InterchangeEntry], to directory: String, recipients: [String], gpg: GPG,
-                             progress: (Int, Int) -> Void = { _, _ in }) throws {
+    public static func write(_ entries: [InterchangeEntry], to directory: String, recipients: [String], gpg: GPG, parallelism: Int = 4,
+                             progress: @escaping (Int, Int) -> Void = { _, _ in }) throws {
         switch FileSystem.kind(directory) {
         case .missing:
             guard mkdir(directory, 0o700) == 0 else { throw InterchangeError.cannotWrite(path: directory, reason: String(cString: strerror(errno))) }
@@ -88,16 +89,35 @@ public enum PassStore {
         }
         do { try FileSystem.writeAtomically(Array((recipients.joined(separator: "\n") + "\n").utf8), to: directory + "/.gpg-id") }
         catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/.gpg-id", reason: e.errorDescription ?? "\(e)") }
-        for (i, item) in entries.enumerated() {
+        // Folders first (one thread), then up to `parallelism` gpg processes at once.
+        var files: [String] = []
+        for item in entries {
             let rel = item.vaultPath ?? (item.folder + [item.title]).joined(separator: "/")
             let folder = (rel as NSString).deletingLastPathComponent
             do { if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: directory) } }
             catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/" + folder, reason: e.errorDescription ?? "\(e)") }
             let file = directory + "/" + rel + ".gpg"
-            guard FileSystem.kind(file) == .missing else { throw InterchangeError.outputExists(path: file) }
-            try gpg.encrypt(try PassText.format(item, path: rel), recipients: recipients, to: file)
-            chmod(file, 0o600)
-            progress(i + 1, entries.count)
+            guard FileSystem.kind(file) == .missing, !files.contains(file) else { throw InterchangeError.outputExists(path: file) }
+            files.append(file)
         }
+        let lock = NSLock()
+        var failure: InterchangeError?
+        var done = 0
+        let lanes = max(1, min(parallelism, entries.count))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for i in stride(from: lane, to: entries.count, by: lanes) {
+                lock.lock(); let stop = failure != nil; lock.unlock()
+                if stop { return }
+                do {
+                    try gpg.encrypt(try PassText.format(entries[i], path: entries[i].vaultPath ?? entries[i].title), recipients: recipients, to: files[i])
+                    chmod(files[i], 0o600)
+                    lock.lock(); done += 1; let d = done; lock.unlock()
+                    progress(d, entries.count)
+                } catch {
+                    lock.lock(); if failure == nil { failure = error as? InterchangeError ?? .cannotWrite(path: files[i], reason: "\(error)") }; lock.unlock()
+                }
+            }
+        }
+        if let failure { throw failure }
     }
 }
