@@ -34,10 +34,11 @@ v b "$TRESOR" init --kdf minimum > /dev/null 2>&1
 v c "$TRESOR" init --kdf minimum > /dev/null 2>&1
 echo "| measurement ($N entries, ~300 B of notes each) | time |"
 echo "|---|---|"
+echo "| import kdbx --dry-run into an empty vault (read, decrypt, plan; nothing written) | $(t v c "$TRESOR" import kdbx "$tmp/db.kdbx" --source-passphrase-file "$tmp/kdbx-password" --dry-run) |"
 echo "| import kdbx (KDBX 3.1 by keepassxc-cli, AES-KDF 1M rounds), one commit | $(t v a "$TRESOR" import kdbx "$tmp/db.kdbx" --source-passphrase-file "$tmp/kdbx-password") |"
 echo "| import kdbx again (every entry decrypted and compared, nothing written) | $(t v a "$TRESOR" import kdbx "$tmp/db.kdbx" --source-passphrase-file "$tmp/kdbx-password") |"
 echo "| export json to a pipe | $(t bash -c "TRESOR_VAULT=$tmp/a '$TRESOR' export json | cat") |"
 echo "| export csv to a pipe | $(t bash -c "TRESOR_VAULT=$tmp/a '$TRESOR' export csv | cat") |"
 echo "| export json to a new file, then import it into an empty vault | $(t bash -c "TRESOR_VAULT=$tmp/a '$TRESOR' export json --output $tmp/e.json 2>/dev/null && TRESOR_VAULT=$tmp/b '$TRESOR' import json $tmp/e.json") |"
-echo "| export pass (one gpg process per entry) | $(t v a "$TRESOR" export pass --output "$tmp/store" --gpg-id bench@example.org) |"
+echo "| export pass (one gpg process per entry, 4 at a time) | $(t v a "$TRESOR" export pass --output "$tmp/store" --gpg-id bench@example.org) |"
 echo "| import pass (one gpg process per entry, 4 at a time) | $(t v c "$TRESOR" import pass "$tmp/store") |"

@@ -123,3 +123,15 @@ final class PathRuleTests: XCTestCase {
         XCTAssertEqual(entry.history.first?.value, .list(["https://a", "https://b"]))
     }
 }
+
+final class ISOTimeTests: XCTestCase {
+    func testVendorTimeForms() {
+        let cases: [(String, String?)] = [
+            ("2024-01-02T03:04:05Z", "2024-01-02T03:04:05.000Z"), ("2024-01-02T03:04:05.678Z", "2024-01-02T03:04:05.678Z"),
+            ("2024-01-02T03:04:05.6Z", "2024-01-02T03:04:05.600Z"), ("2024-01-02T03:04:05.123456Z", "2024-01-02T03:04:05.123Z"),
+            ("2024-01-02T03:04:05+02:00", "2024-01-02T01:04:05.000Z"), ("2024-01-02T03:04:05-01:30", "2024-01-02T04:34:05.000Z"),
+            ("2024-13-02T03:04:05Z", nil), ("2024-01-02", nil), ("2024-01-02T03:04:05", nil), ("2024-01-02T03:04:05.Z", nil), ("", nil),
+        ]
+        for (text, expected) in cases { XCTAssertEqual(ISOTime.parse(text)?.description, expected, text) }
+    }
+}

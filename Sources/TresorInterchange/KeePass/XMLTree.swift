@@ -29,7 +29,9 @@ final class XMLElement {
     }
 
     /// Parses `data`; external entities are not resolved. - Throws: `.malformed` with the parser's message.
+    /// The text must be UTF-8: Foundation's parser traps on element names that are not.
     static func parse(_ data: Data, file: String) throws -> XMLElement {
+        guard data.withUnsafeBytes({ isUTF8($0) }) else { throw InterchangeError.malformed(path: file, reason: "the XML is not UTF-8 text") }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
@@ -46,6 +48,19 @@ final class XMLElement {
         try bytes.withBytes { b in
             guard let base = b.baseAddress, b.count > 0 else { throw InterchangeError.malformed(path: file, reason: "empty XML") }
             return try parse(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: b.count, deallocator: .none), file: file)
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8, checked without copying them into a `String`.
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
     }
 
