@@ -65,9 +65,34 @@ public enum ExportFile {
         close(fd)
         guard ok else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(err))) }
         guard link(tmp, path) == 0 else {
+            let e = errno
+            if e == EEXIST { throw InterchangeError.outputExists(path: path) }
+            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+            // A file system without hard links (FAT, some network mounts): create the name exclusively
+            // and write into it; on failure it is removed.
+            try writeExclusively(bytes, to: path)
+            return
+        }
+        FileSystem.syncDirectory(dir)
+    }
+
+    static func writeExclusively(_ bytes: SecretBytes, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
             if errno == EEXIST { throw InterchangeError.outputExists(path: path) }
             throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }
-        FileSystem.syncDirectory(dir)
+        let ok = bytes.withBytes { b -> Bool in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return fsync(fd) == 0
+        }
+        let e = errno
+        close(fd)
+        guard ok else { unlink(path); throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
     }
 }
