@@ -30,8 +30,8 @@ enum KDBXFile {
     static func open(_ bytes: [UInt8], file: String, password: SecretBytes?, keyFile: [UInt8]?) throws -> KDBXContents {
         var r = ByteReader(bytes, file: file)
         guard try r.u32() == signature1, try r.u32() == signature2 else { throw InterchangeError.malformed(path: file, reason: "not a KeePass database (wrong signature)") }
-        let minor = try r.u16(), major = try r.u16()
-        _ = minor
+        _ = try r.u16()  // the minor version: 3.1, 4.0 and 4.1 read alike here
+        let major = try r.u16()
         guard major == 3 || major == 4 else { throw InterchangeError.unsupported(path: file, feature: "KDBX version \(major)") }
         var h: [UInt8: [UInt8]] = [:]
         while true {
