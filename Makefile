@@ -2,11 +2,13 @@
 SHELL   := /bin/bash
 SWIFT   ?= swift
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev
+DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev libargon2-dev zlib1g-dev
 # The tests also drive the real git CLI, git daemon and sshd on loopback, real terminal programs (vi and
-# nano typed into through tmux, tresor ui driven through tmux, xclip/xsel under Xvfb, oathtool for one-time codes), the zxcvbn package
-# from PyPI, and Spec/reference, which needs PyNaCl.
-TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool python3 python3-pip python3-nacl
+# nano typed into through tmux, tresor ui driven through tmux, xclip/xsel under Xvfb, oathtool for one-time
+# codes), the import's real gpg, pass and keepassxc-cli, the zxcvbn package and pykeepass from PyPI (Debian
+# 12's 4.0.3 cannot write every KDBX 4 variant), and Spec/reference, which needs PyNaCl.
+TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl
+PYKEEPASS := pykeepass>=4.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
 
@@ -21,6 +23,8 @@ test-deps:
 	@missing=""; for p in $(TEST_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+	@python3 -c 'from importlib.metadata import version; import sys; sys.exit(tuple(map(int, version("pykeepass").split(".")[:2])) < (4, 1))' 2>/dev/null \
+	  || { echo "installing: $(PYKEEPASS) (pip)"; $(SUDO) python3 -m pip install -q --break-system-packages '$(PYKEEPASS)'; }
 
 build: deps
 	$(SWIFT) build -c release --product tresor

@@ -11,13 +11,17 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess"],
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"],
                 resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(
@@ -25,11 +29,14 @@ let package = Package(
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
+        .target(name: "TresorInterchange", dependencies: [
+            "TresorCore", "CGzip", .product(name: "CSV", package: "CSV.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
             name: "tresor",
-            dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Tresor", "TresorTerminal", "TresorInterchange", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
         .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
@@ -38,5 +45,6 @@ let package = Package(
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
+        .testTarget(name: "TresorInterchangeTests", dependencies: ["TresorInterchange", "TestSupport"]),
     ]
 )

@@ -89,6 +89,14 @@ extension Vault {
     /// Whether an entry file is at `path` in the work tree (no key needed).
     public func contains(_ path: EntryPath) -> Bool { store.kind(of: path) == .file }
 
+    /// An existing file or folder in the work tree whose name differs from one of `path`'s components only
+    /// by case or normalisation (Spec/FORMAT.md §4.3), or nil.
+    public func caseCollision(for path: EntryPath) -> String? { store.caseCollision(for: path) }
+
+    /// Refuses early when the vault cannot be changed (a copy without its `.git`).
+    /// - Throws: `VaultError.notARepository`.
+    public func checkWritable() throws { _ = try repository() }
+
     /// Decrypts one entry from the work tree, checking that its inner path matches its file.
     public func read(_ path: EntryPath) throws -> Entry {
         let cipher = try requireCipher()

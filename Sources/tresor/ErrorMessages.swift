@@ -1,5 +1,6 @@
 // The one place where library errors become what a person reads: a message, `hint:` lines and an exit code.
 import Foundation
+import TresorInterchange
 import Tresor
 import TresorCore
 import TresorGit
@@ -16,6 +17,7 @@ struct ErrorReport {
         case let e as GitError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
         case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
         case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
         default: return nil
         }
     }

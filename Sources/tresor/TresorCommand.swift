@@ -4,6 +4,7 @@ import Foundation
 import Tresor
 import TresorCore
 import TresorGit
+import TresorInterchange
 
 @main
 struct TresorCommand: ParsableCommand {
@@ -19,7 +20,8 @@ struct TresorCommand: ParsableCommand {
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
-                      MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self]
+                      MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
+                      Import.self, Export.self]
     )
 
     static func main() {

@@ -1,0 +1,12 @@
+// C entry point for zlib's gzip streams (KeePass databases); named CGzip because ZIPFoundation already has a module CZlib.
+#ifndef TRESOR_CGZIP_SHIM_H
+#define TRESOR_CGZIP_SHIM_H
+#include <zlib.h>
+
+// inflateInit2 is a macro; this makes it callable from Swift. windowBits 16+15: gzip only.
+static inline int tresor_inflate_init_gzip(z_stream *s) { return inflateInit2(s, 16 + MAX_WBITS); }
+// deflateInit2 for gzip output (level 6).
+static inline int tresor_deflate_init_gzip(z_stream *s) {
+    return deflateInit2(s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+}
+#endif

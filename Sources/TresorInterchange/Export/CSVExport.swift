@@ -1,0 +1,98 @@
+// The CSV export in KeePassXC's column order, written with CSV.swift.
+import CSV
+import Foundation
+import TresorCore
+
+/// CSV in the columns KeePassXC exports and imports: `Group, Title, Username, Password, URL, Notes, TOTP,
+/// Icon, Last Modified, Created`. The group is `Root/` and the entry's folder; the first URL only.
+public enum CSVExport {
+    /// KeePassXC's CSV columns, in its order.
+    public static let header = ["Group", "Title", "Username", "Password", "URL", "Notes", "TOTP", "Icon", "Last Modified", "Created"]
+
+    /// The CSV text of `entries` in a zeroing buffer. - Throws: `.cannotWrite` if the CSV writer fails.
+    public static func export(_ entries: [Entry]) throws -> SecretBytes {
+        let stream = OutputStream.toMemory()
+        do {
+            let csv = try CSVWriter(stream: stream)
+            try csv.write(row: header, quotedAtIndex: { _ in true })
+            for e in entries {
+                let folder = e.path.folder
+                let row = [folder.isEmpty ? "Root" : "Root/" + folder, e.path.name, e.text("username") ?? "", e.text("password") ?? "",
+                           e.list("urls").first ?? "", e.text("notes") ?? "",
+                           e.text(OTPAuth.fieldName).flatMap { OTPAuth.isURI($0) ? $0 : nil } ?? "", "0",
+                           iso(e.modified), iso(e.created)]
+                try csv.write(row: row, quotedAtIndex: { _ in true })
+            }
+            csv.stream.close()
+        } catch { throw InterchangeError.cannotWrite(path: "", reason: "\(error)") }
+        guard var data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else {
+            throw InterchangeError.cannotWrite(path: "", reason: "the CSV writer returned nothing")
+        }
+        defer { Sodium.wipe(&data) }
+        return SecretBytes(copying: data + Data("\n".utf8))
+    }
+
+    /// `2026-11-23T22:56:47Z`, as KeePassXC writes times.
+    static func iso(_ t: Timestamp) -> String {
+        let s = t.description
+        return String(s.prefix(19)) + "Z"
+    }
+}
+
+/// Plaintext export files: created new (never over an existing file), mode 0600, complete or absent.
+public enum ExportFile {
+    /// Writes `bytes` to a temporary 0600 file beside `path`, syncs it, then links it to `path`, which
+    /// fails if anything is there: no existing file is ever replaced, and no half-written file appears.
+    /// - Throws: `.outputExists`, `.cannotWrite`.
+    public static func writeNew(_ bytes: SecretBytes, to path: String) throws {
+        guard FileSystem.kind(path) == .missing else { throw InterchangeError.outputExists(path: path) }
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        defer { unlink(tmp) }
+        var ok = bytes.withBytes { b -> Bool in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        let err = errno
+        close(fd)
+        guard ok else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(err))) }
+        guard link(tmp, path) == 0 else {
+            let e = errno
+            if e == EEXIST { throw InterchangeError.outputExists(path: path) }
+            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+            // A file system without hard links (FAT, some network mounts): create the name exclusively
+            // and write into it; on failure it is removed.
+            try writeExclusively(bytes, to: path)
+            return
+        }
+        FileSystem.syncDirectory(dir)
+    }
+
+    static func writeExclusively(_ bytes: SecretBytes, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw InterchangeError.outputExists(path: path) }
+            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
+        let ok = bytes.withBytes { b -> Bool in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return fsync(fd) == 0
+        }
+        let e = errno
+        close(fd)
+        guard ok else { unlink(path); throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+    }
+}

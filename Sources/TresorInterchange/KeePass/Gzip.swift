@@ -1,0 +1,64 @@
+// gzip through zlib (KeePass compresses its XML), output in zeroing buffers; the only file importing CGzip.
+internal import CGzip
+import Foundation
+import TresorCore
+
+/// gzip decompression and compression of whole buffers.
+enum Gzip {
+    /// Refuses to inflate past this size (a decompression bomb in a hostile file).
+    static let maxOutput = 512 << 20
+
+    /// The decompressed bytes of a gzip stream. - Throws: `InterchangeError.malformed` naming `file`.
+    static func decompress(_ input: SecretBytes, file: String) throws -> SecretBytes {
+        var stream = z_stream()
+        guard tresor_inflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.malformed(path: file, reason: "zlib failed to start") }
+        defer { inflateEnd(&stream) }
+        var chunks: [SecretBytes] = []
+        let chunkSize = 256 << 10
+        var total = 0
+        var status: Int32 = Z_OK
+        try input.withBytes { inp in
+            stream.next_in = UnsafeMutablePointer(mutating: inp.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            stream.avail_in = UInt32(inp.count)
+            repeat {
+                let chunk = SecretBytes(count: chunkSize)
+                let produced: Int = chunk.withBytes { out in
+                    stream.next_out = UnsafeMutablePointer(mutating: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                    stream.avail_out = UInt32(chunkSize)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    return chunkSize - Int(stream.avail_out)
+                }
+                guard status == Z_OK || status == Z_STREAM_END else {
+                    throw InterchangeError.malformed(path: file, reason: "the compressed data is damaged")
+                }
+                chunks.append(SHA2.slice(chunk, 0..<produced))
+                total += produced
+                guard total <= maxOutput else { throw InterchangeError.malformed(path: file, reason: "the data decompresses to more than \(maxOutput >> 20) MiB") }
+                if status == Z_OK && produced == 0 && stream.avail_in == 0 {
+                    throw InterchangeError.malformed(path: file, reason: "the compressed data is truncated")
+                }
+            } while status != Z_STREAM_END
+        }
+        return SHA2.concatenate(chunks)
+    }
+
+    /// A gzip stream of `input` (used by tests that build KeePass files).
+    static func compress(_ input: [UInt8]) throws -> [UInt8] {
+        var stream = z_stream()
+        guard tresor_deflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.cannotWrite(path: "", reason: "zlib failed to start") }
+        defer { deflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 32)
+        var inCopy = input
+        let n: Int = inCopy.withUnsafeMutableBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { o in
+                stream.next_in = i.baseAddress
+                stream.avail_in = UInt32(i.count)
+                stream.next_out = o.baseAddress
+                stream.avail_out = UInt32(o.count)
+                _ = deflate(&stream, Z_FINISH)
+                return o.count - Int(stream.avail_out)
+            }
+        }
+        return Array(out.prefix(n))
+    }
+}

@@ -1,0 +1,100 @@
+// A small element tree built with Foundation's XMLParser, for KeePass XML, KDBX payloads and key files.
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import TresorCore
+
+/// One XML element: name, attributes, text and children in document order.
+final class XMLElement {
+    let name: String
+    let attributes: [String: String]
+    var text = ""
+    var children: [XMLElement] = []
+    /// A protected value, decrypted (set by the KeePass reader in document order).
+    var secret: SecretBytes?
+    init(name: String, attributes: [String: String]) { self.name = name; self.attributes = attributes }
+
+    /// The first child named `name`.
+    func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
+    /// All children named `name`.
+    func children(_ name: String) -> [XMLElement] { children.filter { $0.name == name } }
+    /// The text of the first child named `name`.
+    func value(_ name: String) -> String? { child(name)?.text }
+
+    /// Every element of the tree in document order (pre-order).
+    func walk(_ body: (XMLElement) throws -> Void) rethrows {
+        try body(self)
+        for c in children { try c.walk(body) }
+    }
+
+    /// Parses `data`; external entities are not resolved. - Throws: `.malformed` with the parser's message.
+    /// The text must be UTF-8: Foundation's parser traps on element names that are not.
+    static func parse(_ data: Data, file: String) throws -> XMLElement {
+        guard data.withUnsafeBytes({ isUTF8($0) }) else { throw InterchangeError.malformed(path: file, reason: "the XML is not UTF-8 text") }
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        let builder = Builder()
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else {
+            let why = parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML"
+            throw InterchangeError.malformed(path: file, reason: "the XML does not parse (line \(parser.lineNumber)): \(why)")
+        }
+        return root
+    }
+
+    /// Parses the bytes of a zeroing buffer without copying them into an ordinary buffer first.
+    static func parse(_ bytes: SecretBytes, file: String) throws -> XMLElement {
+        try bytes.withBytes { b in
+            guard let base = b.baseAddress, b.count > 0 else { throw InterchangeError.malformed(path: file, reason: "empty XML") }
+            return try parse(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: b.count, deallocator: .none), file: file)
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8, checked without copying them into a `String`.
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var stack: [XMLElement] = []
+        var root: XMLElement?
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            guard stack.count < 256 else { parser.abortParsing(); return }
+            let e = XMLElement(name: elementName, attributes: attributeDict)
+            if let parent = stack.last { parent.children.append(e) } else if root == nil { root = e }
+            stack.append(e)
+        }
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            _ = stack.popLast()
+        }
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+    }
+}
+
+/// KeePass key files: XML version 1.0 (base64) or 2.0 (hex), 32 raw bytes, 64 hex digits, or any other
+/// file (its SHA-256).
+enum KeyFile {
+    static func key(_ bytes: [UInt8]) throws -> SecretBytes {
+        if let root = try? XMLElement.parse(Data(bytes), file: "key file"), root.name == "KeyFile",
+           let data = root.child("Key")?.child("Data") {
+            let version = root.child("Meta")?.value("Version") ?? "1.0"
+            let text = data.text.filter { !$0.isWhitespace }
+            if version.hasPrefix("2"), let b = OTPAuth.hexBytes(text), b.count == 32 { return SecretBytes(copying: b) }
+            if let b = Data(base64Encoded: text), b.count == 32 { return SecretBytes(copying: b) }
+        }
+        if bytes.count == 32 { return SecretBytes(copying: bytes) }
+        if bytes.count == 64, let b = OTPAuth.hexBytes(String(decoding: bytes, as: UTF8.self)) { return SecretBytes(copying: b) }
+        return SHA2.sha256(SecretBytes(copying: bytes))
+    }
+}

@@ -1,0 +1,51 @@
+// A CSV file with a header row, read with CSV.swift, and columns looked up by their names.
+import CSV
+import Foundation
+import TresorCore
+
+/// The rows of a CSV export, with columns found by name (case-insensitive, first of several spellings).
+struct CSVTable {
+    let header: [String]
+    let rows: [[String]]
+    let file: String
+
+    /// Reads `path` (UTF-8, an optional byte-order mark, a header row). - Throws: `.cannotRead`, `.malformed`.
+    static func read(_ path: String) throws -> CSVTable {
+        var bytes = try KeePass.readFile(path, limit: 256 << 20)
+        defer { Sodium.wipe(&bytes) }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw InterchangeError.malformed(path: path, reason: "not UTF-8 text") }
+        return try parse(text, file: path)
+    }
+
+    static func parse(_ text: String, file: String) throws -> CSVTable {
+        let reader: CSVReader
+        do { reader = try CSVReader(string: text, hasHeaderRow: true) } catch {
+            throw InterchangeError.malformed(path: file, reason: "not CSV: \(error)")
+        }
+        guard let header = reader.headerRow else { throw InterchangeError.malformed(path: file, reason: "no header row") }
+        var rows: [[String]] = []
+        while let row = reader.next() { rows.append(row) }
+        if let e = reader.error { throw InterchangeError.malformed(path: file, reason: "not CSV: \(e)") }
+        return CSVTable(header: header.map { $0.trimmingCharacters(in: .whitespaces) }, rows: rows, file: file)
+    }
+
+    /// The index of the first column named like one of `names`, ignoring case.
+    func column(_ names: String...) -> Int? {
+        for n in names { if let i = header.firstIndex(where: { $0.lowercased() == n.lowercased() }) { return i } }
+        return nil
+    }
+
+    /// Requires the columns; `.malformed` names the first missing one.
+    func require(_ names: [String]) throws {
+        for n in names where column(n) == nil {
+            throw InterchangeError.malformed(path: file, reason: "no column \"\(n)\" (the columns are \(header.joined(separator: ", ")))")
+        }
+    }
+
+    /// The cell of `row` in `column`, nil when absent or empty.
+    static func cell(_ row: [String], _ column: Int?) -> String? {
+        guard let column, column < row.count, !row[column].isEmpty else { return nil }
+        return row[column]
+    }
+}
