@@ -134,6 +134,10 @@ final class HostileRemoteTests: SyncTestCase {
         let sneaky = try forged(try a.editing(root, ["Email", "gmail.json"], nil))
         try assertRefused("an unauthenticated side of a merge", try a.commit(root, parents: [original, sneaky]), naming: ["no holder of the vault key"])
         try assertStillWorks()
+        // The attacker's own passphrase never opens anything of the vault, old or new.
+        try write("mallory\n", to: dir + "/mallory")
+        let withAttackerPassphrase = try attempt("B", "show", "After/attacks", env: ["TRESOR_PASSPHRASE_FILE": dir + "/mallory", "TRESOR_SESSION": nil])
+        XCTAssertEqual(withAttackerPassphrase.code, 3, withAttackerPassphrase.stderr)
     }
 
     // MARK: Content only a faulty or malicious key holder could push: the tree checks catch it.

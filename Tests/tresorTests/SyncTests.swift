@@ -8,6 +8,18 @@ class SyncTestCase: CLITestCase {
     var remote: String { dir + "/remote.git" }
     func replica(_ name: String) -> String { dir + "/" + name }
 
+    /// Every replica a sync test made passes `git fsck --strict` at the end (README: the repository reads
+    /// normally with git).
+    override func tearDownWithError() throws {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.count == 1 {
+            let path = replica(name)
+            guard FileManager.default.fileExists(atPath: path + "/.git") else { continue }
+            let r = try run("/usr/bin/git", ["-C", path, "fsck", "--strict", "--no-dangling"], stdin: nil, extraEnv: [:])
+            XCTAssertEqual(r.code, 0, "git fsck --strict in replica \(name): \(r.stdout)\(r.stderr)")
+        }
+        try super.tearDownWithError()
+    }
+
     /// `tresor ARGS --vault REPLICA`, failing the test unless it exits 0.
     @discardableResult
     func on(_ name: String, _ args: String..., stdin: String? = nil, env extra: [String: String?] = [:],

@@ -17,7 +17,8 @@ struct Passwd: ParsableCommand {
         let vault = try options.open(unlock: false)
         try options.unlock(vault, prompt: "Current passphrase for \(PassphraseInput.name(of: vault.root)): ")
         let new = try PassphraseInput.new(file: newPassphraseFile, directory: vault.root)
-        let level = kdf ?? vault.header.keySlots.first?.kdf.level ?? .moderate
+        // Never weaker than the strongest slot the vault has (README "Security model").
+        let level = kdf ?? vault.header.strongestLevel
         warnIfTestCost(level)
         let removed = try vault.changePassphrase(to: new, level: level)
         Output.status("Passphrase changed.")
