@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Tresor
 import TresorCore
+import TresorInterchange
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
@@ -29,32 +30,10 @@ struct Show: ParsableCommand {
             }
             Output.line(f.value.displayText)
         } else if json {
-            Output.json(EntryJSON.object(entry))
+            Output.json(TresorJSON.object(entry))
         } else {
             Output.line(EntryText.render(entry))
         }
-    }
-}
-
-/// The JSON shape of an entry for `show --json` and `grep --json` (README "JSON output").
-enum EntryJSON {
-    static func object(_ e: Entry) -> JSONValue {
-        var custom: [String: JSONValue] = [:]
-        for name in e.customFieldNames { custom[name] = .string(e.text(name) ?? "") }
-        return .object([
-            "path": .string(e.path.string), "id": .string(e.id),
-            "password": e.text("password").map(JSONValue.string) ?? .null,
-            "username": e.text("username").map(JSONValue.string) ?? .null,
-            "urls": .array(e.list("urls").map(JSONValue.string)),
-            "notes": e.text("notes").map(JSONValue.string) ?? .null,
-            "fields": .object(custom),
-            "tags": .array(e.list("tags").map(JSONValue.string)),
-            "created": .string(e.created.description), "modified": .string(e.modified.description),
-            "history": .array(e.history.map { h in
-                .object(["field": .string(h.field), "value": .string(h.value.displayText), "modified": .string(h.modified.description),
-                         "replaced": .string(h.replaced.description), "origin": .string(h.origin), "reason": .string(h.reason)])
-            }),
-        ])
     }
 }
 
