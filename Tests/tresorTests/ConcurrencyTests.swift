@@ -94,10 +94,21 @@ final class ConcurrencyTests: CLITestCase {
                     XCTAssertTrue([4, 5].contains(r.code), "\(p.args): only a missing or taken entry may fail: \(r.stderr)")
                 }
             }
+            // An edit follows a concurrent move: its commit names the entry's new path. Map it back to the path
+            // the edit was given, so the comparison stays exact.
+            var movedTo: [String: String] = [:]
+            for (p, r) in zip(planned, results) where r.code == 0 && p.args[0] == "mv" { movedTo[p.args[2]] = p.args[1] }
             let actual = try commits(since: before).map { c -> String in
+                guard c.message.hasPrefix("Edit ") else { return c.message + " | " + c.files.joined(separator: ", ") }
                 // An edit that met a concurrent removal saves the entry again (an edit beats a delete).
-                let files = c.message.hasPrefix("Edit ") ? c.files.map { $0.replacingOccurrences(of: "A ", with: "M ") } : c.files
-                return c.message + " | " + files.joined(separator: ", ")
+                var message = c.message
+                var files = c.files.map { $0.replacingOccurrences(of: "A ", with: "M ") }
+                let path = String(message.dropFirst("Edit ".count).prefix { $0 != ":" })
+                if let source = movedTo[path] {
+                    message = "Edit \(source)" + message.dropFirst("Edit ".count + path.count)
+                    files = files.map { $0 == "M \(path).json" ? "M \(source).json" : $0 }
+                }
+                return message + " | " + files.joined(separator: ", ")
             }
             XCTAssertEqual(actual.sorted(), expected.sorted(), "round \(round): one commit per success, naming exactly what it changed")
             XCTAssertEqual(try git("status", "--porcelain").stdout, "", "round \(round)")
