@@ -12,7 +12,7 @@ PYKEEPASS := pykeepass>=4.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
 
-.PHONY: demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
+.PHONY: check-layers demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -37,7 +37,7 @@ demo: build
 # own (--verbose prints one line per test case, so each vector counts). The CLI tests run twice: against
 # the debug build, and against the release binary users get (optimised code can differ: object lifetimes
 # end earlier). The last line is the summary of all runs: "N passed, N failed, N skipped".
-test: deps test-deps zxcvbn-check check-vectors
+test: deps test-deps check-layers zxcvbn-check check-vectors
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tresor
 	@mkdir -p .build
@@ -93,3 +93,7 @@ probe-vectors: deps test-deps
 
 clean:
 	rm -rf .build
+
+# Each module imports only what its layer may see (scripts/check-layers.sh).
+check-layers:
+	@bash scripts/check-layers.sh

@@ -25,7 +25,7 @@ let package = Package(
                 resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2"]),
         .target(
-            name: "Tresor", dependencies: ["TresorCore", "TresorGit"],
+            name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
             name: "tresor",
-            dependencies: ["Tresor", "TresorTerminal", "TresorInterchange", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
         .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),

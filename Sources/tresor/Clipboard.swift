@@ -1,7 +1,7 @@
 // The clipboard: X11 (xclip, xsel), Wayland (wl-copy) or OSC 52, and a detached keeper that clears it later if it still holds the secret.
 import ArgumentParser
 import Foundation
-import TresorCore
+import Tresor
 
 /// Where a copied secret goes, and how it is read back and cleared.
 enum ClipboardBackend: String, CaseIterable {
@@ -111,7 +111,7 @@ enum Clipboard {
         var sequence = Array("\u{1B}]52;c;".utf8)
         if let secret { sequence += secret.withBytes { Array(Data($0).base64EncodedData()) } }
         sequence.append(0x07)
-        defer { Sodium.wipe(&sequence) }
+        defer { SecretBytes.wipe(&sequence) }
         _ = sequence.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 

@@ -1,6 +1,6 @@
 // The text form of an entry shown in $EDITOR, and its parser.
 import Foundation
-import TresorCore
+import Tresor
 
 /// `name: value` lines; `url`/`tag` lines repeat; `name: |` starts a block of lines indented by two spaces.
 enum EditorText {

@@ -1,7 +1,7 @@
 // The decrypted view `tresor edit` gives the editor: a private directory in memory, a guardian that removes it if tresor dies, and a sweep of views whose owner is gone.
 import ArgumentParser
 import Foundation
-import TresorCore
+import Tresor
 
 /// A view directory is `tresor-edit-<boot>-<pid>-<start>-XXXXXX` in /dev/shm (else `$XDG_RUNTIME_DIR`),
 /// mode 0700: `boot` is the first 8 characters of the kernel's boot id, `pid` and `start` identify the

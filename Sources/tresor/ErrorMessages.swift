@@ -1,9 +1,6 @@
 // The one place where library errors become what a person reads: a message, `hint:` lines and an exit code.
 import Foundation
-import TresorInterchange
 import Tresor
-import TresorCore
-import TresorGit
 
 /// A message for the terminal: first line, then hints; with the exit code scripts see.
 struct ErrorReport {

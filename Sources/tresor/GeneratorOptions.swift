@@ -1,7 +1,7 @@
 // Generator options shared by `generate`, `add --generate`, `edit --generate` and `rotate`.
 import ArgumentParser
 import Foundation
-import TresorCore
+import Tresor
 
 struct GeneratorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Password length, 1 to 1024 (default 24).", valueName: "n")) var length: Int?

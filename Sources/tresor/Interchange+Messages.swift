@@ -1,7 +1,6 @@
 // The words for import and export: error messages, skip reasons and renames, with names from imported data escaped.
 import Foundation
-import TresorCore
-import TresorInterchange
+import Tresor
 
 /// Names that came from another program's data, made safe to print: control characters, line and
 /// paragraph separators and DEL become `\n`, `\t`, `\r` or `\u{XX}`, and `\` becomes `\\`.

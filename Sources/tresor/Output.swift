@@ -1,6 +1,6 @@
 // Everything tresor prints goes through here: stdout for results, stderr for messages.
 import Foundation
-import TresorCore
+import Tresor
 
 enum Output {
     /// A result line on stdout.

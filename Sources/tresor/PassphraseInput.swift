@@ -1,7 +1,6 @@
 // Asking for passphrases: the vault named in the prompt, three tries, the rules of PassphraseRules, strength of new ones.
 import Foundation
 import Tresor
-import TresorCore
 
 /// Text from elsewhere (file names, paths) made safe to print: control characters as `\u{…}` escapes.
 func displayable(_ s: String) -> String {
@@ -53,7 +52,7 @@ enum PassphraseInput {
     /// - Throws: `CLIError` (exit 3) for a refused passphrase or without a terminal.
     static func typed(_ prompt: String, isNew: Bool) throws -> SecretBytes {
         var bytes = try Prompt.secretLine(prompt, limit: PassphraseRules.maximumBytes)
-        defer { Sodium.wipe(&bytes) }
+        defer { SecretBytes.wipe(&bytes) }
         do { return try PassphraseRules.passphrase(bytes, isNew: isNew) } catch let e as PassphraseError {
             throw CLIError(e.message(source: isNew ? "the new passphrase" : "the typed passphrase"), code: ExitStatus.auth)
         }

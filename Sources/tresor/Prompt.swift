@@ -1,6 +1,6 @@
 // Reading from a person at the terminal: passphrases without echo, confirmations and lines.
 import Foundation
-import TresorCore
+import Tresor
 
 enum Prompt {
     /// True when a person can answer: stdin is a terminal and /dev/tty opens.
@@ -10,7 +10,7 @@ enum Prompt {
     /// - Throws: `CLIError` without a terminal, or if the line is not UTF-8 text.
     static func secret(_ prompt: String) throws -> SecretBytes {
         var bytes = try secretLine(prompt)
-        defer { Sodium.wipe(&bytes) }
+        defer { SecretBytes.wipe(&bytes) }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw CLIError("what was typed is not UTF-8 text") }
         return SecretBytes(copying: bytes)
     }

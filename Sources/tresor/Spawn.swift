@@ -1,5 +1,6 @@
 // Starting child processes with posix_spawn: editors in tresor's own process group, helpers detached in a session of their own.
 import Foundation
+import Tresor
 
 /// Child processes. Foundation's `Process` puts every child in a new process group that does not own the
 /// terminal, so a terminal editor started with it is stopped by the kernel; these start children where

@@ -2,9 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
-import TresorInterchange
 
 @main
 struct TresorCommand: ParsableCommand {

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct VaultOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Vault directory (default: $TRESOR_VAULT, else ~/.tresor).", valueName: "dir"))
@@ -39,7 +38,7 @@ struct VaultOptions: ParsableArguments {
         // Enough to hold the longest accepted line and its CR LF: one byte more is a line too long.
         let cap = PassphraseRules.maximumBytes + 2
         var bytes = [UInt8](repeating: 0, count: cap)
-        defer { Sodium.wipe(&bytes) }
+        defer { SecretBytes.wipe(&bytes) }
         var total = 0
         while total < cap, !bytes[..<total].contains(0x0A) {
             let n = bytes[total...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -52,7 +51,7 @@ struct VaultOptions: ParsableArguments {
         var end = bytes[..<total].firstIndex(of: 0x0A) ?? total
         if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
         var line = Array(bytes[..<end])
-        defer { Sodium.wipe(&line) }
+        defer { SecretBytes.wipe(&line) }
         guard !line.isEmpty || isNew else { throw CLIError("passphrase file \"\(path)\" is empty", code: ExitStatus.auth) }
         do { return try PassphraseRules.passphrase(line, isNew: isNew) } catch let e as PassphraseError {
             throw CLIError(e.message(source: "passphrase file \"\(displayable(path))\""), code: ExitStatus.auth)

@@ -82,3 +82,11 @@ public final class SecretBytes: @unchecked Sendable {
         withBytes { String(validating: $0, as: UTF8.self) }
     }
 }
+
+extension SecretBytes {
+    /// Overwrites an ordinary byte array that held a secret on its way into or out of a `SecretBytes`.
+    public static func wipe(_ bytes: inout [UInt8]) { Sodium.wipe(&bytes) }
+
+    /// Overwrites `data` that held a secret.
+    public static func wipe(_ data: inout Data) { Sodium.wipe(&data) }
+}

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add an entry.")
@@ -120,9 +119,9 @@ func readPasswordFromStdin() throws -> String {
         return s
     }
     var data = FileHandle.standardInput.readDataToEndOfFile()
-    defer { Sodium.wipe(&data) }
+    defer { SecretBytes.wipe(&data) }
     var bytes = [UInt8](data)
-    defer { Sodium.wipe(&bytes) }
+    defer { SecretBytes.wipe(&bytes) }
     if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
     guard !bytes.isEmpty else { throw CLIError("no password on standard input") }
     guard let s = String(validating: bytes, as: UTF8.self) else { throw CLIError("the password on standard input is not valid UTF-8") }

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 /// Options of every command that copies: `--clear-after`.
 struct ClipOptions: ParsableArguments {
@@ -103,9 +102,9 @@ struct ClipboardKeeper: ParsableCommand {
     /// All of standard input (at most 1 MiB) in locked memory.
     private func readSecret() -> SecretBytes {
         var bytes: [UInt8] = []
-        defer { Sodium.wipe(&bytes) }
+        defer { SecretBytes.wipe(&bytes) }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        defer { Sodium.wipe(&buffer) }
+        defer { SecretBytes.wipe(&buffer) }
         while bytes.count < 1 << 20 {
             let n = read(STDIN_FILENO, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
@@ -140,9 +139,9 @@ struct ClipboardKeeper: ParsableCommand {
         var output: SecretBytes?
         if let capture {
             var bytes: [UInt8] = []
-            defer { Sodium.wipe(&bytes) }
+            defer { SecretBytes.wipe(&bytes) }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            defer { Sodium.wipe(&buffer) }
+            defer { SecretBytes.wipe(&buffer) }
             while true {
                 let n = read(outPipe.read, &buffer, buffer.count)
                 if n < 0 && errno == EINTR { continue }

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -93,7 +92,7 @@ struct Edit: ParsableCommand {
             let status = try Editor.run(editor, file: view.file)
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
             var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
-            defer { Sodium.wipe(&bytes) }
+            defer { SecretBytes.wipe(&bytes) }
             let text = String(decoding: bytes, as: UTF8.self)
             if text == original { return nil }
             do {

@@ -2,8 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
-import TresorInterchange
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Grep: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Search every field of every entry (decrypts in process; no per-file subprocess).")

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ls", abstract: "List entries (a tree at a terminal, one path per line otherwise).")

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Passwd: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Change the passphrase (re-wraps the vault key; entries are untouched).")
@@ -64,11 +63,11 @@ struct Log: ParsableCommand {
             if json {
                 Output.json(.array(changes.map { c in
                     .object(["id": .string(c.commit.id), "author": .string(c.commit.author.name), "date": .string(Timestamp(c.commit.date).description),
-                             "message": .string(c.commit.message), "change": .string(c.kind), "fields": .array(c.fields.map(JSONValue.string))])
+                             "message": .string(c.commit.message), "change": .string(c.kind.rawValue), "fields": .array(c.fields.map(JSONValue.string))])
                 }))
             } else {
                 for c in changes {
-                    let what = c.fields.isEmpty ? c.kind : "\(c.kind): \(c.fields.joined(separator: ", "))"
+                    let what = c.fields.isEmpty ? c.kind.rawValue : "\(c.kind): \(c.fields.joined(separator: ", "))"
                     Output.line("\(c.commit.id.prefix(8))  \(f.string(from: c.commit.date))  \(c.commit.author.name)  \(what)  (\(c.commit.summary))")
                 }
             }

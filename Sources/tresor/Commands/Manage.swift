@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (git history keeps it; 'tresor restore' brings it back).")

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 
 struct Otp: ParsableCommand {
     static let configuration = CommandConfiguration(

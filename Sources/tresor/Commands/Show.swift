@@ -2,8 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
-import TresorInterchange
 
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")

@@ -2,8 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
 import TresorTerminal
 
 struct UserInterface: ParsableCommand {

@@ -2,8 +2,6 @@
 import ArgumentParser
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
 import TresorTerminal
 
 /// Runs the screens until the user quits. Draws a whole frame after every key and a few times a second

@@ -1,7 +1,6 @@
 // Changing an entry from its screen: one field in place, the whole entry in $EDITOR, adding and removing fields.
 import Foundation
 import Tresor
-import TresorCore
 import TresorTerminal
 
 extension DetailScreen {

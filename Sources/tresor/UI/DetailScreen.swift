@@ -1,8 +1,6 @@
 // The entry screen of `tresor ui`: every field, the password masked until `r`, each field's history and the entry's git log.
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
 import TresorTerminal
 
 /// One entry, decrypted. Fields are rows to move between, edit in place (`e`) or remove (`x`); `E` opens
@@ -163,7 +161,7 @@ final class DetailScreen: Screen {
                 let fields = c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", ")
                 out.append({ r in
                     var used = t.put("\(when)  \(c.commit.id.prefix(8))  ", row: r, column: 2, style: .hint)
-                    used += t.put(c.kind + fields, row: r, column: 2 + used, width: area.columns - used - 3)
+                    used += t.put(c.kind.rawValue + fields, row: r, column: 2 + used, width: area.columns - used - 3)
                     t.put("  " + c.commit.author.name, row: r, column: 2 + used, width: max(0, area.columns - used - 3), style: .hint)
                 })
             }

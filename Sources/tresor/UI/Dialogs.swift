@@ -1,7 +1,6 @@
 // The modal boxes of `tresor ui`: a yes/no question, the passphrase prompt, a message, a line of input.
 import Foundation
 import Tresor
-import TresorCore
 import TresorTerminal
 
 /// "Remove Email/gmail?" — `y` does it; `n`, Esc or Enter does not.

@@ -1,6 +1,6 @@
 // The entries as a tree of collapsible folders, flattened into the rows the list shows.
 import Foundation
-import TresorCore
+import Tresor
 
 /// One visible row of the tree.
 struct TreeRow {

@@ -1,6 +1,6 @@
 // The one place `tresor ui` turns field values into text and typed text into field values.
 import Foundation
-import TresorCore
+import Tresor
 
 /// Field values shown and typed as single lines: one URL of `urls` at a time, `tags` joined by ", ".
 enum FieldText {

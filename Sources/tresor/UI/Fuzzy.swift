@@ -1,5 +1,6 @@
 // Fuzzy matching of entry names for type-to-filter: "gml" finds "Email/gmail", tight and word-start matches first.
 import Foundation
+import Tresor
 
 /// Matching on case-folded Unicode scalars, one folded scalar per original one, so match positions
 /// index the original text's scalars.

@@ -1,6 +1,6 @@
 // The generator options of the new-entry screen as one value: switches and sliders in, a policy and a password out.
 import Foundation
-import TresorCore
+import Tresor
 
 /// What the new-entry screen's options describe. Every change makes a new password at once.
 struct GeneratorForm {

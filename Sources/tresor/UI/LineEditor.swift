@@ -1,6 +1,6 @@
 // Editing one line of text in place (fields, the filter, dialogs), and typing a passphrase that is never shown.
 import Foundation
-import TresorCore
+import Tresor
 import TresorTerminal
 
 /// A line of text with a cursor: insert, delete, move; Ctrl-A/E/U/K/W as in a shell.
@@ -88,7 +88,7 @@ final class SecretInput {
         return SecretBytes.passphrase(bytes)
     }
 
-    func wipe() { Sodium.wipe(&bytes); bytes = [] }
+    func wipe() { SecretBytes.wipe(&bytes); bytes = [] }
 
     deinit { wipe() }
 }

@@ -1,7 +1,6 @@
 // The first screen of `tresor ui`: the entry tree with collapsible folders and hints, and the filter.
 import Foundation
 import Tresor
-import TresorCore
 import TresorTerminal
 
 /// Browsing needs no passphrase: names come from the files. `/` filters by name at once (fuzzy);

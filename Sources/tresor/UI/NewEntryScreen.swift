@@ -1,7 +1,6 @@
 // The new-entry screen of `tresor ui`: path, username, URL, note, and a password generated live as the options change.
 import Foundation
 import Tresor
-import TresorCore
 import TresorTerminal
 
 /// A form of rows. Text rows take typing; sliders move with ←/→ (PgUp/PgDn by 10, Home/End to the ends);

@@ -1,5 +1,6 @@
 // What every screen of `tresor ui` provides, and the drawing helpers they share (bars, boxes, key lists).
 import Foundation
+import Tresor
 import TresorTerminal
 
 /// The rows a screen may draw on: between the title bar and the message line.

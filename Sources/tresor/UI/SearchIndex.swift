@@ -1,7 +1,6 @@
 // What the list knows about decrypted entries while the vault is unlocked: a hint per entry and its fields, lowercased, for `/`.
 import Foundation
 import Tresor
-import TresorCore
 
 /// Built from every entry on a background thread after unlocking; dropped and zeroed when the vault locks.
 final class SearchIndex {
@@ -74,13 +73,13 @@ final class SearchIndex {
 
     private func wipe(_ item: Item?) {
         guard var item else { return }
-        for i in item.fields.indices { Sodium.wipe(&item.fields[i].text) }
+        for i in item.fields.indices { SecretBytes.wipe(&item.fields[i].text) }
     }
 
     /// Zeroes every decrypted text it holds.
     func wipeAll() {
         for path in Array(items.keys) {
-            for i in items[path]!.fields.indices { Sodium.wipe(&items[path]!.fields[i].text) }
+            for i in items[path]!.fields.indices { SecretBytes.wipe(&items[path]!.fields[i].text) }
         }
         items = [:]
         failures = [:]

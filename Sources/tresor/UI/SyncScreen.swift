@@ -1,8 +1,6 @@
 // Sync from `tresor ui`: progress while it runs, then the merge report with each conflict one key from its entry.
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
 import TresorTerminal
 
 /// Runs `Vault.sync` on another thread (the screen keeps drawing), then lists what happened. Enter on a

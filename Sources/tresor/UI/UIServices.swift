@@ -1,6 +1,6 @@
 // Seams for features `tresor ui` uses but does not implement: copying with auto-clear, and one-time codes.
 import Foundation
-import TresorCore
+import Tresor
 
 /// Puts a secret on the clipboard and clears it later (only if it still holds what was put there).
 protocol SecretCopier {

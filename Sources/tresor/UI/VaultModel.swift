@@ -1,7 +1,6 @@
 // The vault as `tresor ui` holds it: entry names always; the key and a search index only while unlocked.
 import Foundation
 import Tresor
-import TresorCore
 
 /// Owns the open `Vault`. Locking replaces it with a freshly opened one, so the key goes with the old
 /// object and no background task still using it sees a change.

@@ -1,0 +1,52 @@
+// The public face of the Tresor library. An app (or the `tresor` CLI) imports `Tresor` alone: the value types
+// it needs from the implementation layers are re-exported here, one by one, and nothing else of TresorCore or
+// TresorGit is visible to it. TresorInterchange (importers and exporters) is part of the face as a whole.
+
+// Entries and their values (Spec/FORMAT.md §4–§5).
+@_exported import struct TresorCore.Entry
+@_exported import struct TresorCore.EntryPath
+@_exported import struct TresorCore.Field
+@_exported import enum TresorCore.FieldValue
+@_exported import enum TresorCore.JSONValue
+@_exported import struct TresorCore.Timestamp
+@_exported import struct TresorCore.StoreProblem
+@_exported import struct TresorCore.MergeResolution
+
+// Keys, secrets and the vault header.
+@_exported import class TresorCore.SecretBytes
+@_exported import enum TresorCore.KDFLevel
+@_exported import struct TresorCore.VaultHeader
+@_exported import enum TresorCore.FormatVersion
+@_exported import enum TresorCore.PassphraseRules
+@_exported import enum TresorCore.PassphraseError
+
+// The password generator, the strength estimate and one-time codes.
+@_exported import enum TresorCore.Generator
+@_exported import enum TresorCore.GeneratorPolicy
+@_exported import struct TresorCore.PasswordPolicy
+@_exported import struct TresorCore.PassphrasePolicy
+@_exported import struct TresorCore.CharacterClasses
+@_exported import struct TresorCore.GeneratedSecret
+@_exported import enum TresorCore.GeneratorError
+@_exported import struct TresorCore.SystemRandomSource
+@_exported import enum TresorCore.StrengthEstimator
+@_exported import struct TresorCore.StrengthEstimate
+@_exported import struct TresorCore.TOTP
+@_exported import enum TresorCore.OTPError
+
+// Errors the library's own errors carry.
+@_exported import enum TresorCore.CoreError
+@_exported import enum TresorGit.GitError
+@_exported import struct TresorGit.GitCommit
+@_exported import struct TresorGit.GitSignature
+@_exported import struct TresorGit.GitCredentials
+@_exported import struct TresorGit.GitRemote
+
+// Files written the way the vault writes them (0600, atomically) and process hardening, for front ends that
+// put a decrypted view on disk for an editor or run git's merge driver.
+@_exported import enum TresorCore.FileSystem
+@_exported import struct TresorCore.Envelope
+@_exported import enum TresorCore.ProcessHardening
+
+// Importers and exporters.
+@_exported import TresorInterchange

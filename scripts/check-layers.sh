@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The layers of Package.swift as rules on imports (README "The library"): each module imports only what its
+# layer may see. The CLI sees the public face of `Tresor` (which re-exports what an app needs) and its own
+# terminal layer; TresorCore and TresorGit never see each other; nothing but the CLI sees ArgumentParser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+check() { # module, allowed imports (regex)
+    local bad
+    bad="$(grep -rnE '^(@_exported |internal |private |public )?import ' "Sources/$1" --include=*.swift \
+        | grep -vE "import (struct |class |enum |protocol |func )?($2)(\.|\$)" || true)"
+    if [ -n "$bad" ]; then echo "Sources/$1 imports outside its layer:"; echo "$bad"; status=1; fi
+}
+check tresor            'Foundation|Tresor|TresorTerminal|ArgumentParser|Glibc|Dispatch'
+check Tresor            'Foundation|TresorCore|TresorGit|TresorInterchange|Glibc|Dispatch|CProcess'
+check TresorCore        'Foundation|CSodium|CCrypto|CProcess|CArgon2|Glibc|Dispatch'
+check TresorGit         'Foundation|CGit2|Glibc|Dispatch'
+check TresorInterchange 'Foundation|FoundationXML|TresorCore|CGzip|CSV|ZIPFoundation|Glibc'
+check TresorTerminal    'Foundation|CNcurses|Glibc'
+exit $status
