@@ -5,9 +5,19 @@ import TresorGit
 
 /// One commit in an entry's life.
 public struct EntryChange: Sendable {
+    /// What a commit did to an entry.
+    public enum Kind: String, Sendable {
+        case added, changed, removed
+        /// A merge commit (sync) that changed the entry.
+        case merged
+        /// Re-encrypted or rewritten with the same values (a rekey, an upgrade).
+        case rewritten
+        /// A version that could not be decrypted.
+        case unreadable
+    }
+
     public let commit: GitCommit
-    /// "added", "changed", "removed", or "unreadable" when a version could not be decrypted.
-    public let kind: String
+    public let kind: Kind
     /// Field names whose value differs from the version before (never the values).
     public let fields: [String]
 }
@@ -25,13 +35,13 @@ extension Vault {
         return commits.map { c in
             let after = version(c.id), before = version(c.parents.first)
             switch (before, after) {
-            case (nil, .success(let e)?): return EntryChange(commit: c, kind: "added", fields: e.fields.keys.sorted())
-            case (.success(let e)?, nil): return EntryChange(commit: c, kind: "removed", fields: e.fields.keys.sorted())
+            case (nil, .success(let e)?): return EntryChange(commit: c, kind: .added, fields: e.fields.keys.sorted())
+            case (.success(let e)?, nil): return EntryChange(commit: c, kind: .removed, fields: e.fields.keys.sorted())
             case (.success(let old)?, .success(let new)?):
                 let names = Set(old.fields.keys).union(new.fields.keys).filter { old.fields[$0]?.value != new.fields[$0]?.value }
-                let kind = c.parents.count > 1 ? "merged" : old.path == new.path && names.isEmpty ? "rewritten" : "changed"
+                let kind = c.parents.count > 1 ? EntryChange.Kind.merged : old.path == new.path && names.isEmpty ? .rewritten : .changed
                 return EntryChange(commit: c, kind: kind, fields: names.sorted())
-            default: return EntryChange(commit: c, kind: "unreadable", fields: [])
+            default: return EntryChange(commit: c, kind: .unreadable, fields: [])
             }
         }
     }

@@ -59,7 +59,10 @@ extension Vault {
         try adoptCommitsMadeWithGit(repo)
         let txn = VaultTransaction(repo: repo, cipher: cipher, base: try Vault.git { try repo.headCommitID() })
         let result = try body(txn)
-        if txn.hasChanges { try commit(txn) }
+        if txn.hasChanges {
+            do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
+            try commit(txn)
+        }
         return result
     }
 

@@ -22,6 +22,7 @@ public final class Vault {
     public var lockTimeout: TimeInterval = 20
     /// Called once when a change has to wait for the vault lock, with the process that holds it.
     public var onLockWait: ((LockHolder) -> Void)?
+    private var cachedDeviceID: String?
     /// What the changes made so far could not finish and left to the next command (their commits exist).
     public internal(set) var warnings: [VaultWarning] = []
     /// Things worth telling that went well (commits made with git taken in, a remote that went back).
@@ -197,18 +198,29 @@ public final class Vault {
     // MARK: Device identity
 
     /// This clone's device id, the `origin` of fields it writes (kept in `.git/tresor/device`, never committed).
-    public lazy var deviceID: String = {
-        let dir = root + "/.git/tresor"
-        let file = dir + "/device"
-        if let bytes = try? FileSystem.read(file, limit: 100), let s = String(bytes: bytes, encoding: .utf8),
-           Envelope.isCanonicalUUID(s.trimmingCharacters(in: .whitespacesAndNewlines)) {
-            return s.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let id = UUID().uuidString.lowercased()
-        try? FileSystem.makeDirectories(".git/tresor", under: root)
-        try? FileSystem.writeAtomically(Array((id + "\n").utf8), to: file)
+    /// Reading it changes nothing on disk: a clone without one gets a new id in memory, and the first
+    /// transaction that commits writes it down (`persistDeviceID`).
+    public var deviceID: String {
+        if let cachedDeviceID { return cachedDeviceID }
+        let id = Vault.readDeviceID(root) ?? UUID().uuidString.lowercased()
+        cachedDeviceID = id
         return id
-    }()
+    }
+
+    static func readDeviceID(_ root: String) -> String? {
+        guard let bytes = try? FileSystem.read(root + "/.git/tresor/device", limit: 100),
+              let s = String(bytes: bytes, encoding: .utf8) else { return nil }
+        let id = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Envelope.isCanonicalUUID(id) ? id : nil
+    }
+
+    /// Writes this clone's device id to `.git/tresor/device` if it is not there yet (inside the vault lock).
+    func persistDeviceID() throws {
+        let id = deviceID
+        guard Vault.readDeviceID(root) != id else { return }
+        try FileSystem.makeDirectories(".git/tresor", under: root)
+        try FileSystem.writeAtomically(Array((id + "\n").utf8), to: root + "/.git/tresor/device")
+    }
 
     // MARK: Git
 
