@@ -12,7 +12,7 @@ PYKEEPASS := pykeepass>=4.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
 
-.PHONY: check-layers demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
+.PHONY: check-layers docs demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -97,3 +97,8 @@ clean:
 # Each module imports only what its layer may see (scripts/check-layers.sh).
 check-layers:
 	@bash scripts/check-layers.sh
+
+# The library's reference documentation (DocC), in .build/docs.
+docs: deps
+	$(SWIFT) package --disable-sandbox --allow-writing-to-directory .build/docs generate-documentation \
+	  --target Tresor --output-path .build/docs --transform-for-static-hosting

@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // `swift package generate-documentation --target Tresor` (DocC); a plugin only, nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -38,6 +40,8 @@ let package = Package(
             name: "tresor",
             dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The library's face as an app sees it: open, unlock, add in a transaction, sync (README "The library").
+        .executableTarget(name: "tresor-example", dependencies: ["Tresor"], path: "Examples/QuickStart"),
         .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
         .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),

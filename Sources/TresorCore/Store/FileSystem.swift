@@ -2,6 +2,12 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemRead = Glibc.read
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemRead = Darwin.read
+private let systemWrite = Darwin.write
 #endif
 
 /// The kind of a path as `lstat` sees it.
@@ -66,7 +72,7 @@ public enum FileSystem {
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
         var total = 0
         while total < bytes.count {
-            let n = bytes[total...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = bytes[total...].withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n < 0 { if errno == EINTR { continue }; throw errnoText("cannot read", path) }
             if n == 0 { break }
             total += n
@@ -86,7 +92,7 @@ public enum FileSystem {
         guard fd >= 0 else { throw errnoText("cannot create", tmp) }
         var written = 0
         while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let n = bytes[written...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let e = errno
