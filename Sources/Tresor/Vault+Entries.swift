@@ -140,6 +140,43 @@ extension Vault {
         if let other = store.caseCollision(for: path) { throw VaultError.caseCollision(path: path.string, existing: other) }
     }
 
+    /// A new entry at `path` holding `fields`, each stamped now by this clone (`deviceID`); not yet saved.
+    /// - Throws: `VaultError.entry` for a field name or value the format does not allow (Spec/FORMAT.md §5).
+    public func makeEntry(_ path: EntryPath, fields: [String: FieldValue]) throws -> Entry {
+        let now = Timestamp.now()
+        var entry = Entry(path: path, at: now)
+        do {
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { try entry.set(name, value, at: now, origin: deviceID) }
+        } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+        return entry
+    }
+
+    /// Adds a new entry holding `fields` (stamped by `makeEntry`) as one commit.
+    @discardableResult
+    public func add(_ path: EntryPath, fields: [String: FieldValue], force: Bool = false) throws -> Entry {
+        let entry = try makeEntry(path, fields: fields)
+        try add(entry, force: force)
+        return entry
+    }
+
+    /// Changes fields of `original`, an entry as it was read (perhaps before a person spent a while in an
+    /// editor): each value in `changes` is set, each nil removes the field, and a value equal to the current one
+    /// changes nothing. Stamped now by this clone, then saved with `save(_:basedOn:message:)`, so whatever changed
+    /// meanwhile is merged. Returns nil, committing nothing, when no field would change.
+    /// - Throws: `VaultError.entry` for a field the format does not allow, and the errors of `save`.
+    public func edit(_ original: Entry, changes: [String: FieldValue?], message: String? = nil) throws -> SaveOutcome? {
+        let now = Timestamp.now()
+        var entry = original
+        var changed = false
+        do {
+            for (name, value) in changes.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: deviceID) {
+                changed = true
+            }
+        } catch let e as CoreError { throw VaultError.entry(path: original.path.string, e) }
+        guard changed else { return nil }
+        return try save(entry, basedOn: original, message: message)
+    }
+
     /// Adds a new entry (or replaces the one at its path with `force`). Commits "Add PATH".
     /// - Throws: `VaultError.entryExists`, `.caseCollision`, and the errors of `transaction`.
     public func add(_ entry: Entry, force: Bool = false) throws {

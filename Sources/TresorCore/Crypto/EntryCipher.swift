@@ -14,18 +14,25 @@ public final class EntryCipher: @unchecked Sendable {
     }
 
     /// The entry as file bytes, with a fresh random nonce.
+    /// The serialised payload is copied into locked memory and the ordinary buffer zeroed at once.
     public func seal(_ entry: Entry) throws -> [UInt8] {
-        try sealPayload(entry.payloadJSON().canonicalBytes(), id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
+        var payload = entry.payloadJSON().canonicalBytes()
+        let plaintext = SecretBytes(copying: payload)
+        Sodium.wipe(&payload)
+        return try seal(plaintext, id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
+    }
+
+    private func seal(_ plaintext: SecretBytes, id: String, nonce: [UInt8]) throws -> [UInt8] {
+        var env = Envelope(id: id, nonce: nonce, ciphertext: [])
+        env.ciphertext = try Sodium.seal(plaintext, key: entryKey, nonce: env.nonce, ad: env.associatedData)
+        return env.serialized()
     }
 
     /// File bytes for an explicit payload, id and nonce. For Spec/vectors and tests only: production code
     /// calls `seal(_:)`, which draws a fresh nonce; a nonce must never be used twice with one key.
     /// - Throws: `CryptoError.badLength` for a nonce that is not 24 bytes. Spec/FORMAT.md §6.3
     public func sealPayload(_ payload: [UInt8], id: String, nonce: [UInt8]) throws -> [UInt8] {
-        let plaintext = SecretBytes(copying: payload)
-        var env = Envelope(id: id, nonce: nonce, ciphertext: [])
-        env.ciphertext = try Sodium.seal(plaintext, key: entryKey, nonce: env.nonce, ad: env.associatedData)
-        return env.serialized()
+        try seal(SecretBytes(copying: payload), id: id, nonce: nonce)
     }
 
     /// Decrypts the payload of parsed file bytes into a zeroing buffer.

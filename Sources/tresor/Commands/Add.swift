@@ -56,21 +56,19 @@ struct Add: ParsableCommand {
             throw CLIError("no password for \"\(entryPath)\": standard input is not a terminal to ask at\nhint: use --password-stdin, --generate or --no-password", code: ExitCode.validationFailure.rawValue)
         }
 
-        let now = Timestamp.now()
-        let origin = vault.deviceID
-        var entry = Entry(path: entryPath, at: now)
-        if let password { try entry.set("password", .text(password), at: now, origin: origin) }
-        if let username { try entry.set("username", .text(username), at: now, origin: origin) }
-        if !urls.isEmpty { try entry.set("urls", .list(urls), at: now, origin: origin) }
-        if let note { try entry.set("notes", .text(note), at: now, origin: origin) }
-        if !tags.isEmpty { try entry.set("tags", .list(tags), at: now, origin: origin) }
-        if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: origin) }
+        var fields: [String: FieldValue] = [:]
+        if let password { fields["password"] = .text(password) }
+        if let username { fields["username"] = .text(username) }
+        if !urls.isEmpty { fields["urls"] = .list(urls) }
+        if let note { fields["notes"] = .text(note) }
+        if !tags.isEmpty { fields["tags"] = .list(tags) }
+        if generator.isSpecified { fields["policy"] = .text(policy.policyString) }
         for (name, value) in custom {
             if name == TOTP.fieldName { _ = try OTPURI.parse(value) }
-            try entry.set(name, .text(value), at: now, origin: origin)
+            fields[name] = .text(value)
         }
-        if let otp { try entry.set(TOTP.fieldName, .text(otp), at: now, origin: origin) }
-        try vault.add(entry, force: force)
+        if let otp { fields[TOTP.fieldName] = .text(otp) }
+        try vault.add(entryPath, fields: fields, force: force)
         Output.status("Added \(entryPath)")
     }
 

@@ -22,8 +22,7 @@ struct Edit: ParsableCommand {
     func run() throws {
         let vault = try options.open(unlock: true)
         let original = try vault.read(try vault.existingPath(path))
-        var entry = original
-        let origin = vault.deviceID
+        let entry = original
         var target: [String: FieldValue?] = [:]
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
@@ -69,13 +68,7 @@ struct Edit: ParsableCommand {
         if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
         if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
         // Stamped when saved, not when read: an editor may have been open for a while.
-        let now = Timestamp.now()
-        var changed: [String] = []
-        for (name, value) in target.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: origin) {
-            changed.append(name)
-        }
-        guard !changed.isEmpty else { Output.status("No changes."); return }
-        let outcome = try vault.save(entry, basedOn: original)
+        guard let outcome = try vault.edit(original, changes: target) else { Output.status("No changes."); return }
         reportMerge(outcome)
         Output.status("Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))")
     }

@@ -53,17 +53,15 @@ struct Rotate: ParsableCommand {
     func run() throws {
         let vault = try options.open(unlock: true)
         let original = try vault.read(try vault.existingPath(path))
-        var entry = original
+        let entry = original
         let stored: GeneratorPolicy?
         do { stored = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) } }
         catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \((error as? LocalizedError)?.errorDescription ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
         let policy = try generator.resolve(base: stored)
         let g = try GeneratorOptions.generate(policy)
-        let now = Timestamp.now()
-        try entry.set("password", .text(g.value), at: now, origin: vault.deviceID)
-        if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: vault.deviceID) }
-        let outcome = try vault.save(entry, basedOn: original, message: "Rotate password of \(entry.path)")
-        reportMerge(outcome)
+        var changes: [String: FieldValue?] = ["password": .text(g.value)]
+        if generator.isSpecified { changes["policy"] = .text(policy.policyString) }
+        if let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)") { reportMerge(outcome) }
         Output.status(String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits))
     }
 }

@@ -28,13 +28,13 @@ extension DetailScreen {
         do {
             if row.field == "policy", !text.isEmpty { _ = try GeneratorPolicy(parsing: text) }
             let original = try app.model.vault.read(entry.path)
-            var fresh = original
-            guard try fresh.set(row.field, FieldText.value(text, for: row.field, index: row.index, in: fresh), at: Timestamp.now(), origin: app.model.vault.deviceID) else {
+            let value = FieldText.value(text, for: row.field, index: row.index, in: original)
+            guard let saved = try app.model.edit(original, changes: [row.field: value]) else {
                 rebuildRows()
                 app.say("No changes.")
                 return
             }
-            entry = try app.model.save(fresh, basedOn: original)
+            entry = saved.entry
             rebuildRows()
             if row.field == "password", !text.isEmpty, let weak = DetailScreen.weakness(text) {
                 app.say("Saved password: " + weak, .warning)
@@ -61,16 +61,12 @@ extension DetailScreen {
             if case .text(let p)? = edited["policy"] { _ = try GeneratorPolicy(parsing: p) }
             // The editor may have been open a while: the edit is stamped now and merged with anything
             // another command changed meanwhile.
-            var fresh = shown
-            let now = Timestamp.now(), origin = app.model.vault.deviceID
-            var changed: [String] = []
-            for name in Set(shown.fields.keys).union(edited.keys).sorted() where try fresh.set(name, edited[name], at: now, origin: origin) {
-                changed.append(name)
-            }
-            guard !changed.isEmpty else { app.say("No changes."); return }
-            entry = try app.model.save(fresh, basedOn: shown)
+            var changes: [String: FieldValue?] = [:]
+            for name in Set(shown.fields.keys).union(edited.keys) { changes[name] = .some(edited[name]) }
+            guard let saved = try app.model.edit(shown, changes: changes) else { app.say("No changes."); return }
+            entry = saved.entry
             rebuildRows()
-            app.say("Edited \(fresh.path): \(changed.joined(separator: ", "))", .success)
+            app.say("Edited \(saved.entry.path): \(saved.changed.joined(separator: ", "))", .success)
         } catch { app.fail(error) }
     }
 

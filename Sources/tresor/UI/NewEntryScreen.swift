@@ -262,16 +262,15 @@ final class NewEntryScreen: Screen {
         do {
             let path = try Vault.parsePath(text(.path))
             try app.model.vault.checkNew(path, force: false)
-            let now = Timestamp.now(), origin = app.model.vault.deviceID
-            var entry = Entry(path: path, at: now)
+            var fields: [String: FieldValue] = [:]
             let password = texts[.password]!.text
             var values: [(String, String, Int?)] = [("password", password, nil), ("username", text(.username), nil),
                                                     ("urls", text(.url), 0), ("notes", texts[.note]!.text, nil)]
             if !byHand, generated != nil { values.append(("policy", form.policy.policyString, nil)) }
             for (field, value, index) in values where !value.isEmpty {
-                try entry.set(field, FieldText.value(value, for: field, index: index, in: entry), at: now, origin: origin)
+                fields[field] = FieldText.value(value, for: field, index: index, in: nil)
             }
-            try app.model.add(entry)
+            try app.model.add(try app.model.vault.makeEntry(path, fields: fields))
             app.pop()
             (app.screens.last as? ListScreen)?.select(path, app: app)
             let weak = byHand && !password.isEmpty ? DetailScreen.weakness(password) : nil

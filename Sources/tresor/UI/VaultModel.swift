@@ -108,13 +108,14 @@ final class VaultModel {
 
     /// Saves an edit of `original`, merged with whatever another command changed meanwhile; returns the
     /// entry as committed.
-    func save(_ entry: Entry, basedOn original: Entry) throws -> Entry {
-        let outcome = try vault.save(entry, basedOn: original)
-        let saved = outcome.entry ?? entry
-        if saved.path != entry.path { reload() }
+    /// Applies `changes` to `original` (nil removes a field) and saves, merged with whatever another command
+    /// changed meanwhile; returns the entry as committed, or nil when nothing changed.
+    func edit(_ original: Entry, changes: [String: FieldValue?]) throws -> (entry: Entry, changed: [String])? {
+        guard let outcome = try vault.edit(original, changes: changes), let saved = outcome.entry else { return nil }
+        if saved.path != original.path { reload() }
         index?.update(saved)
         version += 1
-        return saved
+        return (saved, outcome.changedFields)
     }
 
     func remove(_ path: EntryPath) throws {
