@@ -250,7 +250,7 @@ extension GitRepository {
     }
 
     /// Every file path in HEAD's tree, sorted, with `/` separators; empty on an unborn branch.
-    public func trackedPaths() throws -> [String] {
+    func trackedPaths() throws -> [String] {
         guard let head = try headCommitID() else { return [] }
         return try treeEntries(at: head).map(\.path)
     }

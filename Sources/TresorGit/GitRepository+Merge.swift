@@ -61,7 +61,7 @@ extension GitRepository {
     /// Moves HEAD's branch forward to `rev` and checks out the whole tree, overwriting the work tree.
     /// For a fresh clone (an unborn branch, or no local changes to keep).
     /// - Throws: `GitError.notFastForward` if `rev` does not contain HEAD.
-    public func fastForward(to rev: String) throws {
+    func fastForward(to rev: String) throws {
         let target = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee.hex }
         let head = try headCommitID()
         if let head {

@@ -139,7 +139,7 @@ extension GitRepository {
 
     /// Makes the index match HEAD's tree (stat information is rebuilt by git later).
     /// - Throws: `GitError.locked` when `.git/index.lock` exists.
-    public func resetIndexToHead() throws {
+    func resetIndexToHead() throws {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }

@@ -16,7 +16,7 @@ public final class GitRepository {
     }
 
     /// Whether this is a bare repository (no work tree; `workdir` is empty).
-    public let isBare: Bool
+    let isBare: Bool
 
     private init(handle: GitHandle, allowBare: Bool = false) throws {
         self.handle = handle
@@ -66,7 +66,7 @@ public final class GitRepository {
     }
 
     /// Opens a bare repository (a quarantine). Throws `GitError.notARepository`.
-    public static func openBare(at path: String) throws -> GitRepository {
+    static func openBare(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()
         let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
             git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue | GIT_REPOSITORY_OPEN_BARE.rawValue, nil)
@@ -147,7 +147,7 @@ public final class GitRepository {
 
     /// The author and committer for new commits: `user.name` and `user.email` from git's
     /// configuration, else "Tresor" and "tresor@<host name>".
-    public func defaultSignature() -> GitSignature {
+    func defaultSignature() -> GitSignature {
         Self.signature(name: config("user.name"), email: config("user.email"))
     }
 

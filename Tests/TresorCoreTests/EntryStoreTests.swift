@@ -1,6 +1,6 @@
 // EntryStore on a real temporary directory: listing rules, links, case collisions, modes (Spec/FORMAT.md §4).
 import Foundation
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class EntryStoreTests: XCTestCase {

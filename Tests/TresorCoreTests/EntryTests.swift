@@ -1,5 +1,5 @@
 // Entry fields, history and its cap, and payload parsing with preserved unknown members (Spec/FORMAT.md §5).
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class EntryTests: XCTestCase {

@@ -1,5 +1,5 @@
 // The strict JSON parser and canonical serializer (Spec/FORMAT.md §1.3).
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class JSONTests: XCTestCase {

@@ -1,5 +1,5 @@
 // Known-answer tests for the libcrypto wrappers: RFC 2202 / RFC 4231 HMACs, NIST SP 800-38A AES-256-CBC.
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class LibCryptoTests: XCTestCase {

@@ -1,5 +1,5 @@
 // PassphraseRules: what bytes are refused as a passphrase, and why.
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class PassphraseRulesTests: XCTestCase {

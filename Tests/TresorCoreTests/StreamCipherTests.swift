@@ -1,5 +1,5 @@
 // Known answers for the KeePass primitives: Salsa20/ChaCha20 key streams, SHA-2, and Argon2d/Argon2id (RFC 9106).
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class StreamCipherTests: XCTestCase {

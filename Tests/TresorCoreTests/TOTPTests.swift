@@ -1,5 +1,5 @@
 // TOTP: RFC 6238 appendix B for all three hashes, and otpauth:// URIs as apps write them (and as they must not).
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class TOTPTests: XCTestCase {

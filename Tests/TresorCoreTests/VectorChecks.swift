@@ -1,7 +1,7 @@
 // The tests of Spec/FORMAT.md §9.1 by kind, and the helpers that read vector members.
 import Foundation
 import Testing
-import TresorCore
+@testable import TresorCore
 
 extension FormatVectorTests {
     func kdf(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {

@@ -1,7 +1,7 @@
 // Spec/vectors/*.json against TresorCore, one test case per vector: successes checked exactly, failures by CoreError.kind.
 import Foundation
 import Testing
-import TresorCore
+@testable import TresorCore
 
 /// The committed vectors, found from this file's path (Tests/TresorCoreTests → repository root → Spec/vectors),
 /// or the folder `TRESOR_VECTORS` names (vectors written by another implementation, or candidates).

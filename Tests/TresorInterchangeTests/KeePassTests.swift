@@ -1,6 +1,6 @@
 // KeePass imports from files made by the real keepassxc-cli (KDBX 3.1, AES-KDF) and by pykeepass (KDBX 4 variants).
 import Foundation
-import TresorCore
+@testable import TresorCore
 @testable import TresorInterchange
 import XCTest
 

@@ -1,7 +1,7 @@
 // Damaged input never crashes or hangs a reader: random byte changes and truncations of valid sources.
 import Foundation
 import TestSupport
-import TresorCore
+@testable import TresorCore
 @testable import TresorInterchange
 import XCTest
 

@@ -1,6 +1,6 @@
 // pass and gopass imports from a store made by the real pass with a real gpg key, and pass exports read back.
 import Foundation
-import TresorCore
+@testable import TresorCore
 @testable import TresorInterchange
 import XCTest
 

@@ -1,7 +1,7 @@
 // The path rule (escaping is valid and reversible, collisions get suffixes) and import planning against a vault.
 import Foundation
 import TestSupport
-import TresorCore
+@testable import TresorCore
 @testable import TresorInterchange
 import XCTest
 

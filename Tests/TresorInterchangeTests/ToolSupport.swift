@@ -1,6 +1,6 @@
 // Helpers for tests that drive real programs (gpg, pass, keepassxc-cli, python3 with pykeepass) in temp dirs.
 import Foundation
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 struct ToolResult {

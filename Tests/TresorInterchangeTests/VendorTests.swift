@@ -1,6 +1,6 @@
 // Bitwarden, 1Password (1PUX and CSV), Chrome and Firefox exports in each vendor's documented shape.
 import Foundation
-import TresorCore
+@testable import TresorCore
 @testable import TresorInterchange
 import XCTest
 import ZIPFoundation

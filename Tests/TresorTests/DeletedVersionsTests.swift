@@ -1,7 +1,7 @@
 // Edit versus delete across histories (Spec/MERGE.md §3.2.1): what a side wrote before deleting an entry survives.
 import Foundation
 @testable import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class DeletedVersionsTests: VaultTestCase {

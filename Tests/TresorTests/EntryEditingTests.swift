@@ -1,7 +1,7 @@
 // The library builds and changes entries itself: a front end passes field values, never stamps or origins.
 import Foundation
 @testable import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class EntryEditingTests: VaultTestCase {

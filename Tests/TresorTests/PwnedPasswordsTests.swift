@@ -1,7 +1,7 @@
 // Offline Pwned Passwords look-ups on large generated files: found, absent, edges, both shapes, bad input, few reads.
 import Foundation
 import TestSupport
-import TresorCore
+@testable import TresorCore
 import XCTest
 @testable import Tresor
 

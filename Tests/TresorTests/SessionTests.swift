@@ -1,7 +1,7 @@
 // Sessions at the library level: a token and a file, each useless alone; expiry, locking, several vaults.
 import Foundation
 @testable import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class SessionTests: VaultTestCase {

@@ -2,8 +2,8 @@
 import Foundation
 import TestSupport
 @testable import Tresor
-import TresorCore
-import TresorGit
+@testable import TresorCore
+@testable import TresorGit
 import XCTest
 
 final class SyncPropertyTests: XCTestCase {

@@ -1,8 +1,8 @@
 // The transaction mechanism through the library: lock, commit-first, recovery, and saving edits made meanwhile.
 import Foundation
 @testable import Tresor
-import TresorCore
-import TresorGit
+@testable import TresorCore
+@testable import TresorGit
 import XCTest
 
 final class TransactionTests: VaultTestCase {

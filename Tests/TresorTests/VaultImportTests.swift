@@ -1,8 +1,8 @@
 // Vault.importEntries: many entries in one commit, and nothing kept when any write fails.
 import Foundation
 import Tresor
-import TresorCore
-import TresorGit
+@testable import TresorCore
+@testable import TresorGit
 import XCTest
 
 final class VaultImportTests: XCTestCase {

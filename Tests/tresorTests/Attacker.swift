@@ -1,7 +1,7 @@
 // Someone who can write the bare repository with git plumbing but has no vault key: raw trees, blobs, commits.
 import Foundation
 import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 /// One tree entry as git stores it.

@@ -1,7 +1,7 @@
 // `tresor audit` through the binary: weak, reused, old, breached (both Pwned Passwords shapes), missing, exit codes, JSON.
 import Foundation
 import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class AuditCLITests: CLITestCase {

@@ -2,7 +2,7 @@
 // commit named, the victim's repository, index and files stay byte for byte as they were, and the vault works.
 import Foundation
 import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 final class HostileRemoteTests: SyncTestCase {

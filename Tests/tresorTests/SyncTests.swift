@@ -1,7 +1,7 @@
 // Replicas syncing through a bare repository with the binary: each merge rule of Spec/MERGE.md end to end.
 import Foundation
 import Tresor
-import TresorCore
+@testable import TresorCore
 import XCTest
 
 class SyncTestCase: CLITestCase {

@@ -1,6 +1,6 @@
 // The parts of `tresor ui` that decide what is shown: fuzzy ranking, the folder tree, generator switches, text width.
 import Foundation
-import TresorCore
+@testable import TresorCore
 import TresorTerminal
 import XCTest
 @testable import tresor

@@ -31,7 +31,7 @@ public final class EntryCipher: @unchecked Sendable {
     /// File bytes for an explicit payload, id and nonce. For Spec/vectors and tests only: production code
     /// calls `seal(_:)`, which draws a fresh nonce; a nonce must never be used twice with one key.
     /// - Throws: `CryptoError.badLength` for a nonce that is not 24 bytes. Spec/FORMAT.md §6.3
-    public func sealPayload(_ payload: [UInt8], id: String, nonce: [UInt8]) throws -> [UInt8] {
+    func sealPayload(_ payload: [UInt8], id: String, nonce: [UInt8]) throws -> [UInt8] {
         try seal(SecretBytes(copying: payload), id: id, nonce: nonce)
     }
 

@@ -82,7 +82,7 @@ public enum LibCrypto {
     }
 
     /// AES-256-CBC encryption with PKCS#7 padding.
-    public static func aes256CBCEncrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: [UInt8]) throws -> [UInt8] {
+    static func aes256CBCEncrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: [UInt8]) throws -> [UInt8] {
         let out = try plaintext.withBytes { try aes256CBC(encrypt: true, Array($0), key: key, iv: iv) }
         return out.withBytes { Array($0) }
     }

@@ -10,5 +10,5 @@ public enum ProcessHardening {
     public static func disableCoreDumps() -> Bool { tresor_disable_core_dumps() == 0 }
 
     /// Whether the process may still dump core.
-    public static var isDumpable: Bool { tresor_is_dumpable() != 0 }
+    static var isDumpable: Bool { tresor_is_dumpable() != 0 }
 }

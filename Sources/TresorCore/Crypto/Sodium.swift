@@ -23,11 +23,11 @@ public enum Sodium {
 
     public static let keyBytes = 32
     public static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
-    public static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
-    public static let saltBytes = Int(crypto_pwhash_saltbytes())
+    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
+    static let saltBytes = Int(crypto_pwhash_saltbytes())
     /// Argon2id's own lower bounds (libsodium `crypto_pwhash_argon2id_*_MIN`).
-    public static let minOps = UInt64(crypto_pwhash_argon2id_opslimit_min())
-    public static let minMem = UInt64(crypto_pwhash_argon2id_memlimit_min())
+    static let minOps = UInt64(crypto_pwhash_argon2id_opslimit_min())
+    static let minMem = UInt64(crypto_pwhash_argon2id_memlimit_min())
 
     /// `count` random bytes (not secret: nonces, salts, ids).
     public static func randomBytes(_ count: Int) -> [UInt8] {
@@ -38,7 +38,7 @@ public enum Sodium {
     }
 
     /// A uniformly random integer in `0..<upperBound` without modulo bias (`randombytes_uniform`).
-    public static func randomUniform(_ upperBound: UInt32) -> UInt32 {
+    static func randomUniform(_ upperBound: UInt32) -> UInt32 {
         ensureInitialized()
         return randombytes_uniform(upperBound)
     }
@@ -120,7 +120,7 @@ public enum Sodium {
     }
 
     /// `crypto_kdf_derive_from_key`: a 32-byte subkey for `id` under the 8-byte `context`.
-    public static func deriveSubkey(from key: SecretBytes, id: UInt64, context: String) throws -> SecretBytes {
+    static func deriveSubkey(from key: SecretBytes, id: UInt64, context: String) throws -> SecretBytes {
         ensureInitialized()
         let ctx = Array(context.utf8)
         guard ctx.count == Int(crypto_kdf_contextbytes()) else { throw CryptoError.badLength("context") }
@@ -141,7 +141,7 @@ public enum Sodium {
 
     /// Keyed BLAKE2b with a 32-byte output (`crypto_generichash`): the authentication tags of Spec/FORMAT.md §7.
     /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
-    public static func keyedHash(_ message: [UInt8], key: SecretBytes) throws -> [UInt8] {
+    static func keyedHash(_ message: [UInt8], key: SecretBytes) throws -> [UInt8] {
         ensureInitialized()
         guard key.count == keyBytes else { throw CryptoError.badLength("key") }
         var out = [UInt8](repeating: 0, count: 32)
@@ -155,14 +155,14 @@ public enum Sodium {
     }
 
     /// Constant-time equality of two byte strings of the same length (`sodium_memcmp`).
-    public static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
         return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in sodium_memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
     }
 
     /// Standard padded base64 (libsodium `sodium_bin2base64`, ORIGINAL variant).
-    public static func base64Encode(_ bytes: [UInt8]) -> String {
+    static func base64Encode(_ bytes: [UInt8]) -> String {
         ensureInitialized()
         let variant = Int32(sodium_base64_VARIANT_ORIGINAL)
         let size = sodium_base64_encoded_len(bytes.count, variant)
@@ -174,7 +174,7 @@ public enum Sodium {
     }
 
     /// Decodes padded standard base64 (no white space); nil if it is not. Canonical form is checked by the caller.
-    public static func base64Decode(_ text: String) -> [UInt8]? {
+    static func base64Decode(_ text: String) -> [UInt8]? {
         ensureInitialized()
         let chars = Array(text.utf8)
         var out = [UInt8](repeating: 0, count: chars.count / 4 * 3 + 3)

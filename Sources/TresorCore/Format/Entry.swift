@@ -72,7 +72,7 @@ public struct Entry: Equatable, Sendable {
     public static let standardFields = ["password", "username", "urls", "notes", "tags", "policy"]
     public static let listFields: Set<String> = ["urls", "tags"]
     /// History items kept per field; older ones are dropped (git history still has them).
-    public static let historyLimitPerField = 64
+    static let historyLimitPerField = 64
 
     public var id: String
     public var path: EntryPath
@@ -81,7 +81,7 @@ public struct Entry: Equatable, Sendable {
     public var fields: [String: Field]
     public var history: [HistoryItem]
     /// Payload members this version does not know, kept verbatim on rewrite.
-    public var unknownMembers: [String: JSONValue]
+    var unknownMembers: [String: JSONValue]
 
     /// A new, empty entry with a fresh random id.
     public init(path: EntryPath, at time: Timestamp) {
@@ -175,7 +175,7 @@ extension HistoryItem {
     /// Oldest first: `replaced`, then field, `modified`, origin, canonical value bytes and reason, every
     /// string by its UTF-8 bytes (Swift `String` comparison would make NFC and NFD spellings equal).
     /// Total: two items are equal in it only if they are the same item byte for byte. Spec/FORMAT.md §5.4
-    public static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
+    static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
         MergeOrder.historyCompare(a, b) < 0
     }
 }

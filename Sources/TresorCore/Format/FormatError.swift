@@ -86,5 +86,5 @@ public enum FormatVersion {
     public static let header = 2
     /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
     /// header version 2).
-    public static let keySlot = 1
+    static let keySlot = 1
 }

@@ -5,7 +5,7 @@ extension Entry {
     static let knownMembers: Set<String> = ["path", "created", "modified", "fields", "history"]
 
     /// The payload as canonical JSON bytes (the plaintext that gets encrypted).
-    public func payloadJSON() -> JSONValue {
+    func payloadJSON() -> JSONValue {
         var o = unknownMembers
         o["path"] = .string(path.string)
         o["created"] = .string(created.description)

@@ -13,8 +13,8 @@ public enum KDFLevel: String, CaseIterable, Sendable {
 /// Argon2id13 parameters of a passphrase key slot.
 public struct KDFParameters: Equatable, Sendable {
     public static let algorithm = "argon2id13"
-    public static let maxOps: UInt64 = 16
-    public static let maxMem: UInt64 = 1 << 30
+    static let maxOps: UInt64 = 16
+    static let maxMem: UInt64 = 1 << 30
     public var ops: UInt64
     public var mem: UInt64
     public var salt: [UInt8]
@@ -35,11 +35,11 @@ public struct KDFParameters: Equatable, Sendable {
 
 /// A passphrase key slot: the vault key wrapped under an Argon2id-derived key (Spec/FORMAT.md §3.3).
 public struct KeySlot: Equatable, Sendable {
-    public static let passphraseType = "passphrase"
+    static let passphraseType = "passphrase"
     public var id: String
     public var kdf: KDFParameters
     public var nonce: [UInt8]
-    public var wrappedKey: [UInt8]
+    var wrappedKey: [UInt8]
 
     /// Additional data binding the slot to its vault and parameters.
     func associatedData(vaultID: String) -> [UInt8] {
@@ -65,7 +65,7 @@ public struct KeySlot: Equatable, Sendable {
     }
 
     /// The vault key, or `CoreError.authenticationFailed` for a wrong passphrase or changed slot.
-    public func unwrap(passphrase: SecretBytes, vaultID: String) throws -> SecretBytes {
+    func unwrap(passphrase: SecretBytes, vaultID: String) throws -> SecretBytes {
         try kdf.validate()
         let kek = try Sodium.argon2id(passphrase: passphrase, salt: kdf.salt, ops: kdf.ops, mem: kdf.mem)
         do {
@@ -108,16 +108,16 @@ public struct KeySlot: Equatable, Sendable {
 /// `.tresor/vault.json` (Spec/FORMAT.md §3).
 public struct VaultHeader: Equatable, Sendable {
     public static let relativePath = ".tresor/vault.json"
-    public static let formatName = "tresor-vault"
+    static let formatName = "tresor-vault"
     /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
-    public static let maxPassphraseSlots = 16
+    static let maxPassphraseSlots = 16
     /// 1, or 2 with `generation` and `auth` (Spec/FORMAT.md §3.5).
     public var version: Int
     public var vaultID: String
     public var keySlots: [KeySlot]
     /// Slots of types this version does not know, kept verbatim.
-    public var otherSlots: [JSONValue]
-    public var unknownMembers: [String: JSONValue]
+    var otherSlots: [JSONValue]
+    var unknownMembers: [String: JSONValue]
     /// Version 2: how many times the header has changed; a replica never goes back to a lower one.
     public var generation: UInt64
     /// Version 2: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
@@ -157,7 +157,7 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// This header with `slot` as its only passphrase slot (Spec/FORMAT.md §3.5). Production code calls
     /// `rewrapped(vaultKey:newPassphrase:level:)`; Spec/vectors pass a slot made with fixed salt and nonce.
-    public func replacingPassphraseSlots(with slot: KeySlot) -> VaultHeader {
+    func replacingPassphraseSlots(with slot: KeySlot) -> VaultHeader {
         var h = changed()
         h.keySlots = [slot]
         return h
@@ -203,7 +203,7 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// The bytes an authentication tag covers: `"tresor-header" 0x00` and the canonical JSON without `auth`.
-    public var authenticatedBytes: [UInt8] { Array("tresor-header".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
+    var authenticatedBytes: [UInt8] { Array("tresor-header".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
 
     public func serialized() -> [UInt8] {
         json(includingAuth: true).canonicalBytes() + [0x0A]

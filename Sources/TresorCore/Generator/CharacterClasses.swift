@@ -32,7 +32,7 @@ public enum CharacterSets {
     /// `0`–`9`.
     public static let digits = "0123456789"
     /// All 32 printable ASCII punctuation characters (U+0021–U+007E minus letters and digits), no space.
-    public static let defaultSymbols = ##"!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~"##
+    static let defaultSymbols = ##"!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~"##
     /// Look-alikes removed by exclude-similar; the same six as KeePassXC's "exclude look-alike characters".
     public static let similar = "01IOl|"
 

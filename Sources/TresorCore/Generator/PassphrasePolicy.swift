@@ -3,7 +3,7 @@
 /// The rules for a passphrase of words drawn from `EFFWordList`. Spec/GENERATOR.md §3.
 public struct PassphrasePolicy: Equatable, Hashable, Sendable {
     /// The allowed word counts.
-    public static let wordRange = 1...64
+    static let wordRange = 1...64
 
     /// The number of words, 1...64.
     public var words: Int

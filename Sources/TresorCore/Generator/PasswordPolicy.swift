@@ -7,7 +7,7 @@
 /// chosen classes form one more class, "include", which `everyClass` then also requires.
 public struct PasswordPolicy: Equatable, Hashable, Sendable {
     /// The allowed lengths.
-    public static let lengthRange = 1...1024
+    static let lengthRange = 1...1024
 
     /// The number of characters, 1...1024.
     public var length: Int

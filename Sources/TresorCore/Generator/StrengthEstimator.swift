@@ -72,12 +72,12 @@ public enum StrengthWeakness: String, Sendable, CaseIterable, CustomStringConver
 public enum StrengthEstimator {
     /// Only this many leading characters (Unicode scalars) are analysed: an underestimate for longer
     /// passwords, the safe side (zxcvbn refuses passwords over 72 characters).
-    public static let maxAnalysedLength = 100
+    static let maxAnalysedLength = 100
     /// Passwords shorter than this are reported as short (unless they score 4).
-    public static let shortLength = 12
+    static let shortLength = 12
 
     /// The current year, which zxcvbn measures years and dates from.
-    public static var currentYear: Int { Calendar(identifier: .gregorian).component(.year, from: Date()) }
+    static var currentYear: Int { Calendar(identifier: .gregorian).component(.year, from: Date()) }
 
     /// The strength of `password`, with years measured from `referenceYear` (default: this year).
     /// - Throws: `GeneratorError.dataFileMissing`, `.dataFileUnreadable` or `.dataFileDamaged` when the

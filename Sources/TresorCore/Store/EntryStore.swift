@@ -73,7 +73,7 @@ public struct EntryStore: Sendable {
     }
 
     /// Removes an entry file and any folders it leaves empty.
-    public func removeEntryFile(_ p: EntryPath) throws {
+    func removeEntryFile(_ p: EntryPath) throws {
         try checkParents(p)
         guard kind(of: p) == .file else { throw CoreError.io("no entry file \"\(p.filePath)\"") }
         try FileSystem.removeFile(p.filePath, under: root)
@@ -108,7 +108,7 @@ public struct EntryStore: Sendable {
     /// (younger ones may belong to a write in progress). Their rename never happened, so nothing
     /// stored is in them. Returns the removed vault-relative paths.
     @discardableResult
-    public func removeStaleTemporaryFiles(olderThan seconds: Int = 60) -> [String] {
+    func removeStaleTemporaryFiles(olderThan seconds: Int = 60) -> [String] {
         var removed: [String] = []
         func walk(_ rel: String) {
             for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where name != ".git" {
@@ -135,7 +135,7 @@ public struct EntryStore: Sendable {
     }
 
     /// Writes `.tresor/vault.json` atomically.
-    public func writeHeader(_ bytes: [UInt8]) throws {
+    func writeHeader(_ bytes: [UInt8]) throws {
         try FileSystem.makeDirectories(EntryStore.metadataDirectory, under: root)
         try FileSystem.writeAtomically(bytes, to: absolute(VaultHeader.relativePath))
     }
