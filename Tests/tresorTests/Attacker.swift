@@ -56,6 +56,29 @@ struct Attacker {
         return try git(["hash-object", "-t", "tree", "-w", "--literally", file])
     }
 
+    /// `depth` trees each holding only the next one under the name `name`, around `innermost`: the ids are
+    /// computed here (git's object id is the SHA-1 of "tree SIZE\0" and the content) and every object is
+    /// written by one `git hash-object --stdin-paths`, not one git process per level.
+    func nestedTrees(depth: Int, name: String, around innermost: String) throws -> String {
+        var id = innermost
+        var paths: [String] = []
+        let folder = scratch + "/nested-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for level in 0..<depth {
+            var bytes = Array("40000 \(name)".utf8) + [0]
+            var hex = Array(id.utf8)
+            while !hex.isEmpty { bytes.append(UInt8(String(decoding: hex.prefix(2), as: UTF8.self), radix: 16)!); hex.removeFirst(2) }
+            let file = folder + "/\(level)"
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            paths.append(file)
+            let object = Array("tree \(bytes.count)".utf8) + [0] + bytes
+            id = object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) }.map { String(format: "%02x", $0) }.joined()
+        }
+        let written = try git(["hash-object", "-t", "tree", "-w", "--literally", "--stdin-paths"], input: paths.joined(separator: "\n") + "\n")
+        guard written.split(separator: "\n").last.map(String.init) == id else { throw NSError(domain: "nestedTrees", code: 1) }
+        return id
+    }
+
     func blob(_ bytes: [UInt8]) throws -> String {
         let file = scratch + "/blob-" + UUID().uuidString
         try Data(bytes).write(to: URL(fileURLWithPath: file))

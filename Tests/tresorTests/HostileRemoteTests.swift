@@ -150,8 +150,7 @@ final class HostileRemoteTests: SyncTestCase {
         let oldGmail = try a.blob(at: "Bank/ing.json", in: original + "~1")
         let emailTree = try a.git(["rev-parse", original + ":Email"])
         let big = try a.blob(Array(repeating: 0x41, count: 1 << 20))
-        var deep = try a.rawTree([RawEntry("100644", "x.json", gmail)])
-        for _ in 0..<3000 { deep = try a.rawTree([RawEntry("40000", "d", deep)]) }
+        let deep = try a.nestedTrees(depth: 3000, name: "d", around: try a.rawTree([RawEntry("100644", "x.json", gmail)]))
         let otherVault = try VaultHeader.create(passphrase: SecretBytes(utf8: "correct horse battery staple"), level: .minimum)
         let otherCipher = try EntryCipher(vaultKey: otherVault.1)
         var foreignEntry = Entry(path: try EntryPath("Email/other"), at: .now())
