@@ -59,7 +59,7 @@ struct Clone: ParsableCommand {
         let vault = try Vault.clone(url: url, to: target, credentials: .standard())
         do {
             // An open session of the same vault (same vault id) saves asking again.
-            if let token = ProcessInfo.processInfo.environment[Session.environmentVariable], !token.isEmpty,
+            if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessInfo.processInfo.environment),
                let key = try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
                 try vault.unlock(vaultKey: key)
             } else {
