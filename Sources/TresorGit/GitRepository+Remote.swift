@@ -86,10 +86,10 @@ extension GitRepository {
     /// nothing else changes. The errors name `remoteName`.
     public func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
                       remoteName name: String) throws {
-        let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
-            withRepo { git_remote_create_anonymous(&out, $0, url) }
-        }
         let session = RemoteSession(credentials: credentials, url: url)
+        let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
+            withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
+        }
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
@@ -115,6 +115,10 @@ extension GitRepository {
         let remote = try lookupRemote(name)
         guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
+        if session.connectURL != session.url {
+            // This push only: the configured URL (an ssh alias) stays as the user wrote it.
+            try remote.withPointer { _ = try check(git_remote_set_instance_url($0, session.connectURL), "resolving the ssh host of \"\(name)\"") }
+        }
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
         try session.withCallbacks { callbacks in
