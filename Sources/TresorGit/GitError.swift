@@ -94,8 +94,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
                 + "\nhint: check the URL and your network connection"
         case .authenticationFailed(let url, let reason):
             return "authentication to \"\(url)\" failed: \(reason)"
-                + "\nhint: start ssh-agent with your key, add ~/.ssh/id_ed25519,"
-                + " or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN for https"
+                + "\nhint: start ssh-agent with your key or add ~/.ssh/id_ed25519; for https, let git's credential"
+                + " helper store the credential, or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN"
         case .unsupportedSSHKey(let url):
             return "the ssh server at \"\(url)\" refused the RSA key: libssh2 signs RSA keys only with SHA-1"
                 + " (ssh-rsa), which OpenSSH 8.8 and later refuse by default"
