@@ -155,10 +155,13 @@ final class RemoteSession {
     private var offeredPassword: GitCredentialHelper.Credential?
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
+    /// Told how many objects have been received or sent.
+    let progress: GitProgressHandler?
 
-    init(credentials: GitCredentials, url: String) {
+    init(credentials: GitCredentials, url: String, progress: GitProgressHandler? = nil) {
         self.credentials = credentials
         self.url = url
+        self.progress = progress
         let resolved = credentials.sshConfig.resolve(url: url)
         connectURL = resolved?.url ?? url
         let configured = resolved?.host.identityFiles ?? []
@@ -194,6 +197,21 @@ final class RemoteSession {
             guard let out, let payload else { return GIT_EAUTH.code }
             let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
             return session.offer(out, usernameFromURL.map { String(cString: $0) }, allowed)
+        }
+        if progress != nil {
+            callbacks.transfer_progress = { stats, payload in
+                guard let stats, let payload else { return 0 }
+                let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+                session.progress?(GitTransferProgress(direction: .receiving, objects: Int(stats.pointee.received_objects),
+                                                      totalObjects: Int(stats.pointee.total_objects), bytes: Int(stats.pointee.received_bytes)))
+                return 0
+            }
+            callbacks.push_transfer_progress = { current, total, bytes, payload in
+                guard let payload else { return 0 }
+                let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+                session.progress?(GitTransferProgress(direction: .sending, objects: Int(current), totalObjects: Int(total), bytes: Int(bytes)))
+                return 0
+            }
         }
         // Defer to libgit2's own checks: known_hosts for ssh, the CA store for https.
         callbacks.certificate_check = { _, _, _, _ in GIT_PASSTHROUGH.code }
