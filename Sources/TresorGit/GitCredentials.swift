@@ -140,6 +140,8 @@ final class RemoteSession {
     /// Key files in the order offered, and whether the agent and the default files may be used at all.
     private let keyFiles: [String]
     private let useAgent: Bool
+    /// ssh config keywords for this host that tresor does not follow (named when the host cannot be reached).
+    private let notFollowed: [String]
     private var triedAgent = false
     private var triedKeys = 0
     private var triedHelper = false
@@ -167,6 +169,7 @@ final class RemoteSession {
         let configured = resolved?.host.identityFiles ?? []
         let identitiesOnly = resolved?.host.identitiesOnly ?? false
         useAgent = credentials.useSSHAgent && !identitiesOnly
+        notFollowed = resolved?.host.notFollowed ?? []
         var files: [String] = []
         for file in configured + (identitiesOnly ? [] : credentials.sshKeyFiles) where !files.contains(file) {
             files.append(file)
@@ -327,7 +330,8 @@ final class RemoteSession {
         case _ where message.contains("failed to parse") || message.contains("corrupt") || message.contains("invalid object"):
             return GitError.malformedTree(id: "", reason: message)
         default:
-            return GitError.unreachable(url: url, reason: message)
+            let note = notFollowed.isEmpty ? "" : " (tresor connects directly: \(notFollowed.joined(separator: " and ")) in ~/.ssh/config is not followed)"
+            return GitError.unreachable(url: url, reason: message + note)
         }
     }
 }

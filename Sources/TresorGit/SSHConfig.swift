@@ -33,6 +33,8 @@ public struct SSHConfig: Sendable, Equatable {
         public var identityFiles: [String]
         /// `IdentitiesOnly yes`: offer only `identityFiles`, not the agent or the default keys.
         public var identitiesOnly: Bool
+        /// Keywords set for the host that are not followed (`ProxyJump`, `ProxyCommand`), as written in the file.
+        public var notFollowed: [String] = []
     }
 
     /// An empty configuration (nothing rewritten).
@@ -175,8 +177,10 @@ public struct SSHConfig: Sendable, Equatable {
         let port = values["port"].flatMap(Int.init).flatMap { (1...65535).contains($0) ? $0 : nil }
         let tokens = ["d": home, "h": hostName, "r": user ?? localUser, "u": localUser]
         let files = identities.filter { $0.lowercased() != "none" }.map { expandTilde(Self.expand($0, tokens)) }
+        let proxies = [("proxyjump", "ProxyJump"), ("proxycommand", "ProxyCommand")]
+            .filter { values[$0.0].map { $0.lowercased() != "none" } ?? false }.map(\.1)
         return Host(hostName: hostName, user: user, port: port, identityFiles: files,
-                    identitiesOnly: values["identitiesonly"]?.lowercased() == "yes")
+                    identitiesOnly: values["identitiesonly"]?.lowercased() == "yes", notFollowed: proxies)
     }
 
     /// Replaces `%x` tokens from `tokens` and `%%` with `%`; unknown tokens stay as written.

@@ -48,6 +48,12 @@ final class SSHConfigTests: XCTestCase {
         XCTAssertTrue(c.host("a").identitiesOnly)
         XCTAssertNil(c.host("a").port, "bad ports and Match blocks are ignored")
         XCTAssertNil(c.host("a").user)
+        let proxied = config("Host j\n  ProxyJump bastion\nHost *\n  ProxyCommand none\n")
+        XCTAssertEqual(proxied.host("j").notFollowed, ["ProxyJump"])
+        XCTAssertEqual(proxied.host("k").notFollowed, [], "ProxyCommand none is no proxy")
+        let session = RemoteSession(credentials: GitCredentials(sshConfig: proxied), url: "j:v.git")
+        let error = session.classify(GitError.libgit2(code: -1, message: "failed to connect", context: "fetching"), remote: "o")
+        XCTAssertEqual(error as? GitError, .unreachable(url: "j:v.git", reason: "failed to connect (tresor connects directly: ProxyJump in ~/.ssh/config is not followed)"))
     }
 
     func testIncludeFollowsFilesRelativeToDotSSH() throws {
