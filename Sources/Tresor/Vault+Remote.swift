@@ -52,7 +52,7 @@ extension Vault {
         reader.progress = progress
         _ = try reader.readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
-        try Vault.git { try repo.checkoutHead() }
+        try Vault.git { try repo.checkoutHead(progress: progress.map { report in { report(.files(done: $0, total: $1)) } }) }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)

@@ -11,6 +11,8 @@ public enum VaultProgress: Sendable, Equatable {
     case sending(objects: Int, total: Int, bytes: Int)
     /// Entries decrypted and checked so far.
     case entries(done: Int, total: Int)
+    /// Files written to the work tree so far (the checkout after a clone).
+    case files(done: Int, total: Int)
 
     init(_ transfer: GitTransferProgress) {
         switch transfer.direction {

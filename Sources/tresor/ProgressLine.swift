@@ -42,6 +42,12 @@ final class ProgressLine: @unchecked Sendable {
         shown = true
     }
 
+    /// What the line says before the colon from now on (a later step of the same command).
+    func relabel(_ newLabel: String) {
+        lock.lock(); defer { lock.unlock() }
+        label = newLabel
+    }
+
     /// `done` of `total` (import's and export's counters).
     func show(_ done: Int, _ total: Int, label newLabel: String? = nil) {
         guard total > 0 else { return }
@@ -57,6 +63,8 @@ final class ProgressLine: @unchecked Sendable {
             update("sending objects \(objects)/\(total), \(Self.size(bytes))")
         case .entries(let done, let total):
             update("\(done)/\(total) entries")
+        case .files(let done, let total):
+            update("\(done)/\(total) files", label: "Writing")
         }
     }
 

@@ -71,9 +71,10 @@ struct Clone: ParsableCommand {
 
     func run() throws {
         let target = directory ?? options.directory
-        let fetching = ProgressLine("Cloning")
+        // One line for every step, so the delay counts from the start of the command.
+        let progress = ProgressLine("Cloning")
         let vault: Vault
-        do { defer { fetching.finish() }; vault = try Vault.clone(url: url, to: target, credentials: .standard(), progress: fetching.report) }
+        do { defer { progress.finish() }; vault = try Vault.clone(url: url, to: target, credentials: .standard(), progress: progress.report) }
         do {
             // An open session of the same vault (same vault id) saves asking again.
             if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessInfo.processInfo.environment),
@@ -82,9 +83,9 @@ struct Clone: ParsableCommand {
             } else {
                 try options.unlock(vault)
             }
-            let checking = ProgressLine("Checking")
-            defer { checking.finish() }
-            try vault.completeClone(progress: checking.report)
+            progress.relabel("Checking")
+            defer { progress.finish() }
+            try vault.completeClone(progress: progress.report)
         } catch {
             vault.discardClone()
             throw error
