@@ -7,7 +7,7 @@ DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev libarg
 # nano typed into through tmux, tresor ui driven through tmux, xclip/xsel under Xvfb, oathtool for one-time
 # codes), the import's real gpg, pass and keepassxc-cli, the zxcvbn package and pykeepass from PyPI (Debian
 # 12's 4.0.3 cannot write every KDBX 4 variant), and Spec/reference, which needs PyNaCl.
-TEST_DEPS := git openssh-server vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl
+TEST_DEPS := git openssh-server openssl vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl
 PYKEEPASS := pykeepass>=4.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3

@@ -3,9 +3,25 @@ import Foundation
 import TresorCore
 
 /// A session file holds the vault key encrypted with a random 256-bit token; the token lives only in the
-/// user's environment (`TRESOR_SESSION`). Either half alone reveals nothing about the vault key.
+/// user's environment (`TRESOR_SESSION_<vault>`, or `TRESOR_SESSION`). Either half alone reveals nothing about
+/// the vault key.
 public enum Session {
+    /// The variable scripts set by hand (`--raw`); looked at after the vault's own variable.
     public static let environmentVariable = "TRESOR_SESSION"
+
+    /// The variable that holds the token of one vault's session, so several vaults can be unlocked in one shell:
+    /// `TRESOR_SESSION_` and the first 12 hex digits of the vault id.
+    public static func environmentVariable(vaultID: String) -> String {
+        environmentVariable + "_" + String(vaultID.lowercased().filter(\.isHexDigit).prefix(12))
+    }
+
+    /// The session token for a vault in `environment`: its own variable first, then `TRESOR_SESSION`.
+    public static func token(vaultID: String, environment: [String: String]) -> String? {
+        for name in [environmentVariable(vaultID: vaultID), environmentVariable] {
+            if let token = environment[name], !token.isEmpty { return token }
+        }
+        return nil
+    }
 
     /// Where session files live: `$TRESOR_SESSION_DIR`, else `/dev/shm/tresor-UID` (memory, not disk),
     /// else `$XDG_RUNTIME_DIR/tresor`, else `$TMPDIR/tresor-UID`. Created 0700.

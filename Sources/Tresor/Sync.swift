@@ -38,7 +38,9 @@ extension Vault {
     /// the same vault never lose each other's changes.
     /// - Throws: `VaultError.git` (unreachable, authentication), `.hostileRemote`, `.header(.differentVault)`,
     ///   `.changedOutsideTresor`, `.remoteKeptMoving`. The local vault is unchanged on every error.
-    public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4) throws -> SyncOutcome {
+    /// `progress` hears of the objects received and sent and of the entries checked.
+    public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
+                     progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
         let cipher = try requireCipher()
         let repo = try repository()
         var outcome = SyncOutcome(remote: remote)
@@ -54,19 +56,19 @@ extension Vault {
             let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
             defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
             let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
-            do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote) }
+            do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: progress.git) }
             catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
             catch let e as GitError { throw VaultError.git(e) }
             Failpoint.hit("after-fetch")
             let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: cipher,
-                                    remote: remote, incoming: incoming, outcome: &outcome)
+                                    remote: remote, incoming: incoming, outcome: &outcome, progress: progress)
             try? repo.deleteRef(name: incoming)
             switch step {
             case .done: return outcome
             case .fetchAgain: continue
             case .push(let initializing):
                 Failpoint.hit("before-push")
-                if try push(repo, remote, credentials) {
+                if try push(repo, remote, credentials, progress) {
                     outcome.pushed = true
                     outcome.initializedRemote = initializing
                     return outcome
@@ -80,7 +82,8 @@ extension Vault {
 
     /// One decision under the vault lock: compare HEAD with what was fetched, check it, fast-forward or merge.
     private func syncStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, cipher: EntryCipher,
-                          remote: String, incoming: String, outcome: inout SyncOutcome) throws -> SyncStep {
+                          remote: String, incoming: String, outcome: inout SyncOutcome,
+                          progress: VaultProgressHandler?) throws -> SyncStep {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         try recover(repo)
@@ -107,6 +110,7 @@ extension Vault {
         // what this replica already holds at the same path.
         try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine)
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
+        checker.progress = progress
         let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
         let minimum = try base.flatMap { try checker.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
         let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
@@ -157,8 +161,8 @@ extension Vault {
     }
 
     /// Pushes main; false when the remote moved meanwhile (fetch and merge again).
-    private func push(_ repo: GitRepository, _ remote: String, _ credentials: GitCredentials) throws -> Bool {
-        do { try repo.push(remote: remote, credentials: credentials); return true }
+    private func push(_ repo: GitRepository, _ remote: String, _ credentials: GitCredentials, _ progress: VaultProgressHandler?) throws -> Bool {
+        do { try repo.push(remote: remote, credentials: credentials, progress: progress.git); return true }
         catch GitError.pushRejected, GitError.notFastForward { return false }
         catch let e as GitError { throw VaultError.git(e) }
     }

@@ -39,7 +39,7 @@ public struct CheckReport: Sendable {
 
 extension Vault {
     /// Checks the whole vault. Needs `unlock`. Nothing is changed.
-    public func check() throws -> CheckReport {
+    public func check(progress: VaultProgressHandler? = nil) throws -> CheckReport {
         var report = CheckReport()
         func problem(_ file: String, _ kind: CheckProblem.Kind) { report.problems.append(CheckProblem(file: file, kind: kind)) }
 
@@ -47,7 +47,7 @@ extension Vault {
         for p in listing { problem(p.file, .listing(p)) }
         var ids: [String: EntryPath] = [:]
         var folded: [String: EntryPath] = [:]
-        for (path, result) in try decrypt(paths) {
+        for (path, result) in try decrypt(paths, progress: progress) {
             report.entriesChecked += 1
             switch result {
             case .success(let entry):

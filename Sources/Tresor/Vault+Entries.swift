@@ -106,15 +106,17 @@ extension Vault {
 
     /// Decrypts every entry (optionally below a prefix), in path order, on all cores. Failures are
     /// returned per entry, not thrown.
-    public func readAll(prefix: String? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
-        try decrypt(list(prefix: prefix).paths)
+    /// `progress` hears of the entries decrypted.
+    public func readAll(prefix: String? = nil, progress: VaultProgressHandler? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
+        try decrypt(list(prefix: prefix).paths, progress: progress)
     }
 
-    /// Decrypts `paths` on all cores, results in the same order.
-    func decrypt(_ paths: [EntryPath]) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
+    /// Decrypts `paths` on all cores, results in the same order; `progress` is called under a lock.
+    func decrypt(_ paths: [EntryPath], progress: VaultProgressHandler? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
         let cipher = try requireCipher()
         var results = [Result<Entry, VaultError>?](repeating: nil, count: paths.count)
         let lock = NSLock()
+        var done = 0
         let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in stride(from: chunk, to: paths.count, by: chunks) {
@@ -122,7 +124,11 @@ extension Vault {
                 do { r = .success(try cipher.open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
                 catch let e as CoreError { r = .failure(.entry(path: paths[i].string, e)) }
                 catch { r = .failure(.entry(path: paths[i].string, .io("\(error)"))) }
-                lock.lock(); results[i] = r; lock.unlock()
+                lock.lock()
+                results[i] = r
+                done += 1
+                progress?(.entries(done: done, total: paths.count))
+                lock.unlock()
             }
         }
         return zip(paths, results).map { ($0, $1!) }

@@ -8,7 +8,8 @@ extension Vault {
     /// The result is locked; call `completeClone` after `unlock` (it checks every file before anything is
     /// written to the work tree) and `discardClone` if that fails.
     /// - Throws: `VaultError.directoryNotEmpty`, `.git` (unreachable, authentication), `.notAVaultRemote`, `.header`.
-    public static func clone(url: String, to directory: String, credentials: GitCredentials = .standard()) throws -> Vault {
+    public static func clone(url: String, to directory: String, credentials: GitCredentials = .standard(),
+                             progress: VaultProgressHandler? = nil) throws -> Vault {
         let root = absolutePath(directory)
         let existed = FileSystem.kind(root) != .missing
         if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(directory: root) }
@@ -17,7 +18,7 @@ extension Vault {
             chmod(root, 0o700)
             chmod(root + "/.git", 0o700)
             try git { try repo.addRemote(name: "origin", url: remoteURL(url)) }
-            try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials) }
+            try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials, progress: progress.git) }
             // So the git CLI's `git pull` and `git status` know the upstream too.
             try git { try repo.setConfig("branch.main.remote", "origin") }
             try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
@@ -42,15 +43,16 @@ extension Vault {
 
     /// Finishes a clone after `unlock`: decrypts and checks every file of the fetched commit as if it came
     /// from a remote (Spec/MERGE.md §13.3), and only then makes it the branch and checks it out (files
-    /// 0600, folders 0700). - Throws: `VaultError.hostileRemote`, `.header`, `.git`.
-    public func completeClone() throws {
+    /// 0600, folders 0700); `progress` hears of the entries checked. - Throws: `VaultError.hostileRemote`, `.header`, `.git`.
+    public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
         try requireAuthentic(incoming: tip, ours: nil, repo: repo)
-        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
-            .readIncoming(tip, minimumGeneration: 0)
+        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        reader.progress = progress
+        _ = try reader.readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
-        try Vault.git { try repo.checkoutHead() }
+        try Vault.git { try repo.checkoutHead(progress: progress.map { report in { report(.files(done: $0, total: $1)) } }) }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)

@@ -22,6 +22,8 @@ final class SnapshotReader {
     /// The local header: the vault id every header must carry, and the version a header may not go below.
     let local: VaultHeader
     private var cache: [String: Entry] = [:]
+    /// Told of each entry checked by `readIncoming`.
+    var progress: VaultProgressHandler?
 
     init(repo: GitRepository, cipher: EntryCipher, authenticator: VaultAuthenticator, local: VaultHeader) {
         self.repo = repo; self.cipher = cipher; self.authenticator = authenticator; self.local = local
@@ -51,6 +53,8 @@ final class SnapshotReader {
 
     private func snapshot(_ files: [(String, String)], check: Bool, minimumGeneration: UInt64?) throws -> VaultSnapshot {
         var snap = VaultSnapshot()
+        let total = files.count { EntryPath(filePath: $0.0) != nil }
+        var done = 0
         for (path, blob) in files {
             if path == VaultHeader.relativePath {
                 snap.header = try header(blob, check: check, minimumGeneration: minimumGeneration)
@@ -61,6 +65,8 @@ final class SnapshotReader {
                 }
             } else if let entryPath = EntryPath(filePath: path) {
                 snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path))
+                done += 1
+                if check { progress?(.entries(done: done, total: total)) }
             }
         }
         return snap

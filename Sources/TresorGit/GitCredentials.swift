@@ -4,35 +4,57 @@ import Foundation
 
 /// What to offer a remote that asks who we are. Each method is tried at most once per operation.
 ///
-/// For ssh: the agent (if `useSSHAgent`), then each key file that exists, as the user named in
-/// the URL or `sshUsername`; a server that keeps asking gets at most 6 answers per operation.
-/// For https: `httpsUsername` and `httpsToken`. Host keys are checked by libgit2 against
-/// `$HOME/.ssh/known_hosts`. Printing the value never shows the token.
+/// For ssh: the `IdentityFile`s `~/.ssh/config` names for the host, then the agent (if `useSSHAgent`), then each
+/// key file that exists, RSA keys last, as the user named in the URL, the config or `sshUsername`; DSA and FIDO
+/// (`sk-`) keys, which libssh2 cannot use, are skipped. A server that keeps asking gets at most 6 answers per
+/// operation. Host aliases of `sshConfig` are resolved before connecting.
+/// For https: git's credential helpers (`git credential fill`, when `useGitCredentialHelper`), then
+/// `httpsUsername` and `httpsToken`; what worked is approved to the helpers, what the server refused rejected.
+/// Host keys are checked by libgit2 against `$HOME/.ssh/known_hosts`. Printing the value never shows the token.
 public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     public var useSSHAgent: Bool
     /// Private key files, tried in order; `<file>.pub` is used when present.
     public var sshKeyFiles: [String]
-    /// The ssh user when the URL names none (`git@host:…` names `git`).
+    /// The ssh user when neither the URL nor the ssh config names one (`git@host:…` names `git`).
     public var sshUsername: String
+    /// Host aliases, users, ports and identity files (`~/.ssh/config`).
+    public var sshConfig: SSHConfig
+    /// Ask `git credential fill` for https credentials before `httpsUsername`/`httpsToken`.
+    public var useGitCredentialHelper: Bool
     public var httpsUsername: String?
     public var httpsToken: String?
+    /// CA certificates for https (git's `GIT_SSL_CAINFO` and `GIT_SSL_CAPATH`); nil: the system's.
+    public var sslCAFile: String?
+    public var sslCAPath: String?
 
     public init(
         useSSHAgent: Bool = true,
         sshKeyFiles: [String] = [],
         sshUsername: String = "git",
+        sshConfig: SSHConfig = SSHConfig(),
+        useGitCredentialHelper: Bool = false,
         httpsUsername: String? = nil,
-        httpsToken: String? = nil
+        httpsToken: String? = nil,
+        sslCAFile: String? = nil,
+        sslCAPath: String? = nil
     ) {
         self.useSSHAgent = useSSHAgent
         self.sshKeyFiles = sshKeyFiles
         self.sshUsername = sshUsername
+        self.sshConfig = sshConfig
+        self.useGitCredentialHelper = useGitCredentialHelper
         self.httpsUsername = httpsUsername
         self.httpsToken = httpsToken
+        self.sslCAFile = sslCAFile
+        self.sslCAPath = sslCAPath
     }
 
-    /// The usual sources: ssh-agent when `SSH_AUTH_SOCK` is set, `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`, and
-    /// `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
+    /// The default key files of OpenSSH, in the order offered: RSA last (servers often refuse how libssh2
+    /// signs with it), DSA and FIDO keys only to name them when nothing else is there.
+    public static let defaultKeyNames = ["id_ed25519", "id_ecdsa", "id_ed25519_sk", "id_ecdsa_sk", "id_dsa", "id_rsa"]
+
+    /// The usual sources: `~/.ssh/config`, ssh-agent when `SSH_AUTH_SOCK` is set, the default key files in
+    /// `~/.ssh`, git's credential helpers and `TRESOR_GIT_USERNAME` / `TRESOR_GIT_TOKEN` for https.
     public static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         home: String? = nil
@@ -41,9 +63,13 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
         let home = home ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return GitCredentials(
             useSSHAgent: environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false,
-            sshKeyFiles: ["id_ed25519", "id_ecdsa"].map { home + "/.ssh/" + $0 },
+            sshKeyFiles: defaultKeyNames.map { home + "/.ssh/" + $0 },
+            sshConfig: SSHConfig.load(home: home),
+            useGitCredentialHelper: true,
             httpsUsername: environment["TRESOR_GIT_USERNAME"],
-            httpsToken: environment["TRESOR_GIT_TOKEN"]
+            httpsToken: environment["TRESOR_GIT_TOKEN"],
+            sslCAFile: environment["GIT_SSL_CAINFO"].flatMap { $0.isEmpty ? nil : $0 },
+            sslCAPath: environment["GIT_SSL_CAPATH"].flatMap { $0.isEmpty ? nil : $0 }
         )
     }
 
@@ -51,7 +77,7 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     public static let none = GitCredentials(useSSHAgent: false)
 
     public var description: String {
-        "GitCredentials(agent: \(useSSHAgent), keys: \(sshKeyFiles), user: \(sshUsername), "
+        "GitCredentials(agent: \(useSSHAgent), keys: \(sshKeyFiles), user: \(sshUsername), helper: \(useGitCredentialHelper), "
             + "https: \(httpsUsername ?? "-")/\(httpsToken == nil ? "-" : "<token>"))"
     }
 }
@@ -62,25 +88,62 @@ final class RemoteSession {
     static let maxCredentialCalls = 6
 
     let credentials: GitCredentials
+    /// The URL as configured (errors name it).
     let url: String
+    /// The URL to connect to: `url` with `~/.ssh/config` applied.
+    let connectURL: String
+    /// Key files in the order offered, and whether the agent and the default files may be used at all.
+    private let keyFiles: [String]
+    private let useAgent: Bool
+    /// ssh config keywords for this host that tresor does not follow (named when the host cannot be reached).
+    private let notFollowed: [String]
     private var triedAgent = false
     private var triedKeys = 0
+    private var triedHelper = false
     private var triedPassword = false
     private var calls = 0
     private(set) var tried: [String] = []
-    /// Whether every credential offered so far was an RSA key file.
-    private var onlyRSAKeysTried = false
+    /// Key files not offered because libssh2 cannot use their type, with the type.
+    private(set) var skippedKeys: [(path: String, kind: SSHKeyKind)] = []
+    /// Whether an RSA key file was offered, and whether any other key file was.
+    private var triedRSAKey = false
+    private var triedOtherKey = false
+    /// The https credential offered last: approved to git's helpers after success, rejected when asked again.
+    private var offeredPassword: GitCredentialHelper.Credential?
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
+    /// Told how many objects have been received or sent.
+    let progress: GitProgressHandler?
 
-    init(credentials: GitCredentials, url: String) {
+    init(credentials: GitCredentials, url: String, progress: GitProgressHandler? = nil) {
         self.credentials = credentials
         self.url = url
+        self.progress = progress
+        let resolved = credentials.sshConfig.resolve(url: url)
+        connectURL = resolved?.url ?? url
+        let configured = resolved?.host.identityFiles ?? []
+        let identitiesOnly = resolved?.host.identitiesOnly ?? false
+        useAgent = credentials.useSSHAgent && !identitiesOnly
+        notFollowed = resolved?.host.notFollowed ?? []
+        var files: [String] = []
+        for file in configured + (identitiesOnly ? [] : credentials.sshKeyFiles) where !files.contains(file) {
+            files.append(file)
+        }
+        keyFiles = files
+        if credentials.sslCAFile != nil || credentials.sslCAPath != nil {
+            _ = tresor_git_set_ssl_cert_locations(credentials.sslCAFile, credentials.sslCAPath)
+        }
     }
 
-    /// Runs `body` with remote callbacks wired to this session, which stays alive until `body` returns.
+    /// The user for ssh: the URL's, else the ssh config's, else `sshUsername`.
+    private var sshUser: String? { credentials.sshConfig.resolve(url: url)?.host.user }
+
+    /// Runs `body` with remote callbacks wired to this session, which stays alive until `body` returns;
+    /// then tells git's credential helpers about an https credential that worked.
     func withCallbacks<R>(_ body: (git_remote_callbacks) throws -> R) throws -> R {
-        try body(try callbacks())
+        let result = try body(try callbacks())
+        if let offered = offeredPassword { GitCredentialHelper.approve(offered, url: connectURL) }
+        return result
     }
 
     /// Remote callbacks wired to this session; valid while `self` is alive.
@@ -92,6 +155,21 @@ final class RemoteSession {
             guard let out, let payload else { return GIT_EAUTH.code }
             let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
             return session.offer(out, usernameFromURL.map { String(cString: $0) }, allowed)
+        }
+        if progress != nil {
+            callbacks.transfer_progress = { stats, payload in
+                guard let stats, let payload else { return 0 }
+                let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+                session.progress?(GitTransferProgress(direction: .receiving, objects: Int(stats.pointee.received_objects),
+                                                      totalObjects: Int(stats.pointee.total_objects), bytes: Int(stats.pointee.received_bytes)))
+                return 0
+            }
+            callbacks.push_transfer_progress = { current, total, bytes, payload in
+                guard let payload else { return 0 }
+                let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+                session.progress?(GitTransferProgress(direction: .sending, objects: Int(current), totalObjects: Int(total), bytes: Int(bytes)))
+                return 0
+            }
         }
         // Defer to libgit2's own checks: known_hosts for ssh, the CA store for https.
         callbacks.certificate_check = { _, _, _, _ in GIT_PASSTHROUGH.code }
@@ -129,48 +207,61 @@ final class RemoteSession {
     /// The credential to offer next, each method at most once, or `nil` to give up.
     func nextOffer(userFromURL: String?, allowed: CredentialKinds) -> CredentialOffer? {
         calls += 1
+        // Asked again after an https credential: the server refused it.
+        if let refused = offeredPassword {
+            offeredPassword = nil
+            GitCredentialHelper.reject(refused, url: connectURL)
+        }
         guard calls <= Self.maxCredentialCalls else { return nil }
-        let user = userFromURL ?? credentials.sshUsername
+        let user = userFromURL ?? sshUser ?? credentials.sshUsername
         // ssh asks for the user name alone first when the URL has none.
         if allowed == .username {
             return .username(user)
         }
         if allowed.contains(.sshKey) {
-            if credentials.useSSHAgent, !triedAgent {
+            if useAgent, !triedAgent {
                 triedAgent = true
                 tried.append("ssh-agent")
-                onlyRSAKeysTried = false
                 return .sshAgent(user: user)
             }
-            let keys = credentials.sshKeyFiles.filter { FileManager.default.fileExists(atPath: $0) }
-            if triedKeys < keys.count {
-                let key = keys[triedKeys]
-                triedKeys += 1
-                onlyRSAKeysTried = (tried.isEmpty || onlyRSAKeysTried) && Self.isRSAKey(key)
+            if let key = nextKeyFile() {
                 tried.append(key)
+                if SSHKeyKind(path: key) == .rsa { triedRSAKey = true } else { triedOtherKey = true }
                 let publicKey = FileManager.default.fileExists(atPath: key + ".pub") ? key + ".pub" : nil
                 return .sshKey(user: user, privateKey: key, publicKey: publicKey)
             }
         }
-        if allowed.contains(.password), !triedPassword,
-           let name = credentials.httpsUsername, let token = credentials.httpsToken {
-            triedPassword = true
-            tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
-            onlyRSAKeysTried = false
-            return .password(user: name, token: token)
+        if allowed.contains(.password) {
+            if credentials.useGitCredentialHelper, !triedHelper {
+                triedHelper = true
+                if let found = GitCredentialHelper.fill(url: connectURL, username: userFromURL) {
+                    tried.append("the credential from git's credential helper")
+                    offeredPassword = found
+                    return .password(user: found.username, token: found.password)
+                }
+            }
+            if !triedPassword, let name = credentials.httpsUsername, let token = credentials.httpsToken {
+                triedPassword = true
+                tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
+                offeredPassword = GitCredentialHelper.Credential(username: name, password: token)
+                return .password(user: name, token: token)
+            }
         }
         return nil
     }
 
-    /// Whether a key file holds an RSA key, judged by its `.pub` or a PEM header.
-    static func isRSAKey(_ path: String) -> Bool {
-        if let publicKey = try? String(contentsOfFile: path + ".pub", encoding: .utf8) {
-            return publicKey.hasPrefix("ssh-rsa ")
+    /// The next existing key file of a type libssh2 can use, RSA keys after all others; the others are
+    /// remembered in `skippedKeys`.
+    private func nextKeyFile() -> String? {
+        let existing = keyFiles.filter { FileManager.default.fileExists(atPath: $0) }
+        let kinds = existing.map { SSHKeyKind(path: $0) }
+        if triedKeys == 0 {
+            skippedKeys = zip(existing, kinds).filter { $0.1 == .dsa || $0.1 == .fido }.map { ($0.0, $0.1) }
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = String(decoding: handle.readData(ofLength: 64), as: UTF8.self)
-        return head.hasPrefix("-----BEGIN RSA PRIVATE KEY-----")
+        let usable = zip(existing, kinds).filter { $0.1 == .usable }.map(\.0) + zip(existing, kinds).filter { $0.1 == .rsa }.map(\.0)
+        guard triedKeys < usable.count else { return nil }
+        triedKeys += 1
+        return usable[triedKeys - 1]
     }
 
     /// Turns a failure of a network operation into the error a user can act on.
@@ -178,10 +269,12 @@ final class RemoteSession {
         guard case let GitError.libgit2(code, message, _) = error else { return error }
         switch code {
         // libssh2 1.10 signs RSA only with SHA-1, which current servers refuse: either this
-        // message (after repeated attempts) or a plain refusal of every RSA key offered.
+        // message (after repeated attempts) or a plain refusal when RSA keys were the only key files offered.
         case _ where message.contains("list of SSH authentication methods"),
-             GIT_EAUTH.code where onlyRSAKeysTried:
+             GIT_EAUTH.code where triedRSAKey && !triedOtherKey:
             return GitError.unsupportedSSHKey(url: url)
+        case GIT_EAUTH.code where !triedRSAKey && !triedOtherKey && !skippedKeys.isEmpty:
+            return GitError.unusableSSHKeys(url: url, keys: skippedKeys.map { "\"\($0.path)\" (\($0.kind == .dsa ? "DSA" : "FIDO"))" })
         case GIT_EAUTH.code:
             return GitError.authenticationFailed(url: url, reason: message)
         case GIT_ECERTIFICATE.code:
@@ -192,7 +285,8 @@ final class RemoteSession {
         case _ where message.contains("failed to parse") || message.contains("corrupt") || message.contains("invalid object"):
             return GitError.malformedTree(id: "", reason: message)
         default:
-            return GitError.unreachable(url: url, reason: message)
+            let note = notFollowed.isEmpty ? "" : " (tresor connects directly: \(notFollowed.joined(separator: " and ")) in ~/.ssh/config is not followed)"
+            return GitError.unreachable(url: url, reason: message + note)
         }
     }
 }

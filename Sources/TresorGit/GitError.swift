@@ -37,6 +37,8 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case authenticationFailed(url: String, reason: String)
     /// libssh2 could not use the key (typically an RSA key against a modern server).
     case unsupportedSSHKey(url: String)
+    /// No key file of a type libssh2 can use was found, only these (DSA or FIDO keys, with their type).
+    case unusableSSHKeys(url: String, keys: [String])
     /// The server's host key is unknown or does not match `~/.ssh/known_hosts`.
     case hostKeyRejected(url: String)
     /// The remote refused the push, usually because it has commits we have not merged.
@@ -92,11 +94,16 @@ public enum GitError: LocalizedError, Equatable, Sendable {
                 + "\nhint: check the URL and your network connection"
         case .authenticationFailed(let url, let reason):
             return "authentication to \"\(url)\" failed: \(reason)"
-                + "\nhint: start ssh-agent with your key, add ~/.ssh/id_ed25519,"
-                + " or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN for https"
+                + "\nhint: start ssh-agent with your key or add ~/.ssh/id_ed25519; for https, let git's credential"
+                + " helper store the credential, or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN"
         case .unsupportedSSHKey(let url):
-            return "the ssh server at \"\(url)\" accepted none of the offered key types"
-                + "\nhint: use an ed25519 key or ssh-agent (RSA keys are signed with SHA-1 here)"
+            return "the ssh server at \"\(url)\" refused the RSA key: libssh2 signs RSA keys only with SHA-1"
+                + " (ssh-rsa), which OpenSSH 8.8 and later refuse by default"
+                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
+        case .unusableSSHKeys(let url, let keys):
+            return "no usable ssh key for \"\(url)\": " + keys.joined(separator: ", ")
+                + " cannot be used (libssh2 supports ed25519, ECDSA and RSA keys, not DSA or FIDO security keys)"
+                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
         case .hostKeyRejected(let url):
             return "the host key of \"\(url)\" is unknown or has changed"
                 + "\nhint: connect once with ssh to check it and add it to ~/.ssh/known_hosts"

@@ -73,8 +73,9 @@ extension GitRepository {
     /// - Throws: `GitError.remoteNotFound`, `.unreachable`, `.authenticationFailed`,
     ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
     public func fetch(remote name: String = "origin", into destination: String? = nil,
-                      credentials: GitCredentials = .standard()) throws {
-        try fetch(url: try url(ofRemote: name), into: destination ?? Self.trackingRef(remote: name), credentials: credentials, remoteName: name)
+                      credentials: GitCredentials = .standard(), progress: GitProgressHandler? = nil) throws {
+        try fetch(url: try url(ofRemote: name), into: destination ?? Self.trackingRef(remote: name), credentials: credentials,
+                  remoteName: name, progress: progress)
     }
 
     /// The URL of the remote `name`. Throws `GitError.remoteNotFound`.
@@ -83,13 +84,13 @@ extension GitRepository {
     }
 
     /// Downloads the ref `source` (default `main`) of the repository at `url` into the ref `destination`;
-    /// nothing else changes. The errors name `remoteName`.
+    /// nothing else changes. The errors name `remoteName`; `progress` hears of the objects received.
     public func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
-                      remoteName name: String) throws {
+                      remoteName name: String, progress: GitProgressHandler? = nil) throws {
+        let session = RemoteSession(credentials: credentials, url: url, progress: progress)
         let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
-            withRepo { git_remote_create_anonymous(&out, $0, url) }
+            withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
         }
-        let session = RemoteSession(credentials: credentials, url: url)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
@@ -111,10 +112,15 @@ extension GitRepository {
     /// - Throws: `GitError.pushRejected` if the remote has commits we lack or refuses the update
     ///   (libgit2 reports the latter only through a callback: `git_remote_push` still returns 0);
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
-    public func push(remote name: String = "origin", credentials: GitCredentials = .standard()) throws {
+    public func push(remote name: String = "origin", credentials: GitCredentials = .standard(),
+                     progress: GitProgressHandler? = nil) throws {
         let remote = try lookupRemote(name)
         guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
-        let session = RemoteSession(credentials: credentials, url: remoteURL(remote))
+        let session = RemoteSession(credentials: credentials, url: remoteURL(remote), progress: progress)
+        if session.connectURL != session.url {
+            // This push only: the configured URL (an ssh alias) stays as the user wrote it.
+            try remote.withPointer { _ = try check(git_remote_set_instance_url($0, session.connectURL), "resolving the ssh host of \"\(name)\"") }
+        }
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
         try session.withCallbacks { callbacks in
@@ -138,7 +144,7 @@ extension GitRepository {
     /// `main`. On failure, whatever was created is removed again.
     /// - Throws: `GitError.destinationNotEmpty`, and the errors of `fetch`.
     public static func clone(
-        url: String, to path: String, credentials: GitCredentials = .standard()
+        url: String, to path: String, credentials: GitCredentials = .standard(), progress: GitProgressHandler? = nil
     ) throws -> GitRepository {
         let files = FileManager.default
         let existed = files.fileExists(atPath: path)
@@ -148,7 +154,7 @@ extension GitRepository {
         do {
             let repo = try create(at: path)
             try repo.addRemote(name: "origin", url: url)
-            try repo.fetch(remote: "origin", credentials: credentials)
+            try repo.fetch(remote: "origin", credentials: credentials, progress: progress)
             // So the git CLI's `git pull` and `git status` know the upstream too.
             try repo.setConfig("branch.main.remote", "origin")
             try repo.setConfig("branch.main.merge", mainBranch)

@@ -165,15 +165,32 @@ extension GitRepository {
 
     /// Makes the whole work tree and index match HEAD, overwriting local changes (files 0600, folders
     /// 0700). For a fresh clone; callers must know nothing uncommitted is there to lose.
-    public func checkoutHead() throws {
+    /// `progress` hears of the files written (done, total).
+    public func checkoutHead(progress: ((Int, Int) -> Void)? = nil) throws {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
         // The work tree holds secrets (encrypted, but names and sizes are private too): 0600 files, 0700 folders.
         options.file_mode = 0o600
         options.dir_mode = 0o700
-        try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
+        let box = CheckoutProgressBox(progress)
+        if progress != nil {
+            options.progress_payload = Unmanaged.passUnretained(box).toOpaque()
+            options.progress_cb = { _, done, total, payload in
+                guard let payload else { return }
+                Unmanaged<CheckoutProgressBox>.fromOpaque(payload).takeUnretainedValue().report?(Int(done), Int(total))
+            }
+        }
+        try withExtendedLifetime(box) {
+            try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
+        }
     }
+}
+
+/// Carries a checkout's progress closure through libgit2's payload pointer.
+private final class CheckoutProgressBox {
+    let report: ((Int, Int) -> Void)?
+    init(_ report: ((Int, Int) -> Void)?) { self.report = report }
 }
 
 /// The kind of a git object.

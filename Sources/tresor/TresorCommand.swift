@@ -11,7 +11,7 @@ struct TresorCommand: ParsableCommand {
         discussion: """
             Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
             Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
-            After 'eval "$(tresor unlock)"' commands use the session in $TRESOR_SESSION until it expires.
+            After 'eval "$(tresor unlock)"' commands use the vault's session ($TRESOR_SESSION_<vault id>) until it expires.
             """,
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,

@@ -92,7 +92,7 @@ struct VaultOptions: ParsableArguments {
         prepare(vault)
         try vault.recoverIfNeeded()
         guard unlock else { return vault }
-        if allowSession, let token = environment[Session.environmentVariable], !token.isEmpty {
+        if allowSession, let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
             do {
                 try vault.unlock(vaultKey: try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
                 return vault

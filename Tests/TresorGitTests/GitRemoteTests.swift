@@ -187,7 +187,9 @@ final class GitRemoteTests: XCTestCase {
     func testStandardCredentialsComeFromTheEnvironment() {
         let plain = GitCredentials.standard(environment: [:], home: "/home/me")
         XCTAssertFalse(plain.useSSHAgent)
-        XCTAssertEqual(plain.sshKeyFiles, ["/home/me/.ssh/id_ed25519", "/home/me/.ssh/id_ecdsa"])
+        XCTAssertEqual(plain.sshKeyFiles.first, "/home/me/.ssh/id_ed25519")
+        XCTAssertEqual(plain.sshKeyFiles.last, "/home/me/.ssh/id_rsa", "RSA is offered last")
+        XCTAssertTrue(plain.useGitCredentialHelper)
         XCTAssertNil(plain.httpsToken)
         let full = GitCredentials.standard(
             environment: ["SSH_AUTH_SOCK": "/tmp/agent", "TRESOR_GIT_USERNAME": "me", "TRESOR_GIT_TOKEN": "t0k"],
@@ -237,6 +239,28 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(offers.count, RemoteSession.maxCredentialCalls, "a server that keeps asking is cut off")
     }
 
+    func testConfiguredKeysComeFirstRSALastAndUnusableKeysAreNamed() throws {
+        let temp = try TempDir()
+        for (name, type) in [("id_rsa", "ssh-rsa"), ("id_ed25519", "ssh-ed25519"), ("id_dsa", "ssh-dss"),
+                             ("id_ed25519_sk", "sk-ssh-ed25519@openssh.com"), ("work", "ssh-ed25519")] {
+            try write("key", to: name, in: temp.path)
+            try write("\(type) AAAA me", to: name + ".pub", in: temp.path)
+        }
+        let config = SSHConfig(text: "Host work\n  HostName 10.0.0.1\n  IdentityFile \(temp.sub("work"))\n", home: temp.path)
+        let keys = ["id_rsa", "id_ed25519", "id_dsa", "id_ed25519_sk"].map { temp.sub($0) }
+        let credentials = GitCredentials(useSSHAgent: false, sshKeyFiles: keys, sshConfig: config)
+        let session = RemoteSession(credentials: credentials, url: "work:v.git")
+        XCTAssertEqual(session.connectURL, "ssh://10.0.0.1/~/v.git")
+        var offered: [String] = []
+        while case .sshKey(_, let key, _)? = session.nextOffer(userFromURL: "git", allowed: .sshKey) { offered.append(key) }
+        XCTAssertEqual(offered, [temp.sub("work"), temp.sub("id_ed25519"), temp.sub("id_rsa")])
+
+        let onlyUnusable = RemoteSession(credentials: GitCredentials(useSSHAgent: false, sshKeyFiles: [temp.sub("id_dsa"), temp.sub("id_ed25519_sk")]), url: "u")
+        XCTAssertNil(onlyUnusable.nextOffer(userFromURL: "git", allowed: .sshKey))
+        let error = onlyUnusable.classify(GitError.libgit2(code: -16, message: "no credentials to offer", context: "fetching"), remote: "o")
+        XCTAssertEqual(error as? GitError, .unusableSSHKeys(url: "u", keys: ["\"\(temp.sub("id_dsa"))\" (DSA)", "\"\(temp.sub("id_ed25519_sk"))\" (FIDO)"]))
+    }
+
     func testNetworkFailuresBecomeActionableErrors() {
         let session = RemoteSession(credentials: .none, url: "ssh://git@host/v.git")
         func classify(_ code: Int32, _ message: String) -> GitError? {
@@ -249,7 +273,8 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(classify(-11, "cannot push non-fastforwardable reference"),
                        .pushRejected(remote: "origin", reason: "the remote has commits that are not here"))
         XCTAssertEqual(classify(-1, "failed to connect"), .unreachable(url: "ssh://git@host/v.git", reason: "failed to connect"))
-        XCTAssertTrue(GitError.unsupportedSSHKey(url: "u").localizedDescription.contains("hint: use an ed25519 key or ssh-agent"))
+        let rsa = GitError.unsupportedSSHKey(url: "u").localizedDescription
+        XCTAssertTrue(rsa.contains("SHA-1") && rsa.contains("OpenSSH 8.8") && rsa.contains("hint: use an ed25519 key"), rsa)
     }
 
     func testErrorMessagesFollowTheHouseStyle() {
@@ -259,6 +284,7 @@ final class GitRemoteTests: XCTestCase {
             .uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"]), .unresolvedConflicts(paths: ["a"]),
             .remoteNotFound("o"), .remoteExists("o"), .notFastForward("r"), .unreachable(url: "u", reason: "down"),
             .authenticationFailed(url: "u", reason: "no"), .unsupportedSSHKey(url: "u"), .hostKeyRejected(url: "u"),
+            .unusableSSHKeys(url: "u", keys: ["\"k\" (DSA)"]),
             .pushRejected(remote: "o", reason: "no"), .libgit2(code: -1, message: "broken", context: "doing"),
         ]
         for error in errors {

@@ -43,7 +43,7 @@ struct Export: ParsableCommand {
         let count = "\(entries.count) entr\(entries.count == 1 ? "y" : "ies")"
         switch fmt {
         case .pass:
-            let progress = Progress(label: "Encrypting")
+            let progress = ProgressLine("Encrypting")
             try PassStore.write(entries.map(EntryConversion.interchange), to: output!, recipients: gpgIDs, gpg: try GPG(),
                                 progress: { progress.show($0, $1) })
             progress.finish()

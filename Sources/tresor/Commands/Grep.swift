@@ -17,7 +17,10 @@ struct Grep: ParsableCommand {
         var results: [JSONValue] = []
         var failed = false
         var any = false
-        for (path, result) in try vault.readAll(prefix: prefix) {
+        let progress = ProgressLine("Searching")
+        let all = try vault.readAll(prefix: prefix, progress: progress.report)
+        progress.finish()
+        for (path, result) in all {
             let entry: Entry
             switch result {
             case .success(let e): entry = e

@@ -43,7 +43,7 @@ struct Import: ParsableCommand {
             else if keyFile == nil { throw CLIError("no password for \"\(printable(source))\"\nhint: use --source-passphrase-file FILE or --key-file FILE", code: ExitStatus.auth) }
             if password?.count == 0 { password = nil }
         }
-        let progress = Progress(label: dryRun ? "Reading" : "Importing")
+        let progress = ProgressLine(dryRun ? "Reading" : "Importing")
         let document = try fmt.read(source, password: password, keyFile: keyFile, progress: { done, total in progress.show(done, total) })
         let target = ImportTarget(entry: { p in vault.contains(p) ? try vault.read(p) : nil },
                                   caseCollision: { vault.caseCollision(for: $0) }, origin: vault.deviceID)
@@ -94,23 +94,3 @@ struct Import: ParsableCommand {
     }
 }
 
-/// A one-line progress counter on stderr, only when stderr is a terminal.
-final class Progress: @unchecked Sendable {
-    let label: String
-    let enabled = isatty(STDERR_FILENO) == 1
-    private let lock = NSLock()
-    private var shown = false
-    init(label: String) { self.label = label }
-
-    func show(_ done: Int, _ total: Int, label: String? = nil) {
-        guard enabled, total > 0 else { return }
-        lock.lock(); defer { lock.unlock() }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(label ?? self.label) \(done)/\(total)".utf8))
-        shown = true
-    }
-
-    func finish() {
-        lock.lock(); defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)); shown = false }
-    }
-}

@@ -36,7 +36,9 @@ struct Fsck: ParsableCommand {
     func run() throws {
         let vault = try options.open(unlock: true)
         if fixPermissions { vault.fixPermissions() }
-        let report = try vault.check()
+        let progress = ProgressLine("Checking")
+        let report = try vault.check(progress: progress.report)
+        progress.finish()
         for p in report.problems { Output.line("\(p.file): \(p.message)") }
         Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
         if !report.problems.isEmpty { throw ExitCode(ExitStatus.problems) }

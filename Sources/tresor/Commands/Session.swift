@@ -6,7 +6,11 @@ import Tresor
 struct Unlock: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unlock the vault for a while; prints the session token to export.",
-        discussion: "Use as: eval \"$(tresor unlock)\". The session ends after --timeout minutes or with 'tresor lock'.")
+        discussion: """
+            Use as: eval "$(tresor unlock)". The token goes into a variable of this vault's own \
+            (TRESOR_SESSION_ and 12 hex digits of the vault id), so several vaults can be unlocked in one shell; \
+            with --raw, put it into TRESOR_SESSION yourself. The session ends after --timeout minutes or with 'tresor lock'.
+            """)
 
     @OptionGroup var options: VaultOptions
 
@@ -23,9 +27,18 @@ struct Unlock: ParsableCommand {
         if raw {
             Output.line(token)
         } else {
-            Output.line("export \(Session.environmentVariable)=\(token)")
-            Output.status("Unlocked for \(Int(timeout)) minutes. In a shell run: eval \"$(tresor unlock)\"")
+            Output.line("export \(Session.environmentVariable(vaultID: vault.header.vaultID))=\(token)")
+            Output.status("Unlocked for \(Self.describe(seconds: timeout * 60)). In a shell run: eval \"$(tresor unlock)\"")
         }
+    }
+}
+
+extension Unlock {
+    /// A duration as people say it: "3 seconds", "1 hour 30 minutes"; never "0 minutes".
+    static func describe(seconds: Double) -> String {
+        let total = max(1, Int(seconds.rounded()))
+        let parts = [(total / 3600, "hour"), (total / 60 % 60, "minute"), (total % 60, "second")]
+        return parts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }.joined(separator: " ")
     }
 }
 

@@ -11,10 +11,16 @@ struct Sync: ParsableCommand {
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote name.") var remote: String = "origin"
     @Flag(help: "Print a JSON object describing what happened.") var json = false
+    @Flag(name: .shortAndLong, help: "List every merged entry (otherwise the first \(Sync.listed)).") var verbose = false
+
+    /// How many merged entries the report names without --verbose.
+    static let listed = 10
 
     func run() throws {
         let vault = try options.open(unlock: true)
-        let outcome = try vault.sync(remote: remote, credentials: .standard())
+        let progress = ProgressLine("Syncing")
+        let outcome: SyncOutcome
+        do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), progress: progress.report) }
         if json {
             Output.json(.object([
                 "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
@@ -34,8 +40,17 @@ struct Sync: ParsableCommand {
         if !outcome.pulled && !outcome.pushed { Output.line("Already up to date with \(remote)."); return }
         if outcome.fastForwarded { Output.line("Pulled from \(remote) (fast-forward).") }
         if !outcome.fastForwarded && outcome.pulled {
-            Output.line("Merged \(remote): \(outcome.mergedEntries.count) entr\(outcome.mergedEntries.count == 1 ? "y" : "ies") changed" +
-                        (outcome.mergedEntries.isEmpty ? "." : ": " + outcome.mergedEntries.map { String($0.dropLast(5)) }.joined(separator: ", ")))
+            let names = outcome.mergedEntries.map { Output.escaped(String($0.dropLast(5))) }
+            switch names.count {
+            case 0: Output.line("Merged \(remote): 0 entries changed.")
+            case 1: Output.line("Merged \(remote): 1 entry changed: \(names[0])")
+            default:
+                // One per line; a long list is cut unless asked for.
+                Output.line("Merged \(remote): \(names.count) entries changed:")
+                let shown = verbose ? names.count : min(names.count, Self.listed)
+                for name in names.prefix(shown) { Output.line("  " + name) }
+                if shown < names.count { Output.line("  … and \(names.count - shown) more (--verbose lists all)") }
+            }
         }
         let me = "device " + vault.deviceID.prefix(8)
         for r in outcome.resolutions { Output.line("  resolved: " + r.description.replacingOccurrences(of: me, with: "this device")) }
@@ -54,16 +69,21 @@ struct Clone: ParsableCommand {
 
     func run() throws {
         let target = directory ?? options.directory
-        let vault = try Vault.clone(url: url, to: target, credentials: .standard())
+        // One line for every step, so the delay counts from the start of the command.
+        let progress = ProgressLine("Cloning")
+        let vault: Vault
+        do { defer { progress.finish() }; vault = try Vault.clone(url: url, to: target, credentials: .standard(), progress: progress.report) }
         do {
             // An open session of the same vault (same vault id) saves asking again.
-            if let token = ProcessInfo.processInfo.environment[Session.environmentVariable], !token.isEmpty,
+            if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessInfo.processInfo.environment),
                let key = try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
                 try vault.unlock(vaultKey: key)
             } else {
                 try options.unlock(vault)
             }
-            try vault.completeClone()
+            progress.relabel("Checking")
+            defer { progress.finish() }
+            try vault.completeClone(progress: progress.report)
         } catch {
             vault.discardClone()
             throw error

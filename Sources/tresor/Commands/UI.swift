@@ -38,7 +38,7 @@ struct UserInterface: ParsableCommand {
 
     /// Uses an open session or a passphrase file when there is one; otherwise the UI asks when needed.
     private func unlockWithoutAsking(_ model: VaultModel) throws {
-        if let token = options.environment[Session.environmentVariable], !token.isEmpty {
+        if let token = Session.token(vaultID: model.vault.header.vaultID, environment: options.environment) {
             do { try model.unlock(sessionToken: token); return } catch let e as VaultError {
                 Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")
             }

@@ -1,0 +1,80 @@
+// tresor over https: a git smart-HTTP server with TLS and basic auth on loopback, credentials from git's own helpers.
+import Foundation
+import TestSupport
+import XCTest
+
+final class HTTPSTransportTests: SyncTestCase {
+    var server: ServerProcess?
+
+    override func tearDownWithError() throws {
+        server?.stop()
+        try super.tearDownWithError()
+    }
+
+    /// Starts the server (user alice, password s3cret) with a self-signed certificate for localhost, trusted
+    /// through GIT_SSL_CAINFO; returns the URL of an empty bare repository.
+    func startServer() throws -> String {
+        let python = "/usr/bin/python3", openssl = "/usr/bin/openssl"
+        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.isExecutableFile(atPath: openssl) else {
+            throw XCTSkip("needs python3 and openssl")
+        }
+        let tls = dir + "/tls", served = dir + "/served"
+        try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
+        try runTool(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tls + "/key.pem", "-out", tls + "/cert.pem",
+                              "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", served + "/vault.git"], stdin: nil, extraEnv: [:]).code, 0)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/git_https_server.py").path
+        let port = try freePort()
+        server = try ServerProcess(python, [script, "\(port)", served, tls + "/cert.pem", tls + "/key.pem", "alice", "s3cret"], port: port)
+        env["GIT_SSL_CAINFO"] = tls + "/cert.pem"
+        return "https://localhost:\(port)/vault.git"
+    }
+
+    var credentialStore: String { dir + "/home/.git-credentials" }
+
+    /// git's `store` helper, as a user configures it, holding `line`.
+    func useCredentialStore(holding line: String) throws {
+        try write("[credential]\n\thelper = store\n", to: dir + "/home/.gitconfig")
+        try write(line + "\n", to: credentialStore)
+    }
+
+    func testCredentialsComeFromGitsHelpersThenTheEnvironment() throws {
+        let url = try startServer()
+        let host = url.replacingOccurrences(of: "/vault.git", with: "")
+        let withAuth = host.replacingOccurrences(of: "https://", with: "https://alice:s3cret@")
+
+        // Nothing to offer: refused with a hint, and git is never left waiting at a prompt.
+        let anonymous = try tresor("clone", url, replica("X"))
+        XCTAssertEqual(anonymous.code, 2)
+        XCTAssertTrue(anonymous.stderr.contains("authentication"), anonymous.stderr)
+
+        // The credential the store helper holds.
+        try useCredentialStore(holding: withAuth)
+        try on("A", "init", "--kdf", "minimum")
+        try on("A", "remote", "add", "origin", url)
+        try on("A", "add", "Email/gmail", "--password-stdin", stdin: "first\n")
+        XCTAssertTrue(try on("A", "sync").stdout.contains("Pushed"))
+
+        // A stale password in the store: refused, so rejected (the store forgets it); the environment's
+        // token works and is approved (the store keeps it), as git does.
+        try useCredentialStore(holding: host.replacingOccurrences(of: "https://", with: "https://alice:old@"))
+        try on("A", "add", "Email/work", "--password-stdin", stdin: "second\n")
+        XCTAssertTrue(try on("A", "sync", env: ["TRESOR_GIT_USERNAME": "alice", "TRESOR_GIT_TOKEN": "s3cret"]).stdout.contains("Pushed"))
+        let store = try String(contentsOfFile: credentialStore, encoding: .utf8)
+        XCTAssertTrue(store.hasPrefix("https://alice:s3cret@localhost") && !store.contains("old"), store)
+
+        // Another replica clones with the stored credential alone.
+        try ok("clone", url, replica("B"))
+        XCTAssertEqual(try contents("B"), try contents("A"))
+
+        // A wrong token and no helper: the error names the URL and what was tried.
+        try FileManager.default.removeItem(atPath: credentialStore)
+        let wrong = try tresor(["clone", url, replica("C")], extraEnv: ["TRESOR_GIT_USERNAME": "alice", "TRESOR_GIT_TOKEN": "nope"])
+        XCTAssertEqual(wrong.code, 2)
+        XCTAssertTrue(wrong.stderr.contains(url) && wrong.stderr.contains("TRESOR_GIT_TOKEN"), wrong.stderr)
+        XCTAssertFalse(wrong.stderr.contains("nope"), "the token is never printed")
+        let stored = (try? String(contentsOfFile: credentialStore, encoding: .utf8)) ?? ""
+        XCTAssertFalse(stored.contains("nope"), "a refused token is not stored")
+    }
+}
