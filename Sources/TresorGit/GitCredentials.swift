@@ -108,8 +108,11 @@ final class RemoteSession {
     /// Whether an RSA key file was offered, and whether any other key file was.
     private var triedRSAKey = false
     private var triedOtherKey = false
-    /// The https credential offered last: approved to git's helpers after success, rejected when asked again.
+    /// The https credential offered last, and whether it came from git's helpers: only a helper's own
+    /// credential is approved to them after success or rejected when asked again. A token from the
+    /// environment is never handed to a helper (a `store` helper would write it to disk in plain text).
     private var offeredPassword: GitCredentialHelper.Credential?
+    private var offeredFromHelper = false
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
     /// Told how many objects have been received or sent.
@@ -142,7 +145,7 @@ final class RemoteSession {
     /// then tells git's credential helpers about an https credential that worked.
     func withCallbacks<R>(_ body: (git_remote_callbacks) throws -> R) throws -> R {
         let result = try body(try callbacks())
-        if let offered = offeredPassword { GitCredentialHelper.approve(offered, url: connectURL) }
+        if let offered = offeredPassword, offeredFromHelper { GitCredentialHelper.approve(offered, url: connectURL) }
         return result
     }
 
@@ -210,7 +213,7 @@ final class RemoteSession {
         // Asked again after an https credential: the server refused it.
         if let refused = offeredPassword {
             offeredPassword = nil
-            GitCredentialHelper.reject(refused, url: connectURL)
+            if offeredFromHelper { GitCredentialHelper.reject(refused, url: connectURL) }
         }
         guard calls <= Self.maxCredentialCalls else { return nil }
         let user = userFromURL ?? sshUser ?? credentials.sshUsername
@@ -237,6 +240,7 @@ final class RemoteSession {
                 if let found = GitCredentialHelper.fill(url: connectURL, username: userFromURL) {
                     tried.append("the credential from git's credential helper")
                     offeredPassword = found
+                    offeredFromHelper = true
                     return .password(user: found.username, token: found.password)
                 }
             }
@@ -244,6 +248,7 @@ final class RemoteSession {
                 triedPassword = true
                 tried.append("TRESOR_GIT_USERNAME/TRESOR_GIT_TOKEN")
                 offeredPassword = GitCredentialHelper.Credential(username: name, password: token)
+                offeredFromHelper = false
                 return .password(user: name, token: token)
             }
         }

@@ -22,9 +22,13 @@ final class SessionTests: CLITestCase {
             env | grep -c '^TRESOR_SESSION_[0-9a-f]\\{12\\}=' || true
             "$TRESOR_BIN" show Email/gmail --field password
             "$TRESOR_BIN" show --vault '\(other)' Bank/main --field password
+            eval "$("$TRESOR_BIN" lock --vault '\(other)')"
+            env | grep -c '^TRESOR_SESSION_[0-9a-f]\\{12\\}=' || true
+            "$TRESOR_BIN" show Email/gmail --field password
             """)
         XCTAssertEqual(r.code, 0, r.stderr)
-        XCTAssertEqual(r.stdout, "2\nhunter2-gmail\nbank-secret\n", r.stderr)
+        // Locking the second vault clears its variable and leaves the first vault unlocked.
+        XCTAssertEqual(r.stdout, "2\nhunter2-gmail\nbank-secret\n1\nhunter2-gmail\n", r.stderr)
         XCTAssertFalse(r.stderr.contains("Passphrase"), r.stderr)
     }
 

@@ -43,13 +43,16 @@ extension Unlock {
 }
 
 struct Lock: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End the session of this vault.")
+    static let configuration = CommandConfiguration(
+        abstract: "End the session of this vault.",
+        discussion: "The session file is removed, so the token is useless from now on. Prints the unset line for the token's variable: eval \"$(tresor lock)\" also clears it from the shell.")
 
     @OptionGroup var options: VaultOptions
 
     func run() throws {
         let vault = try options.open(unlock: false)
         let had = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+        Output.line("unset \(Session.environmentVariable(vaultID: vault.header.vaultID))")
         Output.status(had ? "Locked." : "No session was open.")
     }
 }
