@@ -113,16 +113,31 @@ extension GitRepository {
     }
 
     /// The value of the extra header field `field` of commit `rev`, and the commit's content without it
-    /// (the bytes an authentication tag covers); nil if the commit has no such field.
+    /// (the bytes an authentication tag covers); nil if the commit has no such field in its header.
+    /// The raw commit is parsed here, not by libgit2 (whose signature reader also finds a `field` line in
+    /// the message, so a field moved there would keep verifying under a new commit id): the field must be
+    /// a single line of the header, before the first empty line, and must occur there once.
     /// - Throws: `GitError.unknownRevision`.
     public func authenticationField(_ field: String, of rev: String) throws -> (value: String, content: [UInt8])? {
-        var id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
-        var value = git_buf(), content = git_buf()
-        defer { git_buf_dispose(&value); git_buf_dispose(&content) }
-        let result = try withRepo { try check(git_commit_extract_signature(&value, &content, $0, &id, field), "reading commit \(rev)",
-                                              allowing: [GIT_ENOTFOUND.code]) }
-        guard result == 0 else { git_error_clear(); return nil }
-        return (String(cString: value.ptr), Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size)))
+        let id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
+        let bytes = try rawObject(id.hex)
+        let prefix = Array((field + " ").utf8)
+        var found: (start: Int, end: Int)?
+        var lineStart = 0
+        while lineStart < bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+            if lineEnd == lineStart { break }  // the empty line: the message follows
+            if bytes[lineStart..<lineEnd].starts(with: prefix) {
+                guard found == nil else { return nil }  // twice: not a tag this code wrote
+                found = (lineStart, min(lineEnd + 1, bytes.count))
+            } else if let f = found, f.end == lineStart, bytes[lineStart] == 0x20 {
+                return nil  // a continuation line: not a tag this code wrote
+            }
+            lineStart = lineEnd + 1
+        }
+        guard let f = found else { return nil }
+        let value = String(decoding: bytes[(f.start + prefix.count)..<(f.end - 1)], as: UTF8.self)
+        return (value, Array(bytes[..<f.start] + bytes[f.end...]))
     }
 
     /// Moves the branch HEAD names (`refs/heads/main`) from `old` (`nil`: the branch does not exist yet) to

@@ -232,23 +232,14 @@ extension GitRepository {
         let (kind, size) = try objectHeader(id)
         guard kind == .tree else { throw GitError.malformedTree(id: id, reason: "not a tree object") }
         guard size <= limit else { throw GitError.malformedTree(id: id, reason: "larger than \(limit) bytes") }
-        var oid = try Self.oid(id)
-        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
-            withRepo { git_repository_odb(&out, $0) }
-        }
-        let object = try GitHandle("reading tree \(id)", owner: self, free: git_odb_object_free) { out in
-            odb.withPointer { git_odb_read(&out, $0, &oid) }
-        }
-        let bytes: [UInt8] = object.withPointer { o in
-            let n = git_odb_object_size(o)
-            guard n > 0, let data = git_odb_object_data(o) else { return [] }
-            return Array(UnsafeRawBufferPointer(start: data, count: n))
-        }
+        let bytes = try rawObject(id)
         var entries: [GitRawTreeEntry] = []
         var i = 0
         while i < bytes.count {
             var mode: UInt32 = 0
             var digits = 0
+            // git writes modes without leading zeros; `040000` is what git fsck --strict calls zeroPaddedFilemode.
+            guard i < bytes.count, bytes[i] != 0x30 else { throw GitError.malformedTree(id: id, reason: "a zero-padded mode") }
             while i < bytes.count, bytes[i] != 0x20 {
                 guard (0x30...0x37).contains(bytes[i]), digits < 7 else { throw GitError.malformedTree(id: id, reason: "a mode that is not octal") }
                 mode = mode << 3 | UInt32(bytes[i] - 0x30)
@@ -268,5 +259,22 @@ extension GitRepository {
             entries.append(GitRawTreeEntry(name: name, mode: mode, id: hex))
         }
         return entries
+    }
+
+    /// The raw bytes of object `id` as stored (no parsing by libgit2).
+    /// - Throws: `.libgit2` if the object is missing.
+    func rawObject(_ id: String) throws -> [UInt8] {
+        var oid = try Self.oid(id)
+        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
+            withRepo { git_repository_odb(&out, $0) }
+        }
+        let object = try GitHandle("reading object \(id)", owner: self, free: git_odb_object_free) { out in
+            odb.withPointer { git_odb_read(&out, $0, &oid) }
+        }
+        return object.withPointer { o in
+            let n = git_odb_object_size(o)
+            guard n > 0, let data = git_odb_object_data(o) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: data, count: n))
+        }
     }
 }

@@ -39,7 +39,9 @@ struct Attacker {
         return r.stdout.split(separator: "\0").map { line in
             let tab = line.firstIndex(of: "\t")!
             let meta = line[..<tab].split(separator: " ")
-            return RawEntry(mode: String(meta[0]), name: Array(line[line.index(after: tab)...].utf8), id: String(meta[2]))
+            // ls-tree prints a folder's mode as 040000; the tree object holds 40000 (git fsck: zeroPaddedFilemode).
+            let mode = meta[0] == "040000" ? "40000" : String(meta[0])
+            return RawEntry(mode: mode, name: Array(line[line.index(after: tab)...].utf8), id: String(meta[2]))
         }
     }
 

@@ -130,6 +130,20 @@ final class HostileRemoteTests: SyncTestCase {
         let realTag = try XCTUnwrap(try run("/usr/bin/git", ["-C", remote, "cat-file", "commit", original], stdin: nil, extraEnv: [:]).stdout
             .components(separatedBy: "\n").first { $0.hasPrefix("tresor-auth ") }).dropFirst("tresor-auth ".count)
         try assertRefused("a tag copied from another commit", try a.withField(content, value: String(realTag)), naming: ["no holder of the vault key"])
+        // An old authentic commit published again under a new id: its tag line moved into the message, or
+        // written twice. The signed bytes are the same, but a tag counts only once, in the header.
+        let older = try run("/usr/bin/git", ["-C", remote, "cat-file", "commit", original + "~1"], stdin: nil, extraEnv: [:]).stdout
+        let tagLine = try XCTUnwrap(older.components(separatedBy: "\n").first { $0.hasPrefix("tresor-auth ") })
+        let parts = older.replacingOccurrences(of: tagLine + "\n", with: "").components(separatedBy: "\n\n")
+        func written(_ text: String) throws -> String {
+            try write(text, to: dir + "/replayed")
+            return try a.git(["hash-object", "-t", "commit", "-w", "--literally", dir + "/replayed"])
+        }
+        try assertRefused("an old commit with its tag moved into the message",
+                          try written(parts[0] + "\n\n" + tagLine + "\n" + parts.dropFirst().joined(separator: "\n\n")),
+                          naming: ["no holder of the vault key"])
+        try assertRefused("an old commit with its tag twice", try written(older.replacingOccurrences(of: tagLine, with: tagLine + "\n" + tagLine)),
+                          naming: ["no holder of the vault key"])
         // A merge commit whose new side no key holder made.
         let sneaky = try forged(try a.editing(root, ["Email", "gmail.json"], nil))
         try assertRefused("an unauthenticated side of a merge", try a.commit(root, parents: [original, sneaky]), naming: ["no holder of the vault key"])
@@ -165,6 +179,10 @@ final class HostileRemoteTests: SyncTestCase {
             ("a folder named .GiT", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", ".GiT", emailTree)])), [".GiT"]),
             ("the same name twice", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", "Email", emailTree)])), ["Email"]),
             ("names out of order", try a.rawTree(rootEntries.reversed()), ["out of order"]),
+            ("a zero-padded folder mode", try a.rawTree(rootEntries.map { e in
+                var e = e
+                if e.mode == "40000" && e.name == Array("Email".utf8) { e.mode = "040000" }
+                return e }), ["zero-padded"]),
             ("64 names for one 1 MiB blob", try a.rawTree(a.sorted(rootEntries + (0..<64).map { RawEntry("100644", "big\($0).json", big) })), ["big"]),
             ("3,000 nested folders", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", "d", deep)])), ["deeper than"]),
             ("a symbolic link", try a.editing(root, ["Email", "link.json"], RawEntry("120000", "link.json", try a.blob(Array("/etc/passwd".utf8)))), ["Email/link.json", "symbolic link"]),
