@@ -53,6 +53,7 @@ extension Vault {
             try? repo.deleteRef(name: incoming)
             // The remote's objects first go to a quarantine that borrows this repository's objects; only
             // what passed every check is copied in, so a refused fetch leaves no object behind.
+            removeAbandonedQuarantines()
             let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
             defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
             let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
@@ -108,7 +109,7 @@ extension Vault {
         // Only commits a holder of the vault key made are taken; then every file of the fetched tip is
         // checked, in the quarantine, before anything changes here. A fast-forward does not decrypt again
         // what this replica already holds at the same path.
-        try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine)
+        try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine, known: try knownFormatVersion(repo))
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
         checker.progress = progress
         let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
@@ -170,5 +171,17 @@ extension Vault {
     static func refStamp() -> String {
         let t = Timestamp.now().description   // 2026-11-21T18:40:00.123Z
         return t.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "").replacingOccurrences(of: ".", with: "")
+    }
+}
+
+extension Vault {
+    /// Removes the quarantine folders (`.git/tresor/incoming-PID-…`) of syncs that were killed: they hold
+    /// what a remote sent that was never checked.
+    func removeAbandonedQuarantines() {
+        for name in FileSystem.list(root + "/.git/tresor") where name.hasPrefix("incoming-") {
+            let parts = name.split(separator: "-")
+            guard parts.count >= 2, let pid = Int32(parts[1]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: root + "/.git/tresor/" + name) }
+        }
     }
 }

@@ -24,6 +24,46 @@ extension Vault {
         return h.version
     }
 
+    // MARK: The newest format this replica has held
+
+    static let formatMarkPath = ".git/tresor/format"
+
+    /// The highest header version any commit reachable from `tip` holds, up to `stopAt` (a walk of the history
+    /// that ends at the first header of version `stopAt` or more).
+    func highestHeaderVersion(from tip: String, stopAt: Int, repo: GitRepository) throws -> Int {
+        var queue = [tip], seen: Set<String> = [], highest = 0
+        while let rev = queue.popLast() {
+            guard seen.insert(rev).inserted else { continue }
+            highest = max(highest, headerVersion(at: rev, repo: repo))
+            if highest >= stopAt { return highest }
+            queue += try Vault.git { try repo.commitInfo(rev) }.parents
+        }
+        return highest
+    }
+
+    /// The highest vault format this replica has held (`.git/tresor/format`, local, never committed or
+    /// fetched): a header of a lower version arriving later, by sync or by plain git, is a downgrade. A
+    /// replica without the file (made before it existed) learns it once from its history. Runs under the lock.
+    func knownFormatVersion(_ repo: GitRepository) throws -> Int {
+        let file = root + "/" + Vault.formatMarkPath
+        var known = 0
+        if let bytes = try? FileSystem.read(file, limit: 16), let v = Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) {
+            known = v
+        } else if let head = try Vault.git({ try repo.headCommitID() }) {
+            known = try highestHeaderVersion(from: head, stopAt: FormatVersion.header, repo: repo)
+        }
+        let now = max(known, header.version)
+        if now != known || FileSystem.kind(file) != .file { try recordFormatVersion(now) }
+        return now
+    }
+
+    func recordFormatVersion(_ version: Int) throws {
+        do {
+            try FileSystem.makeDirectories(".git/tresor", under: root)
+            try FileSystem.writeAtomically(Array("\(version)\n".utf8), to: root + "/" + Vault.formatMarkPath)
+        } catch let e as CoreError { throw VaultError.file(path: root + "/" + Vault.formatMarkPath, e) }
+    }
+
     /// The commits reachable from `tip` that no key holder vouched for: the walk stops at authentic commits
     /// (their tag binds every ancestor through the ids), at commits reachable from `known`, and at commits
     /// of the format 1 era (before the vault was upgraded, nothing was authenticated). Newest first.
@@ -44,8 +84,8 @@ extension Vault {
 
     /// Refuses a fetched tip that no key holder made, naming the commits and what they change. Vaults of
     /// format 1 (local and fetched) have no tags: nothing to check until `upgrade`.
-    func requireAuthentic(incoming tip: String, ours: String?, repo: GitRepository) throws {
-        guard header.version >= 2 || headerVersion(at: tip, repo: repo) >= 2 else { return }
+    func requireAuthentic(incoming tip: String, ours: String?, repo: GitRepository, known: Int? = nil) throws {
+        guard max(header.version, known ?? 0) >= 2 || headerVersion(at: tip, repo: repo) >= 2 else { return }
         guard !isAuthentic(tip, repo: repo) else { return }
         // Another vault's commits are not ours for a plainer reason: say that one.
         if let id = try? repo.blobID(at: tip, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
@@ -63,11 +103,23 @@ extension Vault {
     /// authenticated commit on top, so other replicas accept them (Spec/TRANSACTIONS.md §3, Spec/MERGE.md §13.4).
     /// Runs under the vault lock. Without the key it does nothing; the next command with the key does it.
     func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
-        guard let cipher, let authenticator, header.version >= 2,
-              let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo),
-              headerVersion(at: head, repo: repo) >= 2 else { return }
+        guard let cipher, let authenticator else { return }
+        let known = try knownFormatVersion(repo)
+        guard known >= 2, let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }
+        // A header older than this replica has held: a downgrade (a version 1 header authenticates nothing).
+        let version = headerVersion(at: head, repo: repo)
+        guard version >= known else {
+            throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .downgrade(version: version))
+        }
         let foreign = try foreignCommits(from: head, known: nil, repo: repo)
         guard !foreign.isEmpty else { return }
+        // Only commits made here are taken in. What git fetched from a remote (git pull) and no key holder
+        // made is what sync refuses: it must not become authentic by arriving through plain git.
+        let fetched = try Vault.git { try repo.references(matching: "refs/remotes/*") }
+        for ref in fetched {
+            let arrived = foreign.filter { (try? repo.contains(ref.commit, $0.id)) == true }
+            if !arrived.isEmpty { throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: arrived) }
+        }
         let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
         do { _ = try reader.readIncoming(head, minimumGeneration: 0) }
         catch VaultError.hostileRemote(let file, let problem) {

@@ -48,6 +48,11 @@ extension Vault {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
         try requireAuthentic(incoming: tip, ours: nil, repo: repo)
+        // A version 1 tip over history that held version 2: the authentication was stripped (a downgrade).
+        let version = headerVersion(at: tip, repo: repo)
+        if version < FormatVersion.header, try highestHeaderVersion(from: tip, stopAt: FormatVersion.header, repo: repo) > version {
+            throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .downgrade(version: version))
+        }
         let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
         reader.progress = progress
         _ = try reader.readIncoming(tip, minimumGeneration: 0)
@@ -57,6 +62,7 @@ extension Vault {
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)
         try reloadHeader()
+        try recordFormatVersion(header.version)
     }
 
     /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §13.3).

@@ -187,6 +187,7 @@ public final class Vault {
             txn.message = "Upgrade the vault to format version \(FormatVersion.header)"
         }
         try reloadHeader()
+        try recordFormatVersion(header.version)
         try SyncSetup.configure(try repository())
     }
 

@@ -51,6 +51,9 @@ public enum VaultError: Error, Equatable, Sendable {
     case foreignCommits([ForeignCommit])
     /// A commit made on this replica with plain git breaks the vault's rules; tresor will not authenticate it.
     case commitMadeWithGitRefused(commit: String, file: String, problem: RemoteProblem)
+    /// Commits that no key holder made came in through plain git (`git pull`/`git fetch`, reachable from the
+    /// remote-tracking `ref`); tresor will not authenticate them.
+    case unauthenticatedCommitsFetched(ref: String, commits: [ForeignCommit])
     /// The remote moved on every attempt to push.
     case remoteKeptMoving(remote: String, attempts: Int)
     /// A merged entry did not decrypt to what the merge decided; nothing was committed.

@@ -91,4 +91,23 @@ extension GitRepository {
         let result = try withRepo { try check(git_reference_remove($0, name), "removing \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
         if result != 0 { git_error_clear() }
     }
+
+    /// The references whose names match `glob` (e.g. `refs/remotes/*`), with the commit each points at
+    /// (symbolic references resolved; references that name no commit are left out).
+    public func references(matching glob: String) throws -> [(name: String, commit: String)] {
+        let iterator = try GitHandle("listing references", owner: self, free: git_reference_iterator_free) { out in
+            withRepo { git_reference_iterator_glob_new(&out, $0, glob) }
+        }
+        var found: [(name: String, commit: String)] = []
+        while true {
+            var ref: OpaquePointer?
+            let code = iterator.withPointer { git_reference_next(&ref, $0) }
+            if code == GIT_ITEROVER.code { git_error_clear(); break }
+            try check(code, "listing references")
+            defer { git_reference_free(ref) }
+            let name = String(cString: git_reference_name(ref))
+            if let commit = resolve(name) { found.append((name, commit)) }
+        }
+        return found.sorted { $0.name < $1.name }
+    }
 }

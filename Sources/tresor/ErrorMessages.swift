@@ -71,6 +71,13 @@ extension VaultError {
         case .commitMadeWithGitRefused(let commit, let file, let problem):
             return "the commit \(commit.prefix(12)) made with git is not a sound vault: \(q(file)): \(problem.message)"
                 + "\nhint: tresor will not authenticate it, so other replicas would refuse it; undo it with git (for example 'git reset --hard HEAD~1')"
+        case .unauthenticatedCommitsFetched(let ref, let commits):
+            let shortRef = ref.hasPrefix("refs/remotes/") ? String(ref.dropFirst("refs/remotes/".count)) : ref
+            let list = commits.prefix(10).map { c in
+                "  \(c.id.prefix(12)) \(Output.escaped(c.summary))" + (c.paths.isEmpty ? "" : ": changes " + c.paths.prefix(5).map(q).joined(separator: ", "))
+            }.joined(separator: "\n")
+            return "git brought in commits from \(q(shortRef)) that no holder of the vault key made; tresor will not authenticate them:\n\(list)"
+                + "\nhint: undo the pull with git (for example 'git reset --hard ORIG_HEAD'); 'tresor sync' checks what the remote holds"
         case .remoteKeptMoving(let remote, let attempts):
             return "the remote \(q(remote)) kept changing during \(attempts) attempts\nhint: run 'tresor sync' again"
         case .mergeDidNotVerify(let p): return "the merged entry \(q(p)) did not verify; nothing was committed"

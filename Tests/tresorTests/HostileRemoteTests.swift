@@ -211,6 +211,72 @@ final class HostileRemoteTests: SyncTestCase {
         try assertStillWorks()
     }
 
+    // MARK: Plain git on a replica: what git pulls in is checked like what sync fetches.
+
+    func plainGit(_ name: String, _ args: String...) throws -> CLIResult {
+        try run("/usr/bin/git", ["-C", replica(name)] + args, stdin: nil,
+                extraEnv: ["GIT_AUTHOR_NAME": "bob", "GIT_AUTHOR_EMAIL": "b@example", "GIT_COMMITTER_NAME": "bob",
+                           "GIT_COMMITTER_EMAIL": "b@example", "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"])
+    }
+
+    func testCommitsAGitPullBroughtInAreNeverAuthenticated() throws {
+        let a = attacker!
+        let root = try a.tree(of: original)
+        let oldBank = try a.blob(at: "Bank/ing.json", in: original + "~1")
+        let rollback = try forged(try a.editing(root, ["Bank", "ing.json"], RawEntry("100644", "ing.json", oldBank)))
+        try a.push(rollback)
+        // B pulls with plain git: git fast-forwards (the files are ciphertext git cannot judge), and the hook's
+        // `tresor adopt` refuses to vouch for what came from the remote.
+        XCTAssertEqual(try plainGit("B", "pull", "-q", "--no-rebase", "origin", "main").code, 0)
+        for args in [["adopt"], ["add", "New/one", "--password-stdin"], ["sync"]] {
+            let r = try tresor(args + ["--vault", replica("B")], stdin: "x\n")
+            XCTAssertNotEqual(r.code, 0, "\(args): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("git brought in commits from \"origin/main\"") && r.stderr.contains(String(rollback.prefix(12)))
+                          && r.stderr.contains("Bank/ing"), "\(args): \(r.stderr)")
+        }
+        XCTAssertFalse(isAuthenticTip("B"), "B authenticated the attacker's commit")
+        // Undone as the hint says, B works again; the remote's commit stays refused; A never took it.
+        XCTAssertEqual(try plainGit("B", "reset", "-q", "--hard", "ORIG_HEAD").code, 0)
+        try on("B", "add", "New/one", "--password-stdin", stdin: "x\n")
+        XCTAssertEqual(try attempt("B", "sync").code, 2)
+        XCTAssertEqual(try attempt("A", "sync").code, 2)
+        XCTAssertEqual(try on("A", "show", "Bank/ing", "--field", "password").stdout, "bank-v2\n")
+        XCTAssertEqual(try on("B", "show", "Bank/ing", "--field", "password").stdout, "bank-v2\n")
+    }
+
+    func isAuthenticTip(_ name: String) -> Bool {
+        let head = (try? plainGit(name, "cat-file", "commit", "HEAD").stdout) ?? ""
+        return head.components(separatedBy: "\n\n").first?.contains("tresor-auth ") == true
+    }
+
+    func testAHeaderStrippedToFormatOneIsADowngradeForPullSyncAndClone() throws {
+        let a = attacker!
+        let root = try a.tree(of: original)
+        var stripped = try VaultHeader.parse(try a.bytes(ofBlob: try a.blob(at: ".tresor/vault.json", in: original)))
+        stripped.version = 1; stripped.auth = nil
+        let downgrade = try forged(try a.editing(root, [".tresor", "vault.json"], RawEntry("100644", "vault.json", try a.blob(stripped.serialized()))))
+        let deletion = try a.commit(try a.editing(try a.tree(of: downgrade), ["Email", "gmail.json"], nil), parents: [downgrade])
+        try a.push(deletion)
+        // sync refuses: the commits are not authentic, whatever version their header claims.
+        try assertRefused("a header stripped to version 1", deletion, naming: ["no holder of the vault key"])
+        try a.push(deletion)
+        // A fresh clone refuses a version 1 tip over history that held version 2.
+        let clone = try tresor(["clone", remote, replica("C")])
+        XCTAssertEqual(clone.code, 2, clone.stdout)
+        XCTAssertTrue(clone.stderr.contains("older than this vault"), clone.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: replica("C") + "/.git"), "the refused clone was kept")
+        // Plain git pull: every command that changes the vault refuses the downgraded HEAD.
+        XCTAssertEqual(try plainGit("B", "pull", "-q", "--no-rebase", "origin", "main").code, 0)
+        for args in [["adopt"], ["add", "New/one", "--password-stdin"], ["sync"]] {
+            let r = try tresor(args + ["--vault", replica("B")], stdin: "x\n")
+            XCTAssertNotEqual(r.code, 0, "\(args): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("older than this vault"), "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try plainGit("B", "reset", "-q", "--hard", "ORIG_HEAD").code, 0)
+        try on("B", "add", "New/one", "--password-stdin", stdin: "x\n")
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "username").code, 0)
+    }
+
     func testAForcePushOfAnOldStateIsReportedAndUndone() throws {
         try on("A", "edit", "Email/gmail", "--set", "notes=newer")
         try on("A", "sync")
