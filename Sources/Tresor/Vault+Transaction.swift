@@ -137,7 +137,11 @@ extension Vault {
     /// branch has moved nothing here throws: what cannot be finished now is left to recovery and noted in
     /// `warnings`.
     func publish(_ repo: GitRepository, from old: String?, to new: String, paths: [String], reflog: String, knownStale: Bool) throws {
-        let journal = Journal(base: old, target: new, paths: paths)
+        // An earlier change this process's recovery could not finish (a disk still full) keeps its paths in
+        // the new journal: finishing means making every path what HEAD has, so none of them is forgotten.
+        var all = paths
+        if let pending = Journal.read(root: root) { all += pending.paths.filter { !paths.contains($0) } }
+        let journal = Journal(base: old, target: new, paths: all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         do {
             if Failpoint.fails("enospc-journal") { throw CoreError.io("cannot write: No space left on device") }
             try FileSystem.writeAtomically(journal.serialized(), to: root + "/" + Journal.relativePath)
@@ -192,7 +196,12 @@ extension Vault {
     /// when both are done. `knownStale`: the files are known to differ (skip comparing them first).
     @discardableResult
     func finish(_ repo: GitRepository, _ journal: Journal, knownStale: Bool) -> Bool {
-        let head = (try? repo.headCommitID()) ?? nil
+        // HEAD cannot be read: leave everything for later rather than take it for an empty vault.
+        let head: String?
+        do { head = try repo.headCommitID() } catch {
+            warnings.append(.workTreeNotUpdated(path: "HEAD", reason: Vault.describe(error)))
+            return false
+        }
         var done = true
         for (number, path) in journal.paths.enumerated() {
             do { try checkOut(repo, head: head, path: path, knownStale: knownStale) }

@@ -156,6 +156,24 @@ final class CrashTests: SyncTestCase {
         }
     }
 
+    /// Two changes in a row that cannot update the folder (the disk stays full): the second one's journal
+    /// keeps the first one's paths, so when space is back the next command brings both up to date.
+    func testTwoUnfinishedChangesInARowAreBothFinishedLater() throws {
+        try requireFailpoints()
+        try setUpReplicas()
+        try on("A", "add", "Disk/x", "--password-stdin", stdin: "old-pass\n")
+        let full = ["TRESOR_FAILPOINT": "enospc-worktree"]
+        let edit = try tresor(["edit", "Disk/x", "--password-stdin", "--vault", replica("A")], stdin: "new-pass\n", extraEnv: full)
+        XCTAssertEqual(edit.code, 0, edit.stderr)
+        let add = try tresor(["add", "Disk/y", "--password-stdin", "--vault", replica("A")], stdin: "y\n", extraEnv: full)
+        XCTAssertEqual(add.code, 0, add.stderr)
+        try on("A", "add", "Disk/z", "--password-stdin", stdin: "z\n")
+        XCTAssertEqual(try on("A", "show", "Disk/x", "--field", "password").stdout, "new-pass\n")
+        XCTAssertEqual(try on("A", "show", "Disk/y", "--field", "password").stdout, "y\n")
+        try assertHealthy("two unfinished changes")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("A"), "status", "--porcelain"], stdin: nil, extraEnv: [:]).stdout, "")
+    }
+
     func testTheReleaseBinaryNeverHonoursFailpoints() throws {
         guard ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil else { throw XCTSkip("checks the release binary") }
         try sampleVault()
