@@ -28,7 +28,10 @@ struct TresorCommand: ParsableCommand {
         // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
         ProcessHardening.disableCoreDumps()
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
-        if ![ViewGuardian.commandName, ClipboardKeeper.commandName].contains(CommandLine.arguments.dropFirst().first ?? "") { EditorView.sweepOrphans() }
+        // Not while a shell asks for completions, which must only read names.
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
+            EditorView.sweepOrphans()
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

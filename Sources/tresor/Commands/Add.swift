@@ -8,7 +8,7 @@ struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add an entry.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.folders) var path: String
     @Option(help: "User name.") var username: String?
     @Option(name: .customLong("url"), help: "A URL (repeatable).") var urls: [String] = []
     @Option(help: "Notes.") var note: String?

@@ -25,7 +25,7 @@ struct Clip: ParsableCommand {
         discussion: "X11 (xclip, else xsel), Wayland (wl-copy) or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("The field to copy (default: password).", valueName: "name")) var field: String = "password"
     @OptionGroup var clip: ClipOptions
 

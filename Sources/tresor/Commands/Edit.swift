@@ -10,7 +10,7 @@ struct Edit: ParsableCommand {
         discussion: "The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. A changed password moves the old one into history.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a field (repeatable; repeat urls=/tags= for several values).", valueName: "name=value"))
     var sets: [String] = []
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []

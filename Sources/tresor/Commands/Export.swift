@@ -16,7 +16,7 @@ struct Export: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "json, csv or pass.") var format: String
-    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Argument(help: "Only entries below this folder.", completion: Completion.folders) var prefix: String?
     @Option(name: [.short, .long], help: ArgumentHelp("A new file (json, csv) or a new or empty directory (pass).", valueName: "path"))
     var output: String?
     @Option(name: .customLong("gpg-id"), help: ArgumentHelp("The gpg key to encrypt a pass store to (repeatable).", valueName: "id"))

@@ -48,7 +48,7 @@ struct Rotate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Replace an entry's password with a new one under its policy (the old one goes to history).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @OptionGroup(title: "Generator options (also stored as the entry's policy)") var generator: GeneratorOptions
 
     func run() throws {

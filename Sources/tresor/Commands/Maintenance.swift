@@ -49,7 +49,7 @@ struct Log: ParsableCommand {
         abstract: "Show the vault's history, or one entry's: when, and which fields each commit changed.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Only commits touching this entry (decrypts its old versions to name the changed fields).") var path: String?
+    @Argument(help: "Only commits touching this entry (decrypts its old versions to name the changed fields).", completion: Completion.entries) var path: String?
     @Option(name: [.customShort("n"), .long], help: "At most this many commits.") var limit: Int?
     @Flag(help: "Print a JSON array.") var json = false
 

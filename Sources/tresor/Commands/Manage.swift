@@ -8,7 +8,7 @@ struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (git history keeps it; 'tresor restore' brings it back).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Flag(name: [.short, .long], help: "Do not ask for confirmation at a terminal.") var force = false
 
     func run() throws {
@@ -28,8 +28,8 @@ func destination(_ raw: String, source: EntryPath) throws -> EntryPath {
 /// What `mv` and `cp` share: a source, a destination, and whether to replace.
 struct TransferArguments: ParsableArguments {
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var source: String
-    @Argument(help: "New path, or a folder ending in \"/\".") var target: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var source: String
+    @Argument(help: "New path, or a folder ending in \"/\".", completion: Completion.destinations) var target: String
     @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
 
     func run(_ done: String, _ action: (Vault, EntryPath, EntryPath, Bool) throws -> Void) throws {

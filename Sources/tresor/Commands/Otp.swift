@@ -10,7 +10,7 @@ struct Otp: ParsableCommand {
         discussion: "The entry's \"otp\" field holds an otpauth://totp/ URI (add it with --otp-uri on add or edit, or as the otp: line in the editor).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Flag(help: "Print a JSON object: code, secondsLeft, period, digits, algorithm.") var json = false
     @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy the code to the clipboard instead of printing it.") var clip = false
     @OptionGroup var clipOptions: ClipOptions

@@ -10,7 +10,7 @@ struct Restore: ParsableCommand {
         discussion: "Without --at: the version before the last commit that touched the entry (undoes a delete or the last edit). Current values go to history.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("A commit (as 'tresor log PATH' shows it).", valueName: "rev")) var at: String?
 
     func run() throws {

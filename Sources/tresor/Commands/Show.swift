@@ -9,7 +9,7 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("Print only this field's value (password, username, urls, notes, tags or a custom field).", valueName: "name"))
     var field: String?
     @Flag(help: "Print the entry as a JSON object.") var json = false

@@ -11,7 +11,7 @@ struct Sync: ParsableCommand {
         discussion: "Conflicting edits merge in process with the real merge base; every losing value goes into the entry's history. See README \"Sync\".")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Remote name.") var remote: String = "origin"
+    @Argument(help: "Remote name.", completion: Completion.remotes) var remote: String = "origin"
     @Flag(help: "Print a JSON object describing what happened.") var json = false
 
     func run() throws {
@@ -52,7 +52,7 @@ struct Clone: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote URL: a path, file://, ssh://, https:// or git://.") var url: String
-    @Argument(help: "Directory (default: the vault location).") var directory: String?
+    @Argument(help: "Directory (default: the vault location).", completion: .directory) var directory: String?
 
     func run() throws {
         let target = directory ?? options.directory
@@ -94,7 +94,7 @@ struct RemoteAdd: ParsableCommand {
 struct RemoteRemove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a remote.", aliases: ["rm"])
     @OptionGroup var options: VaultOptions
-    @Argument var name: String
+    @Argument(help: "Remote name.", completion: Completion.remotes) var name: String
     func run() throws {
         try options.open(unlock: false).removeRemote(name: name)
         Output.status("Removed remote \(name).")
