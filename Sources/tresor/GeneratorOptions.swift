@@ -3,6 +3,9 @@ import ArgumentParser
 import Foundation
 import TresorCore
 
+/// A password's entropy in JSON output: bits with two decimals.
+func jsonEntropy(_ bits: Double) -> JSONValue { .number(String(format: "%.2f", bits)) }
+
 struct GeneratorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Password length, 1 to 1024 (default 24).", valueName: "n")) var length: Int?
     @Option(help: ArgumentHelp("Character classes joined by + or ,: lower, upper, digits, symbols (default all).", valueName: "list")) var classes: String?

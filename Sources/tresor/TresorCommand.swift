@@ -69,3 +69,8 @@ struct CLIError: Error {
     var code: Int32 = ExitStatus.error
     init(_ message: String, code: Int32 = ExitStatus.error) { self.message = message; self.code = code }
 }
+extension ArgumentHelp {
+    /// `--json` of a command that changes something: what it did, as one JSON object on stdout.
+    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see README \"JSON output\")."
+}
+

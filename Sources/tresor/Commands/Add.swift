@@ -20,6 +20,7 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("A one-time code secret as an otpauth://totp/ URI, or - to read it from standard input.", valueName: "uri"))
     var otpUri: String?
     @Flag(name: [.short, .long], help: "Replace an existing entry.") var force = false
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func validate() throws {
@@ -42,6 +43,7 @@ struct Add: ParsableCommand {
         let policy = try generator.resolve()
 
         var password: String?
+        var entropy: Double?
         if noPassword {
             password = nil
         } else if passwordStdin {
@@ -50,7 +52,8 @@ struct Add: ParsableCommand {
         } else if generate || (generator.isSpecified && !Prompt.interactive) {
             let g = try GeneratorOptions.generate(policy)
             password = g.value
-            Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
+            entropy = g.entropyBits
+            if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
         } else if Prompt.interactive {
             password = try offerPassword(policy)
         } else {
@@ -72,7 +75,10 @@ struct Add: ParsableCommand {
         }
         if let otp { try entry.set(TOTP.fieldName, .text(otp), at: now, origin: origin) }
         try vault.add(entry, force: force)
-        Output.status("Added \(entryPath)")
+        // The password itself is never in the report; a generated one is described by its entropy.
+        Output.report(json: json, "Added \(entryPath)",
+                      .object(["path": .string(entryPath.string), "fields": .array(entry.fields.keys.sorted().map(JSONValue.string)),
+                               "generated": .bool(entropy != nil), "entropyBits": entropy.map(jsonEntropy) ?? .null]))
     }
 
     /// At a terminal: show a generated password; accept, regenerate, or type one's own.

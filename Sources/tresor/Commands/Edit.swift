@@ -18,6 +18,7 @@ struct Edit: ParsableCommand {
     @Flag(help: "Generate a new password (see generator options).") var generate = false
     @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
     var otpUri: String?
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func run() throws {
@@ -26,10 +27,13 @@ struct Edit: ParsableCommand {
         var entry = original
         let origin = vault.deviceID
         var target: [String: FieldValue?] = [:]
+        var entropy: Double?
+        /// What an edit that changes nothing reports.
+        func unchanged() { Output.report(json: json, "No changes.", Edit.report(path: entry.path, changed: [], entropy: nil, outcome: nil)) }
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
         if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
-            guard let edited = try runEditor(entry) else { Output.status("No changes."); return }
+            guard let edited = try runEditor(entry) else { unchanged(); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
             var lists: [String: [String]] = [:]
@@ -64,7 +68,8 @@ struct Edit: ParsableCommand {
                 let g = try GeneratorOptions.generate(policy)
                 target["password"] = .text(g.value)
                 if generator.isSpecified { target["policy"] = .text(policy.policyString) }
-                Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
+                entropy = g.entropyBits
+                if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
             }
         }
         if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
@@ -75,10 +80,19 @@ struct Edit: ParsableCommand {
         for (name, value) in target.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: origin) {
             changed.append(name)
         }
-        guard !changed.isEmpty else { Output.status("No changes."); return }
+        guard !changed.isEmpty else { unchanged(); return }
         let outcome = try vault.save(entry, basedOn: original)
-        reportMerge(outcome)
-        Output.status("Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))")
+        if !json { reportMerge(outcome) }
+        Output.report(json: json, "Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))",
+                      Edit.report(path: outcome.path ?? entry.path, changed: outcome.changedFields, entropy: entropy, outcome: outcome))
+    }
+
+    /// `--json` of edit and rotate: the entry, the fields the commit changed (names, never values), the
+    /// entropy of a generated password, and whether a change made meanwhile was merged.
+    static func report(path: EntryPath, changed: [String], entropy: Double?, outcome: SaveOutcome?) -> JSONValue {
+        .object(["path": .string(path.string), "changedFields": .array(changed.map(JSONValue.string)),
+                 "entropyBits": entropy.map(jsonEntropy) ?? .null, "merged": .bool(outcome?.merged ?? false),
+                 "resolutions": .array((outcome?.resolutions ?? []).map(\.json))])
     }
 
     /// Runs the editor on the decrypted view until the text parses; nil if nothing changed.

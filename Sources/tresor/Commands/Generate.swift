@@ -21,7 +21,7 @@ struct Generate: ParsableCommand {
         let policy = try generator.resolve()
         let secrets = try (0..<n).map { _ in try GeneratorOptions.generate(policy) }
         if json {
-            let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": .number(String(format: "%.2f", $0.entropyBits))]) }
+            let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": jsonEntropy($0.entropyBits)]) }
             Output.json(count == nil ? objects[0] : .array(objects))
         } else {
             secrets.forEach { Output.line($0.value) }
@@ -49,6 +49,7 @@ struct Rotate: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path.", completion: Completion.entries) var path: String
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options (also stored as the entry's policy)") var generator: GeneratorOptions
 
     func run() throws {
@@ -64,7 +65,8 @@ struct Rotate: ParsableCommand {
         try entry.set("password", .text(g.value), at: now, origin: vault.deviceID)
         if generator.isSpecified { try entry.set("policy", .text(policy.policyString), at: now, origin: vault.deviceID) }
         let outcome = try vault.save(entry, basedOn: original, message: "Rotate password of \(entry.path)")
-        reportMerge(outcome)
-        Output.status(String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits))
+        if !json { reportMerge(outcome) }
+        Output.report(json: json, String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits),
+                      Edit.report(path: outcome.path ?? entry.path, changed: outcome.changedFields, entropy: g.entropyBits, outcome: outcome))
     }
 }

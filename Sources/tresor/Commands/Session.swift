@@ -17,11 +17,21 @@ struct Unlock: ParsableCommand {
     @Flag(help: "Print only the token.")
     var raw = false
 
+    @Flag(help: "Print a JSON object: {variable, token, timeoutMinutes}.")
+    var json = false
+
+    func validate() throws {
+        if raw && json { throw ValidationError("--raw: use --raw or --json, not both") }
+    }
+
     func run() throws {
         guard timeout > 0, timeout <= 24 * 60 else { throw CLIError("--timeout must be between 0 and 1440 minutes") }
         let vault = try options.open(unlock: true, allowSession: false)
         let token = try Session.start(vault: vault, timeout: timeout * 60, directory: Session.directory())
-        if raw {
+        if json {
+            Output.json(.object(["variable": .string(Session.environmentVariable), "token": .string(token),
+                                 "timeoutMinutes": .number(Clip.format(timeout))]))
+        } else if raw {
             Output.line(token)
         } else {
             Output.line("export \(Session.environmentVariable)=\(token)")
@@ -34,10 +44,11 @@ struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "End the session of this vault.")
 
     @OptionGroup var options: VaultOptions
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: false)
         let had = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
-        Output.status(had ? "Locked." : "No session was open.")
+        Output.report(json: json, had ? "Locked." : "No session was open.", .object(["sessionEnded": .bool(had)]))
     }
 }
