@@ -21,8 +21,12 @@ struct TresorCommand: ParsableCommand {
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self]
+                      Import.self, Export.self].filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
+
+    /// The manual page is generated from `--experimental-dump-help`: it lists the commands people type,
+    /// not the internal ones git and tresor itself run (which argument-parser's dump would include).
+    static var dumpingHelp: Bool { CommandLine.arguments.dropFirst().contains("--experimental-dump-help") }
 
     static func main() {
         // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
