@@ -67,7 +67,7 @@ struct GeneratorOptions: ParsableArguments {
             case "digits", "digit", "numbers": c.insert(.digits)
             case "symbols", "symbol", "special": c.insert(.symbols)
             case "all": c = .all
-            default: throw ValidationError("unknown character class \"\(name)\" (use lower, upper, digits, symbols)")
+            default: throw ValidationError("--classes: unknown character class \"\(name)\" (use lower, upper, digits, symbols)")
             }
         }
         guard !c.isEmpty else { throw ValidationError("--classes needs at least one class") }

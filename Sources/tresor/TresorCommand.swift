@@ -36,9 +36,19 @@ struct TresorCommand: ParsableCommand {
         if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
             EditorView.sweepOrphans()
         }
+        if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
-            try command.run()
+            do { try command.run() } catch let e as ValidationError {
+                // Thrown while running, argument-parser would show the top-level usage: show the command's.
+                VaultOptions.printWarnings()
+                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: ExitCode.validationFailure.rawValue)
+            } catch let e as CLIError where e.code == ExitCode.validationFailure.rawValue {
+                VaultOptions.printWarnings()
+                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: e.code)
+            }
             VaultOptions.printWarnings()
         } catch let e as ExitCode {
             VaultOptions.printWarnings()
@@ -49,6 +59,9 @@ struct TresorCommand: ParsableCommand {
             fail(report.message, code: report.code)
         }
     }
+
+    /// argument-parser's own usage errors read like tresor's ("tresor: error: Unknown option '--x'").
+    static var _errorPrefix: String { "tresor: error: " }
 
     static func fail(_ message: String, code: Int32) -> Never {
         Output.error(message)
@@ -67,14 +80,14 @@ enum ExitStatus {
 
 }
 
+extension ArgumentHelp {
+    /// `--json` of a command that changes something: what it did, as one JSON object on stdout.
+    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see README \"JSON output\")."
+}
+
 /// A CLI-level failure with its exit code.
 struct CLIError: Error {
     let message: String
     var code: Int32 = ExitStatus.error
     init(_ message: String, code: Int32 = ExitStatus.error) { self.message = message; self.code = code }
 }
-extension ArgumentHelp {
-    /// `--json` of a command that changes something: what it did, as one JSON object on stdout.
-    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see README \"JSON output\")."
-}
-

@@ -25,16 +25,16 @@ struct Add: ParsableCommand {
 
     func validate() throws {
         if passwordStdin && generate { throw ValidationError("use --password-stdin or --generate, not both") }
-        if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("generator options need --generate") }
+        if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("--password-stdin: generator options (--length, --words, …) need --generate instead") }
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
         if noPassword && (passwordStdin || generate || generator.isSpecified) { throw ValidationError("--no-password cannot be combined with a password source") }
     }
 
     func run() throws {
         let entryPath = try Vault.parsePath(path)
-        let custom = try fields.map(parseAssignment)
+        let custom = try fields.map { try parseAssignment($0, option: "--field") }
         for (name, _) in custom where Entry.standardFields.contains(name) {
-            throw ValidationError("\"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
+            throw ValidationError("--field: \"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
                                   (name == "password" ? "-stdin or --generate" : ""))
         }
         let otp = try otpUri.map { uri -> String in let u = try OTPURI.read(uri); _ = try OTPURI.parse(u); return u }
@@ -108,12 +108,12 @@ struct Add: ParsableCommand {
     }
 }
 
-/// `name=value` from the command line, with the name checked.
-func parseAssignment(_ s: String) throws -> (String, String) {
-    guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\"\(s)\" is not NAME=VALUE") }
+/// `name=value` given to `option` (`--field`, `--set`), with the name checked.
+func parseAssignment(_ s: String, option: String) throws -> (String, String) {
+    guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\(option): \"\(displayable(s))\" is not NAME=VALUE") }
     let name = String(s[..<eq])
-    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError(e.errorDescription ?? "bad field name") }
-    if let why = EditorText.problem(with: name) { throw ValidationError("field name \"\(name)\" is not allowed here: \(why)") }
+    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + (e.errorDescription ?? "bad field name")) }
+    if let why = EditorText.problem(with: name) { throw ValidationError("\(option): field name \"\(displayable(name))\" is not allowed here: \(why)") }
     return (name, String(s[s.index(after: eq)...]))
 }
 

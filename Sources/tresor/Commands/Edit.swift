@@ -41,9 +41,9 @@ struct Edit: ParsableCommand {
                 Output.warning("a password on the command line is visible to other users (ps, /proc) and kept in shell history\nhint: use --password-stdin")
             }
             for s in sets {
-                let (name, value) = try parseAssignment(s)
+                let (name, value) = try parseAssignment(s, option: "--set")
                 if Entry.listFields.contains(name) { lists[name, default: []].append(value); continue }
-                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is set twice") }
+                guard target[name] == nil else { throw ValidationError("--set: field \"\(name)\" is set twice") }
                 target[name] = .text(value)
             }
             for (name, values) in lists { target[name] = .list(values) }
@@ -53,7 +53,7 @@ struct Edit: ParsableCommand {
                     Output.status("Note: \(entry.path) has no field \"\(displayable(name))\"; nothing to unset.")
                     continue
                 }
-                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is both set and unset") }
+                guard target[name] == nil else { throw ValidationError("--unset: field \"\(name)\" is also given to --set") }
                 target[name] = .some(nil)
             }
             if let otpUri {

@@ -24,7 +24,7 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         guard let fmt = ExportFormat(rawValue: format.lowercased()) else {
-            throw ValidationError("unknown format \"\(format)\"; use one of: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError("<format>: unknown format \"\(displayable(format))\"; use one of: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if fmt == .pass && (output == nil || gpgIDs.isEmpty) { throw ValidationError("a pass export needs --output DIR and --gpg-id ID") }
         if fmt != .pass && !gpgIDs.isEmpty { throw ValidationError("--gpg-id is for the pass format") }

@@ -28,7 +28,7 @@ struct Import: ParsableCommand {
 
     func validate() throws {
         guard ImportFormat(name: format) != nil else {
-            throw ValidationError("unknown format \"\(format)\"; use one of: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError("<format>: unknown format \"\(displayable(format))\"; use one of: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
     }
 
