@@ -39,9 +39,10 @@ build: deps
 # `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its data files (share/tresor, where
 # DataFiles looks next to bin/), the manual page generated from the commands by swift-argument-parser's
 # generate-manual plugin, and the bash, zsh and fish completion scripts in the places those shells look.
-# The manual is generated first: its plugin builds the package in release mode without the static runtime.
+# The manual comes from the commands' own help, so the plugin may build them in debug mode (quick when the
+# debug build exists, as in make test) without disturbing the static release build of the binary.
 install: deps
-	$(SWIFT) package plugin generate-manual --authors "Tresor"
+	$(SWIFT) package plugin generate-manual --configuration debug --authors "Tresor"
 	$(SWIFT) build $(RELEASE) --product tresor
 	@set -e; bin="$$($(SWIFT) build $(RELEASE) --show-bin-path)"; root="$(DESTDIR)$(PREFIX)"; \
 	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \

@@ -129,6 +129,11 @@ final class CompletionTests: CLITestCase {
         let r = try tresor(["---completion", "show", "--", "positional@0", "2", "2", "tresor", "show", "Em"], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
         XCTAssertEqual(r.code, 0, r.stderr)
         XCTAssertEqual(r.stdout.split(separator: "\n"), ["Email/gmail"])
+        // Without --vault or $TRESOR_VAULT: the default vault, ~/.tresor.
+        try ok(["init", "--kdf", "minimum", "--vault", dir + "/home/.tresor"])
+        try ok(["add", "Home/entry", "--no-password", "--vault", dir + "/home/.tresor"])
+        let home = try tresor(["---completion", "show", "--", "positional@0", "2", "0", "tresor", "show", ""], extraEnv: ["TRESOR_VAULT": nil])
+        XCTAssertEqual(home.stdout.split(separator: "\n"), ["Home/entry"], home.stderr)
         let none = try tresor(["---completion", "show", "--", "positional@0", "2", "0", "tresor", "show", ""], extraEnv: ["TRESOR_VAULT": dir + "/nothing"])
         XCTAssertEqual(none.code, 0, none.stderr)
         XCTAssertEqual(none.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "")
