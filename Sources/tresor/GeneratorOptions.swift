@@ -35,6 +35,9 @@ struct GeneratorOptions: ParsableArguments {
         if wantsWords && wantsChars {
             throw ValidationError("choose character options (--length, --classes, …) or passphrase options (--words, --separator, …), not both")
         }
+        // Out-of-range numbers are usage errors of their option (a stored policy's are the policy's errors).
+        if let length, !(1...1024).contains(length) { throw ValidationError("--length: password length \(length) is out of range (1 to 1024)") }
+        if let words, !(1...64).contains(words) { throw ValidationError("--words: word count \(words) is out of range (1 to 64)") }
         if wantsWords {
             var p: PassphrasePolicy
             if case .words(let w) = result { p = w } else { p = PassphrasePolicy() }
