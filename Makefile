@@ -89,13 +89,14 @@ zxcvbn-check:
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_data.py --check
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_reference.py --check
 
+# Everything in release mode with the same flags as the installed binary (other flags would rebuild it all).
 bench: deps
 	$(SWIFT) build $(RELEASE) --product tresor
-	$(SWIFT) build -c release --product tresor-bench
-	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
+	$(SWIFT) build $(RELEASE) --product tresor-bench
+	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-bench"
 	$(SWIFT) build $(RELEASE) --product tresor
-	$(SWIFT) build -c release --product tresor-ui-bench
-	"$$($(SWIFT) build -c release --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build -c release --show-bin-path)/tresor"
+	$(SWIFT) build $(RELEASE) --product tresor-ui-bench
+	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps
