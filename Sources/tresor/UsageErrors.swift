@@ -62,8 +62,11 @@ enum UsageErrors {
     static func unknownCommandMessage(_ word: String, parent: ParsableCommand.Type) -> String {
         let near = suggestions(for: word, among: parent.configuration.subcommands)
         let list = parent.configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
-        return "unknown command \(Output.quoted(word))"
-            + (near.isEmpty ? "\nhint: the commands are " + list.joined(separator: ", ") : "\nhint: did you mean \(alternatives(near))?")
+        // `pass Email/gmail` shows an entry; here that is `tresor show`.
+        let looksLikeEntry = ObjectIdentifier(parent) == ObjectIdentifier(TresorCommand.self) && word.contains("/") && !word.hasPrefix("/")
+        let hint = looksLikeEntry ? "\nhint: to print an entry: tresor show \(Output.escaped(word))"
+            : near.isEmpty ? "\nhint: the commands are " + list.joined(separator: ", ") : "\nhint: did you mean \(alternatives(near))?"
+        return "unknown command \(Output.quoted(word))" + hint
             + "\n" + usage(of: parent)
     }
 

@@ -7,6 +7,7 @@ final class UsageErrorTests: CLITestCase {
     let cases: [(args: [String], message: [String], usage: String)] = [
         (["shwo", "Email/gmail"], ["tresor: error: unknown command \"shwo\"", "hint: did you mean 'show'?"], "Usage: tresor <subcommand>"),
         (["sohw"], ["tresor: error: unknown command \"sohw\"", "hint: did you mean 'show'?"], "Usage: tresor <subcommand>"),
+        (["Email/gmail"], ["tresor: error: unknown command \"Email/gmail\"", "hint: to print an entry: tresor show Email/gmail"], "Usage: tresor <subcommand>"),
         (["gen", "--length", "3"], ["tresor: error: unknown command \"gen\"", "hint: did you mean 'generate'?"], "Usage: tresor <subcommand>"),
         (["remote", "ad", "origin", "/tmp/x"], ["tresor: error: unknown command \"ad\"", "hint: did you mean 'add'?"], "Usage: tresor remote <subcommand>"),
         (["generate", "--classes", "foo"],
