@@ -7,12 +7,19 @@ DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev libarg
 # nano typed into through tmux, tresor ui driven through tmux, xclip/xsel under Xvfb, oathtool for one-time
 # codes), the import's real gpg, pass and keepassxc-cli, the zxcvbn package and pykeepass from PyPI (Debian
 # 12's 4.0.3 cannot write every KDBX 4 variant), and Spec/reference, which needs PyNaCl.
-TEST_DEPS := git openssh-server openssl vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl
+# Completion is typed into the real bash, zsh and fish; the installed manual page is read with man-db's man.
+TEST_DEPS := git openssh-server openssl vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl \
+	zsh fish man-db bash-completion
 PYKEEPASS := pykeepass>=4.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
+# The release binary links the Swift runtime and Foundation statically: it runs on a machine without the
+# Swift toolchain (only system libraries remain: libc, libsodium, libgit2, …).
+RELEASE := -c release --static-swift-stdlib
+PREFIX  ?= /usr/local
+DESTDIR ?=
 
-.PHONY: check-layers docs demo test build deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
+.PHONY: check-layers docs demo test build install deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -27,11 +34,31 @@ test-deps:
 	  || { echo "installing: $(PYKEEPASS) (pip)"; $(SUDO) python3 -m pip install -q --break-system-packages '$(PYKEEPASS)'; }
 
 build: deps
-	$(SWIFT) build -c release --product tresor
+	$(SWIFT) build $(RELEASE) --product tresor
+
+# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its data files (share/tresor, where
+# DataFiles looks next to bin/), the manual page generated from the commands by swift-argument-parser's
+# generate-manual plugin, and the bash, zsh and fish completion scripts in the places those shells look.
+# The manual comes from the commands' own help, so the plugin may build them in debug mode (quick when the
+# debug build exists, as in make test) without disturbing the static release build of the binary.
+install: deps
+	$(SWIFT) package plugin generate-manual --configuration debug --authors "Tresor"
+	$(SWIFT) build $(RELEASE) --product tresor
+	@set -e; bin="$$($(SWIFT) build $(RELEASE) --show-bin-path)"; root="$(DESTDIR)$(PREFIX)"; \
+	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
+	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
+	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; \
+	cp -R Sources/TresorCore/Resources/. "$$root/share/tresor/"; \
+	chmod -R u=rwX,go=rX "$$root/share/tresor"; \
+	install -m 0644 .build/plugins/GenerateManual/outputs/tresor/tresor.1 "$$root/share/man/man1/tresor.1"; \
+	"$$bin/tresor" --generate-completion-script bash > "$$root/share/bash-completion/completions/tresor"; \
+	"$$bin/tresor" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_tresor"; \
+	"$$bin/tresor" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/tresor.fish"; \
+	echo "installed tresor in $$root"
 
 demo: build
 	@command -v git >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq git >/dev/null; }
-	@bash scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/tresor"
+	@bash scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor"
 
 # Most tests are XCTest; the vector tests are Swift Testing, one test case per vector, and run on their
 # own (--verbose prints one line per test case, so each vector counts). The CLI tests run twice: against
@@ -39,12 +66,12 @@ demo: build
 # end earlier). The last line is the summary of all runs: "N passed, N failed, N skipped".
 test: deps test-deps check-layers zxcvbn-check check-vectors
 	$(SWIFT) build --build-tests
-	$(SWIFT) build -c release --product tresor
+	$(MAKE) --no-print-directory install PREFIX="$(CURDIR)/.build/install-test" DESTDIR=
 	@mkdir -p .build
-	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
+	@set -o pipefail; TRESOR_INSTALLED="$(CURDIR)/.build/install-test" $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest --verbose 2>&1 | grep -v ' started\.$$' \
 	  | tee .build/swift-testing-output.log && echo
-	@set -o pipefail; TRESOR_BIN="$$($(SWIFT) build -c release --show-bin-path)/tresor" \
+	@set -o pipefail; TRESOR_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor" \
 	  $(SWIFT) test --skip-build --disable-swift-testing --filter tresorTests 2>&1 | tee -a .build/test-output.log
 	@{ grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
 	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p'; \
@@ -62,13 +89,14 @@ zxcvbn-check:
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_data.py --check
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_reference.py --check
 
+# Everything in release mode with the same flags as the installed binary (other flags would rebuild it all).
 bench: deps
-	$(SWIFT) build -c release --product tresor
-	$(SWIFT) build -c release --product tresor-bench
-	"$$($(SWIFT) build -c release --show-bin-path)/tresor-bench"
-	$(SWIFT) build -c release --product tresor
-	$(SWIFT) build -c release --product tresor-ui-bench
-	"$$($(SWIFT) build -c release --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build -c release --show-bin-path)/tresor"
+	$(SWIFT) build $(RELEASE) --product tresor
+	$(SWIFT) build $(RELEASE) --product tresor-bench
+	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-bench"
+	$(SWIFT) build $(RELEASE) --product tresor
+	$(SWIFT) build $(RELEASE) --product tresor-ui-bench
+	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps

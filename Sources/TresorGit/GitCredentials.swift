@@ -290,9 +290,34 @@ final class RemoteSession {
         case _ where message.contains("failed to parse") || message.contains("corrupt") || message.contains("invalid object"):
             return GitError.malformedTree(id: "", reason: message)
         default:
+            // A local path fails the same way whether it is missing or not a repository: say which.
+            if let path = RemoteSession.localPath(of: url) {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return GitError.localRemoteMissing(path: path) }
+                if !isDirectory.boolValue || !RemoteSession.looksLikeRepository(path) { return GitError.localRemoteNotARepository(path: path) }
+            }
             let note = notFollowed.isEmpty ? "" : " (tresor connects directly: \(notFollowed.joined(separator: " and ")) in ~/.ssh/config is not followed)"
             return GitError.unreachable(url: url, reason: message + note)
         }
+    }
+
+    /// The file-system path a remote URL names: a `file://` URL, or a path that is neither a URL nor
+    /// scp-style `[user@]host:path` (a ":" before the first "/", as git decides); nil for a network remote.
+    static func localPath(of url: String) -> String? {
+        if url.hasPrefix("file://") {
+            let rest = String(url.dropFirst("file://".count))
+            return (rest.removingPercentEncoding ?? rest)
+        }
+        if url.contains("://") { return nil }
+        if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") { return nil }
+        return url
+    }
+
+    /// A bare repository, or a work tree with `.git`, as far as its files show.
+    static func looksLikeRepository(_ path: String) -> Bool {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: path + "/.git") { return true }
+        return fm.fileExists(atPath: path + "/HEAD") && fm.fileExists(atPath: path + "/objects")
     }
 }
 

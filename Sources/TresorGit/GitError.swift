@@ -33,6 +33,10 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case remoteExists(String)
     /// The remote could not be reached (network, DNS, refused connection, missing repository).
     case unreachable(url: String, reason: String)
+    /// A remote that is a local path (or `file://` URL) names nothing that exists.
+    case localRemoteMissing(path: String)
+    /// A remote that is a local path names a file or directory that is not a git repository.
+    case localRemoteNotARepository(path: String)
     /// The remote refused every credential we could offer.
     case authenticationFailed(url: String, reason: String)
     /// libssh2 could not use the key (typically an RSA key against a modern server).
@@ -92,6 +96,10 @@ public enum GitError: LocalizedError, Equatable, Sendable {
         case .unreachable(let url, let reason):
             return "cannot reach \"\(url)\": \(reason)"
                 + "\nhint: check the URL and your network connection"
+        case .localRemoteMissing(let path):
+            return "the remote \"\(path)\" does not exist"
+        case .localRemoteNotARepository(let path):
+            return "the remote \"\(path)\" is not a git repository"
         case .authenticationFailed(let url, let reason):
             return "authentication to \"\(url)\" failed: \(reason)"
                 + "\nhint: start ssh-agent with your key or add ~/.ssh/id_ed25519; for https, let git's credential"

@@ -11,7 +11,7 @@ struct ErrorReport {
         switch error {
         case let e as VaultError: return ErrorReport(message: e.message, code: e.exitCode)
         case let e as CoreError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
-        case let e as GitError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as GitError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
         case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
         case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
@@ -57,7 +57,7 @@ extension VaultError {
         case .wrongPassphrase: return "wrong passphrase"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
         case .session(let problem): return problem.message
-        case .git(let e): return e.errorDescription ?? "\(e)"
+        case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
         case .hostileRemote(let file, let problem):
             return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged"
@@ -98,6 +98,21 @@ extension VaultError {
             case .incompleteFolder:
                 return "the Pwned Passwords folder \(q(path)) lacks range files\nhint: download all 1,048,576 range files, or use the single ordered file"
             }
+        }
+    }
+}
+
+extension GitError {
+    var message: String {
+        switch self {
+        case .localRemoteMissing(let path):
+            return "the remote \(Output.quoted(path)) does not exist: no such file or directory"
+                + "\nhint: check the path; a new remote can be an empty bare repository (git init --bare PATH)"
+        case .localRemoteNotARepository(let path):
+            return "the remote \(Output.quoted(path)) is not a git repository"
+                + "\nhint: point the remote at a vault's repository or an empty bare repository (git init --bare)"
+        default:
+            return errorDescription ?? "\(self)"
         }
     }
 }

@@ -3,6 +3,9 @@ import ArgumentParser
 import Foundation
 import Tresor
 
+/// A password's entropy in JSON output: bits with two decimals.
+func jsonEntropy(_ bits: Double) -> JSONValue { .number(String(format: "%.2f", bits)) }
+
 struct GeneratorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Password length, 1 to 1024 (default 24).", valueName: "n")) var length: Int?
     @Option(help: ArgumentHelp("Character classes joined by + or ,: lower, upper, digits, symbols (default all).", valueName: "list")) var classes: String?
@@ -32,6 +35,9 @@ struct GeneratorOptions: ParsableArguments {
         if wantsWords && wantsChars {
             throw ValidationError("choose character options (--length, --classes, …) or passphrase options (--words, --separator, …), not both")
         }
+        // Out-of-range numbers are usage errors of their option (a stored policy's are the policy's errors).
+        if let length, !(1...1024).contains(length) { throw ValidationError("--length: password length \(length) is out of range (1 to 1024)") }
+        if let words, !(1...64).contains(words) { throw ValidationError("--words: word count \(words) is out of range (1 to 64)") }
         if wantsWords {
             var p: PassphrasePolicy
             if case .words(let w) = result { p = w } else { p = PassphrasePolicy() }
@@ -64,7 +70,7 @@ struct GeneratorOptions: ParsableArguments {
             case "digits", "digit", "numbers": c.insert(.digits)
             case "symbols", "symbol", "special": c.insert(.symbols)
             case "all": c = .all
-            default: throw ValidationError("unknown character class \"\(name)\" (use lower, upper, digits, symbols)")
+            default: throw ValidationError("--classes: unknown character class \"\(name)\" (use lower, upper, digits, symbols)")
             }
         }
         guard !c.isEmpty else { throw ValidationError("--classes needs at least one class") }

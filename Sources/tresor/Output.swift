@@ -22,6 +22,12 @@ enum Output {
         return lines.joined(separator: "\n")
     }
 
+    /// What a command did: with `--json` the document alone on stdout, else the sentence on stderr
+    /// (README "JSON output").
+    static func report(json: Bool, _ text: @autoclosure () -> String, _ document: @autoclosure () -> JSONValue) {
+        if json { Output.json(document()) } else { status(text()) }
+    }
+
     /// A JSON value as pretty, stable text on stdout.
     static func json(_ v: JSONValue) {
         print(pretty(v, indent: ""))

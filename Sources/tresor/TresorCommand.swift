@@ -18,17 +18,34 @@ struct TresorCommand: ParsableCommand {
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self]
+                      Import.self, Export.self].filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
+
+    /// The manual page is generated from `--experimental-dump-help`: it lists the commands people type,
+    /// not the internal ones git and tresor itself run (which argument-parser's dump would include).
+    static var dumpingHelp: Bool { CommandLine.arguments.dropFirst().contains("--experimental-dump-help") }
 
     static func main() {
         // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
         ProcessHardening.disableCoreDumps()
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
-        if ![ViewGuardian.commandName, ClipboardKeeper.commandName].contains(CommandLine.arguments.dropFirst().first ?? "") { EditorView.sweepOrphans() }
+        // Not while a shell asks for completions, which must only read names.
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
+            EditorView.sweepOrphans()
+        }
+        if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
-            try command.run()
+            do { try command.run() } catch let e as ValidationError {
+                // Thrown while running, argument-parser would show the top-level usage: show the command's.
+                VaultOptions.printWarnings()
+                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: ExitCode.validationFailure.rawValue)
+            } catch let e as CLIError where e.code == ExitCode.validationFailure.rawValue {
+                VaultOptions.printWarnings()
+                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: e.code)
+            }
             VaultOptions.printWarnings()
         } catch let e as ExitCode {
             VaultOptions.printWarnings()
@@ -39,6 +56,9 @@ struct TresorCommand: ParsableCommand {
             fail(report.message, code: report.code)
         }
     }
+
+    /// argument-parser's own usage errors read like tresor's ("tresor: error: Unknown option '--x'").
+    static var _errorPrefix: String { "tresor: error: " }
 
     static func fail(_ message: String, code: Int32) -> Never {
         Output.error(message)
@@ -55,6 +75,11 @@ enum ExitStatus {
     static let exists: Int32 = 5
     static let problems: Int32 = 6
 
+}
+
+extension ArgumentHelp {
+    /// `--json` of a command that changes something: what it did, as one JSON object on stdout.
+    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see README \"JSON output\")."
 }
 
 /// A CLI-level failure with its exit code.

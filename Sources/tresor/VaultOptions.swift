@@ -4,10 +4,10 @@ import Foundation
 import Tresor
 
 struct VaultOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Vault directory (default: $TRESOR_VAULT, else ~/.tresor).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Vault directory (default: $TRESOR_VAULT, else ~/.tresor).", valueName: "dir"), completion: .directory)
     var vault: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (default: $TRESOR_PASSPHRASE_FILE).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (default: $TRESOR_PASSPHRASE_FILE).", valueName: "file"), completion: .file())
     var passphraseFile: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }

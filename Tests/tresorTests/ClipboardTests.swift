@@ -53,6 +53,20 @@ final class ClipboardTests: CLITestCase {
         XCTAssertEqual(try clipboard(), "copied by the user", "tresor clears only what it put there")
     }
 
+    /// --json with -c reports what was copied (never the value) as the only thing on stdout.
+    func testJSONReportsWhatWasCopied() throws {
+        try ok(["edit", "Email/gmail", "--otp-uri", "-"], stdin: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP\n")
+        for (args, field) in [(["clip", "Email/gmail"], "password"), (["otp", "-c", "Email/gmail"], "otp"),
+                              (["show", "-c", "Email/gmail", "--field", "username"], "username")] {
+            let r = try ok(args + ["--json", "--clear-after", "30"])
+            let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout)
+            XCTAssertEqual(o as NSDictionary, ["path": "Email/gmail", "field": field, "clipboard": "xclip", "clearAfter": 30] as NSDictionary)
+            XCTAssertFalse(r.stdout.contains("hunter2") || r.stdout.contains("alice@"), r.stdout)
+            XCTAssertFalse(r.stderr.contains("Copied"), r.stderr)
+        }
+        try assertClipboard(becomes: "alice@gmail.com")
+    }
+
     func testTheClearTimeComesFromTheEnvironmentAndXselWorksToo() throws {
         let r = try tresor(["clip", "Social/github", "--field", "pin"], extraEnv: ["TRESOR_CLIP_TIME": "1", "TRESOR_CLIPBOARD": "xsel"])
         XCTAssertEqual(r.code, 0, r.stderr)

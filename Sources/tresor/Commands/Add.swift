@@ -7,7 +7,7 @@ struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add an entry.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.folders) var path: String
     @Option(help: "User name.") var username: String?
     @Option(name: .customLong("url"), help: "A URL (repeatable).") var urls: [String] = []
     @Option(help: "Notes.") var note: String?
@@ -19,20 +19,21 @@ struct Add: ParsableCommand {
     @Option(help: ArgumentHelp("A one-time code secret as an otpauth://totp/ URI, or - to read it from standard input.", valueName: "uri"))
     var otpUri: String?
     @Flag(name: [.short, .long], help: "Replace an existing entry.") var force = false
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func validate() throws {
         if passwordStdin && generate { throw ValidationError("use --password-stdin or --generate, not both") }
-        if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("generator options need --generate") }
+        if passwordStdin && generator.isSpecified && generator.policy == nil { throw ValidationError("--password-stdin: generator options (--length, --words, …) need --generate instead") }
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
         if noPassword && (passwordStdin || generate || generator.isSpecified) { throw ValidationError("--no-password cannot be combined with a password source") }
     }
 
     func run() throws {
         let entryPath = try Vault.parsePath(path)
-        let custom = try fields.map(parseAssignment)
+        let custom = try fields.map { try parseAssignment($0, option: "--field") }
         for (name, _) in custom where Entry.standardFields.contains(name) {
-            throw ValidationError("\"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
+            throw ValidationError("--field: \"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
                                   (name == "password" ? "-stdin or --generate" : ""))
         }
         let otp = try otpUri.map { uri -> String in let u = try OTPURI.read(uri); _ = try OTPURI.parse(u); return u }
@@ -41,6 +42,7 @@ struct Add: ParsableCommand {
         let policy = try generator.resolve()
 
         var password: String?
+        var entropy: Double?
         if noPassword {
             password = nil
         } else if passwordStdin {
@@ -49,7 +51,8 @@ struct Add: ParsableCommand {
         } else if generate || (generator.isSpecified && !Prompt.interactive) {
             let g = try GeneratorOptions.generate(policy)
             password = g.value
-            Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
+            entropy = g.entropyBits
+            if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
         } else if Prompt.interactive {
             password = try offerPassword(policy)
         } else {
@@ -68,8 +71,11 @@ struct Add: ParsableCommand {
             fields[name] = .text(value)
         }
         if let otp { fields[TOTP.fieldName] = .text(otp) }
-        try vault.add(entryPath, fields: fields, force: force)
-        Output.status("Added \(entryPath)")
+        let entry = try vault.add(entryPath, fields: fields, force: force)
+        // The password itself is never in the report; a generated one is described by its entropy.
+        Output.report(json: json, "Added \(entryPath)",
+                      .object(["path": .string(entryPath.string), "fields": .array(entry.fields.keys.sorted().map(JSONValue.string)),
+                               "generated": .bool(entropy != nil), "entropyBits": entropy.map(jsonEntropy) ?? .null]))
     }
 
     /// At a terminal: show a generated password; accept, regenerate, or type one's own.
@@ -99,12 +105,12 @@ struct Add: ParsableCommand {
     }
 }
 
-/// `name=value` from the command line, with the name checked.
-func parseAssignment(_ s: String) throws -> (String, String) {
-    guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\"\(s)\" is not NAME=VALUE") }
+/// `name=value` given to `option` (`--field`, `--set`), with the name checked.
+func parseAssignment(_ s: String, option: String) throws -> (String, String) {
+    guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\(option): \"\(displayable(s))\" is not NAME=VALUE") }
     let name = String(s[..<eq])
-    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError(e.errorDescription ?? "bad field name") }
-    if let why = EditorText.problem(with: name) { throw ValidationError("field name \"\(name)\" is not allowed here: \(why)") }
+    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + (e.errorDescription ?? "bad field name")) }
+    if let why = EditorText.problem(with: name) { throw ValidationError("\(option): field name \"\(displayable(name))\" is not allowed here: \(why)") }
     return (name, String(s[s.index(after: eq)...]))
 }
 

@@ -13,7 +13,7 @@ struct Audit: ParsableCommand {
             """)
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Argument(help: "Only entries below this folder.", completion: Completion.folders) var prefix: String?
     @Option(help: ArgumentHelp("A password unchanged for this many days is old (default 365).", valueName: "days")) var maxAge: Int = 365
     @Option(help: ArgumentHelp("Have I Been Pwned's Pwned Passwords (SHA-1): the file ordered by hash, or a folder of its range files. Never uses the network.", valueName: "path"))
     var hibp: String?

@@ -9,12 +9,16 @@ struct ClipOptions: ParsableArguments {
                                valueName: "seconds"))
     var clearAfter: Double?
 
-    /// Copies `value` and says so on stderr, naming `what` ("the password of Email/gmail").
-    func copy(_ value: SecretBytes, what: String) throws {
+    /// Copies field `field` of entry `path` (its `value`) and says so on stderr ("Copied the password of
+    /// Email/gmail …"), or with `json` as `{"path", "field", "clipboard", "clearAfter"}` on stdout.
+    func copy(_ value: SecretBytes, field: String, of path: EntryPath, json: Bool) throws {
         let delay = try Clipboard.clearDelay(clearAfter)
         let backend = try Clipboard.copy(value, clearAfter: delay)
         let when = delay == 0 ? "it will not be cleared" : "it will be cleared in \(Clip.format(delay)) second\(delay == 1 ? "" : "s")"
-        Output.status("Copied \(what) to the clipboard (\(backend)); \(when).")
+        let what = field == TOTP.fieldName ? "the one-time code of \(path)" : "the \(displayable(field)) of \(path)"
+        Output.report(json: json, "Copied \(what) to the clipboard (\(backend)); \(when).",
+                      .object(["path": .string(path.string), "field": .string(field), "clipboard": .string(backend),
+                               "clearAfter": .number(Clip.format(delay))]))
     }
 }
 
@@ -24,23 +28,24 @@ struct Clip: ParsableCommand {
         discussion: "X11 (xclip, else xsel), Wayland (wl-copy) or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("The field to copy (default: password).", valueName: "name")) var field: String = "password"
     @OptionGroup var clip: ClipOptions
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
         let entry = try vault.read(try vault.existingPath(path))
-        try Clip.copyField(field, of: entry, with: clip)
+        try Clip.copyField(field, of: entry, with: clip, json: json)
     }
 
     /// Copies one field's value (a list's values one per line).
-    static func copyField(_ field: String, of entry: Entry, with clip: ClipOptions) throws {
+    static func copyField(_ field: String, of entry: Entry, with clip: ClipOptions, json: Bool) throws {
         guard let f = entry.fields[field] else {
             throw CLIError("entry \"\(entry.path)\" has no field \"\(displayable(field))\"" +
                            (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)
         }
-        try clip.copy(SecretBytes(utf8: f.value.displayText), what: "the \(displayable(field)) of \(entry.path)")
+        try clip.copy(SecretBytes(utf8: f.value.displayText), field: field, of: entry.path, json: json)
     }
 
     static func format(_ seconds: Double) -> String {

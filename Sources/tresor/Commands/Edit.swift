@@ -9,7 +9,7 @@ struct Edit: ParsableCommand {
         discussion: "The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. A changed password moves the old one into history.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a field (repeatable; repeat urls=/tags= for several values).", valueName: "name=value"))
     var sets: [String] = []
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
@@ -17,6 +17,7 @@ struct Edit: ParsableCommand {
     @Flag(help: "Generate a new password (see generator options).") var generate = false
     @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
     var otpUri: String?
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options") var generator: GeneratorOptions
 
     func run() throws {
@@ -24,10 +25,13 @@ struct Edit: ParsableCommand {
         let original = try vault.read(try vault.existingPath(path))
         let entry = original
         var target: [String: FieldValue?] = [:]
+        var entropy: Double?
+        /// What an edit that changes nothing reports.
+        func unchanged() { Output.report(json: json, "No changes.", Edit.report(path: entry.path, changed: [], entropy: nil, outcome: nil)) }
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
         if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
-            guard let edited = try runEditor(entry) else { Output.status("No changes."); return }
+            guard let edited = try runEditor(entry) else { unchanged(); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
             var lists: [String: [String]] = [:]
@@ -35,9 +39,9 @@ struct Edit: ParsableCommand {
                 Output.warning("a password on the command line is visible to other users (ps, /proc) and kept in shell history\nhint: use --password-stdin")
             }
             for s in sets {
-                let (name, value) = try parseAssignment(s)
+                let (name, value) = try parseAssignment(s, option: "--set")
                 if Entry.listFields.contains(name) { lists[name, default: []].append(value); continue }
-                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is set twice") }
+                guard target[name] == nil else { throw ValidationError("--set: field \"\(name)\" is set twice") }
                 target[name] = .text(value)
             }
             for (name, values) in lists { target[name] = .list(values) }
@@ -47,7 +51,7 @@ struct Edit: ParsableCommand {
                     Output.status("Note: \(entry.path) has no field \"\(displayable(name))\"; nothing to unset.")
                     continue
                 }
-                guard target[name] == nil else { throw ValidationError("field \"\(name)\" is both set and unset") }
+                guard target[name] == nil else { throw ValidationError("--unset: field \"\(name)\" is also given to --set") }
                 target[name] = .some(nil)
             }
             if let otpUri {
@@ -62,15 +66,25 @@ struct Edit: ParsableCommand {
                 let g = try GeneratorOptions.generate(policy)
                 target["password"] = .text(g.value)
                 if generator.isSpecified { target["policy"] = .text(policy.policyString) }
-                Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits))
+                entropy = g.entropyBits
+                if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
             }
         }
         if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
         if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
         // Stamped when saved, not when read: an editor may have been open for a while.
-        guard let outcome = try vault.edit(original, changes: target) else { Output.status("No changes."); return }
-        reportMerge(outcome)
-        Output.status("Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))")
+        guard let outcome = try vault.edit(original, changes: target) else { unchanged(); return }
+        if !json { reportMerge(outcome) }
+        Output.report(json: json, "Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))",
+                      Edit.report(path: outcome.path ?? entry.path, changed: outcome.changedFields, entropy: entropy, outcome: outcome))
+    }
+
+    /// `--json` of edit and rotate: the entry, the fields the commit changed (names, never values), the
+    /// entropy of a generated password, and whether a change made meanwhile was merged.
+    static func report(path: EntryPath, changed: [String], entropy: Double?, outcome: SaveOutcome?) -> JSONValue {
+        .object(["path": .string(path.string), "changedFields": .array(changed.map(JSONValue.string)),
+                 "entropyBits": entropy.map(jsonEntropy) ?? .null, "merged": .bool(outcome?.merged ?? false),
+                 "resolutions": .array((outcome?.resolutions ?? []).map(\.json))])
     }
 
     /// Runs the editor on the decrypted view until the text parses; nil if nothing changed.

@@ -14,7 +14,7 @@ struct Export: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "json, csv or pass.") var format: String
-    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Argument(help: "Only entries below this folder.", completion: Completion.folders) var prefix: String?
     @Option(name: [.short, .long], help: ArgumentHelp("A new file (json, csv) or a new or empty directory (pass).", valueName: "path"))
     var output: String?
     @Option(name: .customLong("gpg-id"), help: ArgumentHelp("The gpg key to encrypt a pass store to (repeatable).", valueName: "id"))
@@ -22,7 +22,7 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         guard let fmt = ExportFormat(rawValue: format.lowercased()) else {
-            throw ValidationError("unknown format \"\(format)\"; use one of: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError("<format>: unknown format \"\(displayable(format))\"; use one of: " + ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if fmt == .pass && (output == nil || gpgIDs.isEmpty) { throw ValidationError("a pass export needs --output DIR and --gpg-id ID") }
         if fmt != .pass && !gpgIDs.isEmpty { throw ValidationError("--gpg-id is for the pass format") }

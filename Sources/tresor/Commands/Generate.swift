@@ -20,7 +20,7 @@ struct Generate: ParsableCommand {
         let policy = try generator.resolve()
         let secrets = try (0..<n).map { _ in try GeneratorOptions.generate(policy) }
         if json {
-            let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": .number(String(format: "%.2f", $0.entropyBits))]) }
+            let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": jsonEntropy($0.entropyBits)]) }
             Output.json(count == nil ? objects[0] : .array(objects))
         } else {
             secrets.forEach { Output.line($0.value) }
@@ -47,7 +47,8 @@ struct Rotate: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Replace an entry's password with a new one under its policy (the old one goes to history).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
+    @Flag(help: .jsonReport) var json = false
     @OptionGroup(title: "Generator options (also stored as the entry's policy)") var generator: GeneratorOptions
 
     func run() throws {
@@ -61,7 +62,9 @@ struct Rotate: ParsableCommand {
         let g = try GeneratorOptions.generate(policy)
         var changes: [String: FieldValue?] = ["password": .text(g.value)]
         if generator.isSpecified { changes["policy"] = .text(policy.policyString) }
-        if let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)") { reportMerge(outcome) }
-        Output.status(String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits))
+        let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)")
+        if !json, let outcome { reportMerge(outcome) }
+        Output.report(json: json, String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits),
+                      Edit.report(path: outcome?.path ?? entry.path, changed: outcome?.changedFields ?? [], entropy: g.entropyBits, outcome: outcome))
     }
 }

@@ -8,7 +8,7 @@ struct Grep: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Text to look for, ignoring case.") var text: String
-    @Option(help: "Only entries below this folder.") var prefix: String?
+    @Option(help: "Only entries below this folder.", completion: Completion.folders) var prefix: String?
     @Flag(help: "Print a JSON array of {path, matches: [{field, line}]}.") var json = false
 
     func run() throws {

@@ -15,7 +15,7 @@ struct Import: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "The format of the source (see below).") var format: String
-    @Argument(help: "The store directory or export file.") var source: String
+    @Argument(help: "The store directory or export file.", completion: .file()) var source: String
     @Option(help: ArgumentHelp("Import below this folder.", valueName: "folder")) var prefix: String?
     @Flag(help: "Show what would be imported; change nothing.") var dryRun = false
     @Flag(name: [.short, .long], help: "Give existing entries the imported values (old values go to their history).") var force = false
@@ -26,7 +26,7 @@ struct Import: ParsableCommand {
 
     func validate() throws {
         guard ImportFormat(name: format) != nil else {
-            throw ValidationError("unknown format \"\(format)\"; use one of: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError("<format>: unknown format \"\(displayable(format))\"; use one of: " + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
     }
 

@@ -13,11 +13,14 @@ struct Init: ParsableCommand {
     @Option(help: ArgumentHelp("Argon2id cost: interactive, moderate or sensitive (minimum is for tests only).", valueName: "level"))
     var kdf: KDFLevel = .moderate
 
+    @Flag(help: .jsonReport) var json = false
+
     func run() throws {
         let passphrase = try PassphraseInput.new(file: options.passphraseFilePath, directory: options.directory)
         warnIfTestCost(kdf)
         let vault = try Vault.create(at: options.directory, passphrase: passphrase, level: kdf)
-        Output.status("Initialized a vault in \(vault.root) (Argon2id \(kdf.rawValue))")
+        Output.report(json: json, "Initialized a vault in \(vault.root) (Argon2id \(kdf.rawValue))",
+                      .object(["vault": .string(vault.root), "kdf": .string(kdf.rawValue)]))
     }
 }
 

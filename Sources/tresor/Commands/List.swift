@@ -7,7 +7,7 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ls", abstract: "List entries (a tree at a terminal, one path per line otherwise).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Only entries below this folder.") var prefix: String?
+    @Argument(help: "Only entries below this folder.", completion: Completion.folders) var prefix: String?
     @Flag(help: "Print a JSON array of objects with \"path\".") var json = false
     @Flag(help: "One path per line even at a terminal.") var flat = false
 

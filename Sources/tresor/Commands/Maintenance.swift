@@ -11,6 +11,7 @@ struct Passwd: ParsableCommand {
     var newPassphraseFile: String?
     @Option(help: ArgumentHelp("Argon2id cost of the new key slot (default: the current one's).", valueName: "level"))
     var kdf: KDFLevel?
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: false)
@@ -20,6 +21,10 @@ struct Passwd: ParsableCommand {
         let level = kdf ?? vault.header.strongestLevel
         warnIfTestCost(level)
         let removed = try vault.changePassphrase(to: new, level: level)
+        if json {
+            Output.json(.object(["changed": .bool(true), "kdf": .string(level.rawValue), "otherPassphrasesRemoved": .integer(removed)]))
+            return
+        }
         Output.status("Passphrase changed.")
         if removed > 0 {
             Output.status("\(removed) other passphrase\(removed == 1 ? "" : "s") no longer open\(removed == 1 ? "s" : "") the vault: only the new one does.")
@@ -32,6 +37,7 @@ struct Fsck: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Flag(help: "First set files to 0600 and folders to 0700 (after a checkout by the git CLI).") var fixPermissions = false
+    @Flag(help: "Print a JSON object: {entriesChecked, problems: [{file, message}]}.") var json = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
@@ -39,8 +45,13 @@ struct Fsck: ParsableCommand {
         let progress = ProgressLine("Checking")
         let report = try vault.check(progress: progress.report)
         progress.finish()
-        for p in report.problems { Output.line("\(p.file): \(p.message)") }
-        Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
+        if json {
+            Output.json(.object(["entriesChecked": .integer(report.entriesChecked),
+                                 "problems": .array(report.problems.map { .object(["file": .string($0.file), "message": .string($0.message)]) })]))
+        } else {
+            for p in report.problems { Output.line("\(p.file): \(p.message)") }
+            Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
+        }
         if !report.problems.isEmpty { throw ExitCode(ExitStatus.problems) }
     }
 }
@@ -50,7 +61,7 @@ struct Log: ParsableCommand {
         abstract: "Show the vault's history, or one entry's: when, and which fields each commit changed.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Only commits touching this entry (decrypts its old versions to name the changed fields).") var path: String?
+    @Argument(help: "Only commits touching this entry (decrypts its old versions to name the changed fields).", completion: Completion.entries) var path: String?
     @Option(name: [.customShort("n"), .long], help: "At most this many commits.") var limit: Int?
     @Flag(help: "Print a JSON array.") var json = false
 
@@ -93,14 +104,17 @@ struct Upgrade: ParsableCommand {
         discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read a version 2 vault.")
 
     @OptionGroup var options: VaultOptions
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
         guard vault.header.version < FormatVersion.header else {
-            Output.status("The vault already has format version \(vault.header.version).")
+            Output.report(json: json, "The vault already has format version \(vault.header.version).",
+                          .object(["upgraded": .bool(false), "version": .integer(vault.header.version)]))
             return
         }
         try vault.upgrade()
+        if json { Output.json(.object(["upgraded": .bool(true), "version": .integer(FormatVersion.header)])); return }
         Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated.")
     }
 }

@@ -7,15 +7,16 @@ struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (git history keeps it; 'tresor restore' brings it back).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Flag(name: [.short, .long], help: "Do not ask for confirmation at a terminal.") var force = false
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
         let p = try vault.existingPath(path)
         if Prompt.interactive && !force && !Prompt.confirm("Remove \(p)?") { throw CLIError("not removed", code: ExitStatus.error) }
         try vault.remove(p)
-        Output.status("Removed \(p)")
+        Output.report(json: json, "Removed \(p)", .object(["path": .string(p.string)]))
     }
 }
 
@@ -27,16 +28,17 @@ func destination(_ raw: String, source: EntryPath) throws -> EntryPath {
 /// What `mv` and `cp` share: a source, a destination, and whether to replace.
 struct TransferArguments: ParsableArguments {
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var source: String
-    @Argument(help: "New path, or a folder ending in \"/\".") var target: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var source: String
+    @Argument(help: "New path, or a folder ending in \"/\".", completion: Completion.destinations) var target: String
     @Flag(name: [.short, .long], help: "Replace an existing entry at the new path.") var force = false
+    @Flag(help: .jsonReport) var json = false
 
     func run(_ done: String, _ action: (Vault, EntryPath, EntryPath, Bool) throws -> Void) throws {
         let vault = try options.open(unlock: true)
         let from = try vault.existingPath(source)
         let to = try destination(target, source: from)
         try action(vault, from, to, force)
-        Output.status("\(done) \(from) to \(to)")
+        Output.report(json: json, "\(done) \(from) to \(to)", .object(["from": .string(from.string), "to": .string(to.string)]))
     }
 }
 

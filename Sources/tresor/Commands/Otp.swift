@@ -9,14 +9,10 @@ struct Otp: ParsableCommand {
         discussion: "The entry's \"otp\" field holds an otpauth://totp/ URI (add it with --otp-uri on add or edit, or as the otp: line in the editor).")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
-    @Flag(help: "Print a JSON object: code, secondsLeft, period, digits, algorithm.") var json = false
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
+    @Flag(help: "Print a JSON object: code, secondsLeft, period, digits, algorithm (with --clip: what was copied, not the code).") var json = false
     @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy the code to the clipboard instead of printing it.") var clip = false
     @OptionGroup var clipOptions: ClipOptions
-
-    func validate() throws {
-        if json && clip { throw ValidationError("use --json or --clip, not both") }
-    }
 
     func run() throws {
         let vault = try options.open(unlock: true)
@@ -29,7 +25,7 @@ struct Otp: ParsableCommand {
         let now = Int64(Date().timeIntervalSince1970)
         let code = totp.code(at: now)
         if clip {
-            try clipOptions.copy(SecretBytes(utf8: code), what: "the one-time code of \(entry.path)")
+            try clipOptions.copy(SecretBytes(utf8: code), field: TOTP.fieldName, of: entry.path, json: json)
         } else if json {
             Output.json(.object(["code": .string(code), "secondsLeft": .integer(totp.secondsLeft(at: now)),
                                  "period": .integer(totp.period), "digits": .integer(totp.digits),

@@ -9,14 +9,15 @@ struct Restore: ParsableCommand {
         discussion: "Without --at: the version before the last commit that touched the entry (undoes a delete or the last edit). Current values go to history.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path.") var path: String
+    @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("A commit (as 'tresor log PATH' shows it).", valueName: "rev")) var at: String?
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: true)
         let p = try Vault.parsePath(path)
         let source = try vault.restore(p, at: at)
-        Output.status("Restored \(p) from \(source.prefix(8)).")
+        Output.report(json: json, "Restored \(p) from \(source.prefix(8)).", .object(["path": .string(p.string), "from": .string(source)]))
     }
 }
 

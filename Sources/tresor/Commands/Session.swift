@@ -20,11 +20,21 @@ struct Unlock: ParsableCommand {
     @Flag(help: "Print only the token.")
     var raw = false
 
+    @Flag(help: "Print a JSON object: {variable, token, timeoutMinutes}.")
+    var json = false
+
+    func validate() throws {
+        if raw && json { throw ValidationError("--raw: use --raw or --json, not both") }
+    }
+
     func run() throws {
         guard timeout > 0, timeout <= 24 * 60 else { throw CLIError("--timeout must be between 0 and 1440 minutes") }
         let vault = try options.open(unlock: true, allowSession: false)
         let token = try Session.start(vault: vault, timeout: timeout * 60, directory: Session.directory())
-        if raw {
+        if json {
+            Output.json(.object(["variable": .string(Session.environmentVariable(vaultID: vault.header.vaultID)), "token": .string(token),
+                                 "timeoutMinutes": .number(Clip.format(timeout))]))
+        } else if raw {
             Output.line(token)
         } else {
             Output.line("export \(Session.environmentVariable(vaultID: vault.header.vaultID))=\(token)")
@@ -48,11 +58,17 @@ struct Lock: ParsableCommand {
         discussion: "The session file is removed, so the token is useless from now on. Prints the unset line for the token's variable: eval \"$(tresor lock)\" also clears it from the shell.")
 
     @OptionGroup var options: VaultOptions
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let vault = try options.open(unlock: false)
         let had = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
-        Output.line("unset \(Session.environmentVariable(vaultID: vault.header.vaultID))")
-        Output.status(had ? "Locked." : "No session was open.")
+        let variable = Session.environmentVariable(vaultID: vault.header.vaultID)
+        if json {
+            Output.json(.object(["sessionEnded": .bool(had), "variable": .string(variable)]))
+        } else {
+            Output.line("unset \(variable)")
+            Output.status(had ? "Locked." : "No session was open.")
+        }
     }
 }

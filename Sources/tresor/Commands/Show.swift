@@ -7,10 +7,10 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
+    @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.entries) var path: String
     @Option(help: ArgumentHelp("Print only this field's value (password, username, urls, notes, tags or a custom field).", valueName: "name"))
     var field: String?
-    @Flag(help: "Print the entry as a JSON object.") var json = false
+    @Flag(help: "Print the entry as a JSON object (with --field: {path, field, value}; with --clip: what was copied).") var json = false
     @Flag(name: [.customShort("c"), .customLong("clip")], help: "Copy the field (default: password) to the clipboard instead of printing it; see 'tresor clip'.")
     var clip = false
     @OptionGroup var clipOptions: ClipOptions
@@ -19,14 +19,22 @@ struct Show: ParsableCommand {
         let vault = try options.open(unlock: true)
         let entry = try vault.read(try vault.existingPath(path))
         if clip {
-            if json { throw ValidationError("use --json or --clip, not both") }
-            try Clip.copyField(field ?? "password", of: entry, with: clipOptions)
+            try Clip.copyField(field ?? "password", of: entry, with: clipOptions, json: json)
         } else if let field {
             guard let f = entry.fields[field] else {
                 throw CLIError("entry \"\(entry.path)\" has no field \"\(field)\"" +
                                (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)
             }
-            Output.line(f.value.displayText)
+            if json {
+                let value: JSONValue
+                switch f.value {
+                case .text(let s): value = .string(s)
+                case .list(let l): value = .array(l.map(JSONValue.string))
+                }
+                Output.json(.object(["path": .string(entry.path.string), "field": .string(field), "value": value]))
+            } else {
+                Output.line(f.value.displayText)
+            }
         } else if json {
             Output.json(TresorJSON.object(entry))
         } else {

@@ -9,7 +9,7 @@ struct Sync: ParsableCommand {
         discussion: "Conflicting edits merge in process with the real merge base; every losing value goes into the entry's history. See README \"Sync\".")
 
     @OptionGroup var options: VaultOptions
-    @Argument(help: "Remote name.") var remote: String = "origin"
+    @Argument(help: "Remote name.", completion: Completion.remotes) var remote: String = "origin"
     @Flag(help: "Print a JSON object describing what happened.") var json = false
     @Flag(name: .shortAndLong, help: "List every merged entry (otherwise the first \(Sync.listed)).") var verbose = false
 
@@ -65,7 +65,8 @@ struct Clone: ParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote URL: a path, file://, ssh://, https:// or git://.") var url: String
-    @Argument(help: "Directory (default: the vault location).") var directory: String?
+    @Argument(help: "Directory (default: the vault location).", completion: .directory) var directory: String?
+    @Flag(help: .jsonReport) var json = false
 
     func run() throws {
         let target = directory ?? options.directory
@@ -88,7 +89,9 @@ struct Clone: ParsableCommand {
             vault.discardClone()
             throw error
         }
-        Output.status("Cloned \(url) into \(vault.root): \(vault.list().paths.count) entries, all verified.")
+        let count = vault.list().paths.count
+        Output.report(json: json, "Cloned \(url) into \(vault.root): \(count) entries, all verified.",
+                      .object(["url": .string(url), "vault": .string(vault.root), "entries": .integer(count)]))
     }
 }
 
@@ -101,28 +104,36 @@ struct Remote: ParsableCommand {
 struct RemoteAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a remote.")
     @OptionGroup var options: VaultOptions
-    @Argument var name: String
-    @Argument var url: String
+    @Argument(help: "Remote name.") var name: String
+    @Argument(help: "Remote URL: a path, file://, ssh://, https:// or git://.") var url: String
+    @Flag(help: .jsonReport) var json = false
     func run() throws {
-        try options.open(unlock: false).addRemote(name: name, url: url)
-        Output.status("Added remote \(name) (\(url)).")
+        let vault = try options.open(unlock: false)
+        try vault.addRemote(name: name, url: url)
+        // As stored: a local path is made absolute.
+        let stored = (try? vault.remotes())?.first { $0.name == name }?.url ?? url
+        Output.report(json: json, "Added remote \(name) (\(stored)).", .object(["name": .string(name), "url": .string(stored)]))
     }
 }
 
 struct RemoteRemove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a remote.", aliases: ["rm"])
     @OptionGroup var options: VaultOptions
-    @Argument var name: String
+    @Argument(help: "Remote name.", completion: Completion.remotes) var name: String
+    @Flag(help: .jsonReport) var json = false
     func run() throws {
         try options.open(unlock: false).removeRemote(name: name)
-        Output.status("Removed remote \(name).")
+        Output.report(json: json, "Removed remote \(name).", .object(["name": .string(name)]))
     }
 }
 
 struct RemoteList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List remotes.")
     @OptionGroup var options: VaultOptions
+    @Flag(help: "Print a JSON array of {name, url}.") var json = false
     func run() throws {
-        for r in try options.open(unlock: false).remotes() { Output.line("\(r.name)\t\(r.url)") }
+        let remotes = try options.open(unlock: false).remotes()
+        if json { Output.json(.array(remotes.map { .object(["name": .string($0.name), "url": .string($0.url)]) })); return }
+        for r in remotes { Output.line("\(r.name)\t\(r.url)") }
     }
 }
