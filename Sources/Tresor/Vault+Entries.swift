@@ -236,7 +236,7 @@ extension Vault {
 
     /// The entry with `id` in the transaction's base, wherever it is now (an envelope scan: only when the
     /// entry is not at the path it was read from).
-    private func findByID(_ id: String, in txn: VaultTransaction) throws -> Entry? {
+    func findByID(_ id: String, in txn: VaultTransaction) throws -> Entry? {
         guard let base = txn.base else { return nil }
         for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) {
             guard let path = EntryPath(filePath: file.path), let bytes = try? Vault.git({ try txn.repo.blob(id: file.id) }),

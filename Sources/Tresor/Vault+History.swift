@@ -82,6 +82,9 @@ extension Vault {
             } else {
                 try txn.checkNew(path)
                 entry = old
+                // The entry lives on under another path (it was moved): the old version comes back as a copy,
+                // with an id of its own (one id names one entry).
+                if try findByID(old.id, in: txn) != nil { entry.id = UUID().uuidString.lowercased() }
                 entry.modified = max(now, entry.modified)
                 for (name, field) in entry.fields { entry.fields[name] = Field(value: field.value, modified: now, origin: deviceID) }
             }

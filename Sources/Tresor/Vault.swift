@@ -217,8 +217,9 @@ public final class Vault {
 
     /// Writes this clone's device id to `.git/tresor/device` if it is not there yet (inside the vault lock).
     func persistDeviceID() throws {
+        // Another process wrote one meanwhile: that one is the clone's id from now on (never overwritten).
+        if let stored = Vault.readDeviceID(root) { cachedDeviceID = stored; return }
         let id = deviceID
-        guard Vault.readDeviceID(root) != id else { return }
         try FileSystem.makeDirectories(".git/tresor", under: root)
         try FileSystem.writeAtomically(Array((id + "\n").utf8), to: root + "/.git/tresor/device")
     }

@@ -51,7 +51,10 @@ enum GitCredentialHelper {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: git)
         process.arguments = ["credential", action]
-        var environment = ProcessInfo.processInfo.environment
+        // git and its helpers get no tresor session, passphrase file or token.
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !($0.key.hasPrefix("TRESOR_SESSION") || $0.key == "TRESOR_PASSPHRASE_FILE" || $0.key == "TRESOR_GIT_TOKEN")
+        }
         environment["GIT_TERMINAL_PROMPT"] = "0"
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe()

@@ -46,7 +46,10 @@ enum Spawn {
         let argv = ([(path as NSString).lastPathComponent] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        // No program tresor starts gets a session token, the passphrase file or the git token.
+        let envp = ProcessHardening.environmentWithoutSecrets().map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in envp { free(p) } }
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw CLIError("cannot start \"\(path)\": \(String(cString: strerror(rc)))") }
         return pid
     }

@@ -120,6 +120,20 @@ final class HistoryTests: VaultTestCase {
         XCTAssertEqual(try vault.read(path).fields["password"]?.value, .text("keep-me"))
     }
 
+    func testRestoringTheOldPathOfAMovedEntryGivesACopyWithItsOwnID() throws {
+        let vault = try makeVault()
+        try vault.unlock(passphrase: passphrase)
+        let old = try EntryPath("Moved/from"), new = try EntryPath("Moved/to")
+        try vault.add(try entry("Moved/from", ["password": "p"]))
+        try vault.move(old, to: new)
+        try vault.restore(old, at: nil)
+        let restored = try vault.read(old), moved = try vault.read(new)
+        XCTAssertNotEqual(restored.id, moved.id)
+        XCTAssertEqual(restored.fields["password"]?.value, .text("p"))
+        let problems = try vault.check().problems
+        XCTAssertTrue(problems.isEmpty, "\(problems)")
+    }
+
     func testReadingTheDeviceIDWritesNothingAndTheFirstCommitKeepsIt() throws {
         let vault = try Vault.open(at: try makeVault().root)
         try vault.unlock(passphrase: passphrase)

@@ -83,12 +83,18 @@ final class CommandTests: CLITestCase {
             #!/bin/sh
             echo "$1" > \(dir)/edited-path
             stat -c %a "$(dirname "$1")" > \(dir)/edited-dirmode
+            env > \(dir)/edited-env
             sed -i 's/^password: .*/password: edited-secret/' "$1"
             printf 'recovery: |\\n  line one\\n  line two\\n' >> "$1"
             """, to: script)
         chmod(script, 0o755)
-        let r = try tresor(["edit", "Email/gmail"], extraEnv: ["EDITOR": script, "VISUAL": nil])
+        let r = try tresor(["edit", "Email/gmail"], extraEnv: ["EDITOR": script, "VISUAL": nil, "TRESOR_GIT_TOKEN": "tok",
+                                                            "TRESOR_SESSION_0123456789ab": "x", "TRESOR_CLIP_TIME": "7"])
         XCTAssertEqual(r.code, 0, r.stderr)
+        // The editor gets no way to the vault or the remote: no session token, passphrase file or git token.
+        let editorEnv = try String(contentsOfFile: dir + "/edited-env", encoding: .utf8)
+        for name in ["TRESOR_PASSPHRASE_FILE=", "TRESOR_SESSION", "TRESOR_GIT_TOKEN="] { XCTAssertFalse(editorEnv.contains(name), name) }
+        XCTAssertTrue(editorEnv.contains("TRESOR_CLIP_TIME=7"), "other variables are passed on")
         XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "edited-secret\n")
         XCTAssertEqual(try ok("show", "Email/gmail", "--field", "recovery").stdout, "line one\nline two\n")
         let tempPath = try String(contentsOfFile: dir + "/edited-path", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

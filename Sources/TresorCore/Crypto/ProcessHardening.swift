@@ -1,5 +1,6 @@
 // Keeping secrets out of core files and away from other processes of the same user.
 internal import CProcess
+import Foundation
 
 /// Process-wide settings for a program that holds secrets in memory.
 public enum ProcessHardening {
@@ -8,6 +9,18 @@ public enum ProcessHardening {
     /// whether both took effect. Programs started later (an editor) are not affected.
     @discardableResult
     public static func disableCoreDumps() -> Bool { tresor_disable_core_dumps() == 0 }
+
+    /// Whether `name` is an environment variable that carries a secret or the way to one: a session token
+    /// (`TRESOR_SESSION`, `TRESOR_SESSION_<id>`), the passphrase file, the git token.
+    public static func isSecretVariable(_ name: String) -> Bool {
+        name.hasPrefix("TRESOR_SESSION") || name == "TRESOR_PASSPHRASE_FILE" || name == "TRESOR_GIT_TOKEN"
+    }
+
+    /// This process's environment without those variables: what a program tresor starts (an editor, a
+    /// clipboard tool, gpg) gets, so none of them can open the vault.
+    public static func environmentWithoutSecrets() -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !isSecretVariable($0.key) }
+    }
 
     /// Whether the process may still dump core.
     static var isDumpable: Bool { tresor_is_dumpable() != 0 }

@@ -37,7 +37,7 @@ public struct GPG: Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessHardening.environmentWithoutSecrets()
         // pinentry-curses needs the terminal's name, as pass sets it.
         if env["GPG_TTY"] == nil, isatty(STDIN_FILENO) == 1, let tty = ttyname(STDIN_FILENO) { env["GPG_TTY"] = String(cString: tty) }
         p.environment = env
