@@ -37,7 +37,9 @@ extension Vault {
     /// lock; deciding and committing the merge runs as a transaction, so a sync and other commands on
     /// the same vault never lose each other's changes.
     /// - Throws: `VaultError.git` (unreachable, authentication), `.hostileRemote`, `.header(.differentVault)`,
-    ///   `.changedOutsideTresor`, `.remoteKeptMoving`. The local vault is unchanged on every error.
+    ///   `.changedOutsideTresor`, `.remoteKeptMoving`. The local vault is unchanged on every error but one:
+    ///   `.pushFailedAfterMerge`, where the merge is committed here and only the push failed (the next sync
+    ///   pushes it).
     /// `progress` hears of the objects received and sent and of the entries checked.
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
                      progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
@@ -69,7 +71,13 @@ extension Vault {
             case .fetchAgain: continue
             case .push(let initializing):
                 Failpoint.hit("before-push")
-                if try push(repo, remote, credentials, progress) {
+                let pushed: Bool
+                do { pushed = try push(repo, remote, credentials, progress) }
+                catch VaultError.git(let e) where outcome.pulled {
+                    // The merge is committed here (a change like any other); only the push failed.
+                    throw VaultError.pushFailedAfterMerge(remote: remote, mergedEntries: outcome.mergedEntries, e)
+                }
+                if pushed {
                     outcome.pushed = true
                     outcome.initializedRemote = initializing
                     return outcome
@@ -118,10 +126,6 @@ extension Vault {
         // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
         let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
-        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
-        let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
-        try Vault.git { try repo.setRef(name: recovery, to: ours) }
-        outcome.recoveryRef = recovery
         let target: String
         if base == ours {
             Failpoint.hit("before-fast-forward")
@@ -137,6 +141,11 @@ extension Vault {
         }
         let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
+        // Only now, with nothing left to refuse, do refs here move.
+        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+        let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
+        try Vault.git { try repo.setRef(name: recovery, to: ours) }
+        outcome.recoveryRef = recovery
         Failpoint.hit("before-merge-commit")
         try publish(repo, from: ours, to: target, paths: paths,
                     reflog: outcome.fastForwarded ? "tresor: fast-forward to \(target)" : "tresor: merge \(remote)", knownStale: false)

@@ -54,6 +54,9 @@ public enum VaultError: Error, Equatable, Sendable {
     /// Commits that no key holder made came in through plain git (`git pull`/`git fetch`, reachable from the
     /// remote-tracking `ref`); tresor will not authenticate them.
     case unauthenticatedCommitsFetched(ref: String, commits: [ForeignCommit])
+    /// The remote's changes were merged and committed here, then pushing the result failed; the merge stays
+    /// (the next sync pushes it). `mergedEntries`: the entries the merge changed here.
+    case pushFailedAfterMerge(remote: String, mergedEntries: [String], GitError)
     /// The remote moved on every attempt to push.
     case remoteKeptMoving(remote: String, attempts: Int)
     /// A merged entry did not decrypt to what the merge decided; nothing was committed.

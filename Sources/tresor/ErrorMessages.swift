@@ -78,6 +78,10 @@ extension VaultError {
             }.joined(separator: "\n")
             return "git brought in commits from \(q(shortRef)) that no holder of the vault key made; tresor will not authenticate them:\n\(list)"
                 + "\nhint: undo the pull with git (for example 'git reset --hard ORIG_HEAD'); 'tresor sync' checks what the remote holds"
+        case .pushFailedAfterMerge(let remote, let merged, let e):
+            let what = merged.isEmpty ? "the remote's changes were merged" : "the remote's changes were merged (\(merged.count) entr\(merged.count == 1 ? "y" : "ies") changed here)"
+            return "\(what) and committed here, but pushing to \(q(remote)) failed: \(VaultError.git(e).message)"
+                + "\nhint: nothing is lost; run 'tresor sync' again to push the merge"
         case .remoteKeptMoving(let remote, let attempts):
             return "the remote \(q(remote)) kept changing during \(attempts) attempts\nhint: run 'tresor sync' again"
         case .mergeDidNotVerify(let p): return "the merged entry \(q(p)) did not verify; nothing was committed"

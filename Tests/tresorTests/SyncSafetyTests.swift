@@ -78,10 +78,13 @@ final class SyncSafetyTests: SyncTestCase {
         let handEdited = try String(contentsOfFile: replica("A") + "/Email/gmail.json", encoding: .utf8) + " "
         try write(handEdited, to: replica("A") + "/Email/gmail.json")
         let before = try headOf("A")
+        let refs = { try self.run("/usr/bin/git", ["-C", self.replica("A"), "for-each-ref"], stdin: nil, extraEnv: [:]).stdout }
+        let refsBefore = try refs()
         let r = try attempt("A", "sync")
         XCTAssertEqual(r.code, 2)
         XCTAssertTrue(r.stderr.contains("Email/gmail.json") && r.stderr.contains("changed outside tresor"), r.stderr)
         XCTAssertEqual(try headOf("A"), before)
+        XCTAssertEqual(try refs(), refsBefore, "a refused sync moved no ref (tracking, pre-sync)")
         XCTAssertEqual(try String(contentsOfFile: replica("A") + "/Email/gmail.json", encoding: .utf8), handEdited)
         try FileManager.default.removeItem(atPath: replica("A") + "/Email/gmail.json")
         _ = try run("/usr/bin/git", ["-C", replica("A"), "checkout", "--", "Email/gmail.json"], stdin: nil, extraEnv: [:])
