@@ -12,11 +12,17 @@ extension Vault {
                              progress: VaultProgressHandler? = nil) throws -> Vault {
         let root = absolutePath(directory)
         let existed = FileSystem.kind(root) != .missing
+        // What a killed clone left (its marker is still there) is cloned again from the start.
+        if existed, FileSystem.kind(root + "/" + cloneMarker) == .file { removeClone(root, keepDirectory: true) }
         if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(directory: root) }
         do {
             let repo = try git { try GitRepository.create(at: root) }
             chmod(root, 0o700)
             chmod(root + "/.git", 0o700)
+            do {
+                try FileSystem.makeDirectories(".git/tresor", under: root)
+                try FileSystem.writeAtomically(Array("clone in progress\n".utf8), to: root + "/" + cloneMarker)
+            } catch let e as CoreError { throw VaultError.file(path: root + "/" + cloneMarker, e) }
             try git { try repo.addRemote(name: "origin", url: remoteURL(url)) }
             try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials, progress: progress.git) }
             // So the git CLI's `git pull` and `git status` know the upstream too.
@@ -57,13 +63,19 @@ extension Vault {
         reader.progress = progress
         _ = try reader.readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
+        Failpoint.hit("clone-branch-moved")
         try Vault.git { try repo.checkoutHead(progress: progress.map { report in { report(.files(done: $0, total: $1)) } }) }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)
         try reloadHeader()
         try recordFormatVersion(header.version)
+        unlink(root + "/" + Vault.cloneMarker)
     }
+
+    /// Present from the start of `clone` until `completeClone` is done: a folder holding it is an
+    /// interrupted clone, not a vault (`open` says so; `clone` starts it again).
+    static let cloneMarker = ".git/tresor/clone-incomplete"
 
     /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §13.3).
     public func verifyAll() throws {

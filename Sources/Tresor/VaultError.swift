@@ -14,6 +14,8 @@ public enum VaultError: Error, Equatable, Sendable {
     /// The remote has no vault header.
     case notAVaultRemote(url: String)
     case alreadyAVault(directory: String)
+    /// A `clone` into `directory` was killed before it finished; cloning again replaces what it left.
+    case interruptedClone(directory: String)
     case directoryNotEmpty(directory: String)
     case notADirectory(path: String)
 

@@ -35,6 +35,8 @@ extension VaultError {
         switch self {
         case .notAVault(let d):
             return "\(q(d)) is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
+        case .interruptedClone(let d):
+            return "\(q(d)) holds a clone that was interrupted before it finished\nhint: run the same 'tresor clone URL DIR' again; it starts over"
         case .notARepository(let d):
             return "\(q(d)) is a copy of a vault without its git repository: it can be read but not changed\nhint: work on a clone of the vault's repository to change it"
         case .notAVaultRemote(let url):

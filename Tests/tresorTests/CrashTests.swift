@@ -174,6 +174,23 @@ final class CrashTests: SyncTestCase {
         XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("A"), "status", "--porcelain"], stdin: nil, extraEnv: [:]).stdout, "")
     }
 
+    /// A clone killed after its branch moved, before the files were written: the folder says it is an
+    /// interrupted clone, and the same clone command starts it over.
+    func testAKilledCloneIsNamedAndClonedAgain() throws {
+        try requireFailpoints()
+        try setUpReplicas()
+        try on("A", "add", "Clone/me", "--password-stdin", stdin: "cloned\n")
+        try on("A", "sync")
+        let killed = try tresor(["clone", remote, replica("C")], extraEnv: ["TRESOR_FAILPOINT": "clone-branch-moved"])
+        XCTAssertNotEqual(killed.code, 0)
+        let open = try attempt("C", "ls")
+        XCTAssertNotEqual(open.code, 0)
+        XCTAssertTrue(open.stderr.contains("interrupted") && open.stderr.contains("tresor clone"), open.stderr)
+        try ok("clone", remote, replica("C"))
+        XCTAssertEqual(try on("C", "show", "Clone/me", "--field", "password").stdout, "cloned\n")
+        XCTAssertEqual(try attempt("C", "fsck").code, 0)
+    }
+
     func testTheReleaseBinaryNeverHonoursFailpoints() throws {
         guard ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil else { throw XCTSkip("checks the release binary") }
         try sampleVault()
