@@ -43,6 +43,8 @@ enum SyncSetup {
                 chmod(dir + "/" + hook, 0o700)
             }
         } catch let e as CoreError { throw VaultError.file(path: dir, e) }
-        try Vault.git { try repo.setConfig("core.hooksPath", dir) }
+        // Relative: git runs hooks from the top of the work tree, so this stays right when the vault folder
+        // moves, and never points at a path someone else could create.
+        try Vault.git { try repo.setConfig("core.hooksPath", ".git/hooks") }
     }
 }

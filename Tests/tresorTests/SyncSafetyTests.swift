@@ -70,6 +70,19 @@ final class SyncSafetyTests: SyncTestCase {
 
     /// Sync never overwrites a file changed outside tresor; files it does not touch do not stop it (and
     /// are never pushed).
+    /// The hooks that authenticate commits made with git are found by a relative path: they keep working
+    /// after the vault folder moves.
+    func testHooksStillRunAfterTheVaultFolderMoves() throws {
+        try setUpReplicas()
+        try FileManager.default.moveItem(atPath: replica("A"), toPath: replica("Moved"))
+        let commit = try run("/usr/bin/git", ["-C", replica("Moved"), "commit", "-q", "--allow-empty", "-m", "made with git"], stdin: nil,
+                             extraEnv: ["GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@x"])
+        XCTAssertEqual(commit.code, 0, commit.stderr)
+        let head = try run("/usr/bin/git", ["-C", replica("Moved"), "log", "-1", "--format=%s"], stdin: nil, extraEnv: [:]).stdout
+        XCTAssertEqual(head, "Authenticate 1 commit made with git\n")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("Moved"), "config", "core.hooksPath"], stdin: nil, extraEnv: [:]).stdout, ".git/hooks\n")
+    }
+
     func testSyncRefusesToOverwriteUncommittedChanges() throws {
         try setUpReplicas("B")
         try write("stray", to: replica("A") + "/notes.txt")
