@@ -123,7 +123,7 @@ extension GitRepository {
             withRepo { git_repository_index(&out, $0) }
         }
         try index.withPointer { idx in
-            try check(git_index_read(idx, 1), "reading the index")
+            try check(git_index_read(idx, 0), "reading the index")  // opening read it; 0 rereads only if it changed since
             for path in paths {
                 let relative = try Self.validated(path)
                 var st = stat()

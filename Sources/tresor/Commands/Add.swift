@@ -5,7 +5,7 @@ import Tresor
 import TresorCore
 
 struct Add: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Add an entry.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an entry.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path, e.g. Email/gmail.") var path: String

@@ -5,7 +5,7 @@ import Tresor
 import TresorCore
 
 struct Grep: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Search every field of every entry (decrypts in process; no per-file subprocess).")
+    static let configuration = CommandConfiguration(commandName: "grep", abstract: "Search every field of every entry (decrypts in process; no per-file subprocess).")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Text to look for, ignoring case.") var text: String

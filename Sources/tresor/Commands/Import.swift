@@ -6,7 +6,7 @@ import TresorCore
 import TresorInterchange
 
 struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "import", 
         abstract: "Import entries from another password manager (one commit).",
         discussion: """
             Formats: pass, gopass (a store directory, decrypted with your gpg), kdbx (KeePass/KeePassXC database),

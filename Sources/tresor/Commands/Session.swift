@@ -5,7 +5,7 @@ import Tresor
 import TresorCore
 
 struct Unlock: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "unlock", 
         abstract: "Unlock the vault for a while; prints the session token to export.",
         discussion: "Use as: eval \"$(tresor unlock)\". The session ends after --timeout minutes or with 'tresor lock'.")
 
@@ -31,7 +31,7 @@ struct Unlock: ParsableCommand {
 }
 
 struct Lock: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End the session of this vault.")
+    static let configuration = CommandConfiguration(commandName: "lock", abstract: "End the session of this vault.")
 
     @OptionGroup var options: VaultOptions
 

@@ -6,7 +6,7 @@ import TresorCore
 import TresorInterchange
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Decrypt and print an entry.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path, e.g. Email/gmail.") var path: String
