@@ -30,26 +30,7 @@ extension Vault {
     /// Entry paths whose path contains `text`, case-insensitively.
     public func find(_ text: String) -> [EntryPath] {
         let needle = text.precomposedStringWithCanonicalMapping.lowercased()
-        let asciiNeedle = Array(needle.utf8)
-        guard asciiNeedle.allSatisfy({ $0 < 0x80 }) else { return store.entryPaths().paths.filter { $0.string.lowercased().contains(needle) } }
-        // An ASCII needle: compare bytes, folding ASCII letters (a non-ASCII letter never lowercases to ASCII
-        // except the Kelvin sign and long s, which only a non-ASCII path holds: those take the slow way).
-        return store.entryPaths().paths.filter { p in
-            let hay = Array(p.string.utf8)
-            guard hay.allSatisfy({ $0 < 0x80 }) else { return p.string.lowercased().contains(needle) }
-            return Vault.asciiContains(hay, asciiNeedle)
-        }
-    }
-
-    /// Whether `needle` (lowercase ASCII) occurs in `hay` (ASCII), ignoring the case of ASCII letters.
-    static func asciiContains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        guard hay.count >= needle.count else { return false }
-        func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
-        for start in 0...(hay.count - needle.count) where lower(hay[start]) == needle[0] {
-            if (1..<needle.count).allSatisfy({ lower(hay[start + $0]) == needle[$0] }) { return true }
-        }
-        return false
+        return store.entryPaths().paths.filter { TextSearch.contains($0.string, lowercasedNeedle: needle) }
     }
 
     /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it

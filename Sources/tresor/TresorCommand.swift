@@ -29,6 +29,8 @@ struct TresorCommand: ParsableCommand {
         ProcessHardening.disableCoreDumps()
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
         if ![ViewGuardian.commandName, ClipboardKeeper.commandName].contains(CommandLine.arguments.dropFirst().first ?? "") { EditorView.sweepOrphans() }
+        // Commands that open the git repository: libgit2's start-up runs while the command gets ready.
+        if gitCommands.contains(CommandLine.arguments.dropFirst().first ?? "") { GitRepository.prepareInBackground() }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -42,6 +44,9 @@ struct TresorCommand: ParsableCommand {
             fail(report.message, code: report.code)
         }
     }
+
+    static let gitCommands: Set<String> = ["init", "add", "edit", "rm", "mv", "cp", "rotate", "passwd", "fsck", "log", "sync", "clone",
+                                           "remote", "restore", "upgrade", "adopt", "import", "ui"]
 
     static func fail(_ message: String, code: Int32) -> Never {
         Output.error(message)

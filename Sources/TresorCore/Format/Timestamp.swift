@@ -21,6 +21,15 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         let ms = Int(milliseconds - Int64(secs) * 1000)
         var t = tm()
         gmtime_r(&secs, &t)
+        if (0...9999).contains(t.tm_year + 1900) {
+            // The usual case in one 24-byte buffer (every entry's times are formatted when it is read).
+            var b = [UInt8](repeating: 0, count: 24)
+            func put(_ v: Int32, _ at: Int, _ w: Int) { var v = v; for k in (at..<at + w).reversed() { b[k] = UInt8(0x30 + v % 10); v /= 10 } }
+            put(t.tm_year + 1900, 0, 4); b[4] = 0x2D; put(t.tm_mon + 1, 5, 2); b[7] = 0x2D; put(t.tm_mday, 8, 2); b[10] = 0x54
+            put(t.tm_hour, 11, 2); b[13] = 0x3A; put(t.tm_min, 14, 2); b[16] = 0x3A; put(t.tm_sec, 17, 2); b[19] = 0x2E
+            put(Int32(ms), 20, 3); b[23] = 0x5A
+            return String(decoding: b, as: UTF8.self)
+        }
         func pad(_ v: Int32, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
         return "\(pad(t.tm_year + 1900, 4))-\(pad(t.tm_mon + 1, 2))-\(pad(t.tm_mday, 2))T\(pad(t.tm_hour, 2)):\(pad(t.tm_min, 2)):\(pad(t.tm_sec, 2)).\(pad(Int32(ms), 3))Z"
     }
@@ -42,6 +51,6 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         t.tm_year = y - 1900; t.tm_mon = mo - 1; t.tm_mday = d; t.tm_hour = h; t.tm_min = mi; t.tm_sec = se
         let secs = timegm(&t)
         self.milliseconds = Int64(secs) * 1000 + Int64(ms)
-        guard description == s else { return nil }
+        guard description.utf8.elementsEqual(b) else { return nil }
     }
 }

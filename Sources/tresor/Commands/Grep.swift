@@ -26,14 +26,14 @@ struct Grep: ParsableCommand {
             }
             var matches: [(String, String)] = []
             for name in entry.fields.keys.sorted() {
-                for line in entry.fields[name]!.value.displayText.split(separator: "\n") where line.lowercased().contains(needle) {
-                    matches.append((name, String(line)))
+                for line in Grep.lines(entry.fields[name]!.value.displayText) where TextSearch.contains(line, lowercasedNeedle: needle) {
+                    matches.append((name, line))
                 }
-                if name.lowercased().contains(needle) && !matches.contains(where: { $0.0 == name }) {
+                if TextSearch.contains(name, lowercasedNeedle: needle) && !matches.contains(where: { $0.0 == name }) {
                     matches.append((name, entry.fields[name]!.value.displayText.split(separator: "\n").first.map(String.init) ?? ""))
                 }
             }
-            if matches.isEmpty && path.string.lowercased().contains(needle) { matches.append(("path", path.string)) }
+            if matches.isEmpty && TextSearch.contains(path.string, lowercasedNeedle: needle) { matches.append(("path", path.string)) }
             guard !matches.isEmpty else { continue }
             any = true
             if json {
@@ -46,5 +46,12 @@ struct Grep: ParsableCommand {
         if json { Output.json(.array(results)) }
         if failed { throw ExitCode(ExitStatus.error) }
         if !any { throw ExitCode(ExitStatus.noMatch) }
+    }
+
+    /// The lines of `text` as `split(separator: "\n")` gives them. Without a CR (which makes "\r\n" one
+    /// Character) that is a split of the bytes, much cheaper than walking Characters.
+    static func lines(_ text: String) -> [String] {
+        guard !text.utf8.contains(0x0D) else { return text.split(separator: "\n").map(String.init) }
+        return text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     }
 }
