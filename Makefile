@@ -65,7 +65,7 @@ zxcvbn-check:
 # The benchmarks measure the binary as installed: release, Swift runtime linked statically. compare.py runs
 # tresor side by side with pass and keepassxc-cli on the same entries (Benchmarks/README.md; ~10 minutes).
 BENCH_BUILD := $(SWIFT) build -c release --static-swift-stdlib
-BENCH_DEPS  := git gnupg pass keepassxc eatmydata python3
+BENCH_DEPS  := git gnupg pass keepassxc eatmydata time python3
 bench: deps
 	@missing=""; for p in $(BENCH_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \

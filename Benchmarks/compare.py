@@ -40,8 +40,15 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(argv, stdin=None, env=None, cwd=None):
-    """Runs one process; returns (seconds, peak RSS in KiB). posix_spawn + wait4: no shell, no polling."""
+def run(argv, stdin=None, env=None, cwd=None, memory=False):
+    """Runs one process; returns (seconds, 0). posix_spawn + wait4: no shell, no polling. With `memory`, runs it
+    under /usr/bin/time instead and returns (seconds, peak RSS in KiB): a child of this process would inherit
+    Python's own peak in its rusage."""
+    if memory:
+        out = os.path.join(ROOT, "memory")
+        run(["/usr/bin/time", "-f", "%M", "-o", out] + argv, stdin=stdin, env=env, cwd=cwd)
+        with open(out) as f:
+            return 0.0, int(f.read().split()[-1])
     stdin_path = os.path.join(ROOT, "stdin")
     with open(stdin_path, "w") as f:
         f.write(stdin or "")
@@ -56,13 +63,13 @@ def run(argv, stdin=None, env=None, cwd=None):
     try:
         start = time.perf_counter()
         pid = os.posix_spawn(path, argv, environment, file_actions=actions)
-        _, status, usage = os.wait4(pid, 0)
+        _, status, _ = os.wait4(pid, 0)
         elapsed = time.perf_counter() - start
     finally:
         os.chdir(old)
     if status != 0:
         sys.exit(f"failed ({status}): {' '.join(argv)}\n{open(os.path.join(ROOT, 'stderr')).read()}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, 0
 
 
 def sh(*argv, stdin=None, cwd=None):
@@ -160,13 +167,13 @@ def kdbx(size):
 def tresor_ops(d, token):
     env = {"TRESOR_SESSION": token, "TRESOR_VAULT": d}
     return {
-        "start": lambda i: run([TRESOR, "--version"]),
-        "show": lambda i: run([TRESOR, "show", "Folder1/site-1"], env=env),
-        "ls": lambda i: run([TRESOR, "ls"], env=env),
-        "find": lambda i: run([TRESOR, "find", "site-42"], env=env),
-        "grep": lambda i: run([TRESOR, "grep", "user42@"], env=env),
-        "add": lambda i: run([TRESOR, "add", f"New/e{i}", "--password-stdin"], stdin=f"Pw-{i}-Correct-Horse-Battery\n", env=env),
-        "edit": lambda i: run([TRESOR, "edit", "Folder2/site-2", "--set", f"username=u{i}"], env=env),
+        "start": lambda i, m=False: run([TRESOR, "--version"], memory=m),
+        "show": lambda i, m=False: run([TRESOR, "show", "Folder1/site-1"], env=env, memory=m),
+        "ls": lambda i, m=False: run([TRESOR, "ls"], env=env, memory=m),
+        "find": lambda i, m=False: run([TRESOR, "find", "site-42"], env=env, memory=m),
+        "grep": lambda i, m=False: run([TRESOR, "grep", "user42@"], env=env, memory=m),
+        "add": lambda i, m=False: run([TRESOR, "add", f"New/e{i}", "--password-stdin"], stdin=f"Pw-{i}-Correct-Horse-Battery\n", env=env, memory=m),
+        "edit": lambda i, m=False: run([TRESOR, "edit", "Folder2/site-2", "--set", f"username=u{i}"], env=env, memory=m),
     }
 
 
@@ -199,13 +206,13 @@ def keepass_ops(db):
 
 
 def pairs(a, b, runs, offset):
-    """Runs a and b alternately; returns tresor times, peer times, ratios, tresor peak RSS."""
-    ta, tb, ratios, rss = [], [], [], 0
+    """Runs a and b alternately; returns tresor times, peer times, ratios."""
+    ta, tb, ratios = [], [], []
     for k in range(runs):
-        x, m = a(offset + k)
+        x, _ = a(offset + k)
         y, _ = b(offset + k)
-        ta.append(x); tb.append(y); ratios.append(x / y); rss = max(rss, m)
-    return ta, tb, ratios, rss
+        ta.append(x); tb.append(y); ratios.append(x / y)
+    return ta, tb, ratios
 
 
 def ms(s):
@@ -231,7 +238,7 @@ def main():
     ops_order = ["start", "show", "ls", "find", "grep", "add", "edit"]
     lines = ["| operation | entries | tresor (median) | peer | peer (median) | tresor/peer: median (min–max) |",
              "|---|---|---|---|---|---|"]
-    scaling = {}
+    scaling, memory = {}, {}
     offset = 1
     for size in SIZES:
         t_ops = tresor_ops(*vaults[size])
@@ -239,10 +246,8 @@ def main():
             runs = RUNS if size <= 10000 else max(3, RUNS // 2)
             peer_list = list(peers.get(size, {}).items())
             if not peer_list:
-                times, rss = [], 0
-                for k in range(runs):
-                    x, m = t_ops[op](offset + k); times.append(x); rss = max(rss, m)
-                scaling[(op, size)] = (statistics.median(times), rss)
+                times = [t_ops[op](offset + k)[0] for k in range(runs)]
+                scaling[(op, size)] = statistics.median(times)
             for peer, p_ops in peer_list:
                 n = runs
                 if peer == "pass" and op == "grep":
@@ -250,23 +255,28 @@ def main():
                 if n == 0:
                     lines.append(f"| {op} | {size} | | {peer} | not run (one gpg process per entry) | |")
                     continue
-                ta, tb, ratios, rss = pairs(t_ops[op], p_ops[op], n, offset)
+                ta, tb, ratios = pairs(t_ops[op], p_ops[op], n, offset)
                 offset += n
-                prev = scaling.get((op, size))
-                scaling[(op, size)] = (statistics.median(ta), max(rss, prev[1] if prev else 0))
+                if peer == "pass":
+                    scaling[(op, size)] = statistics.median(ta)
                 lines.append(f"| {op} | {size} | {ms(statistics.median(ta))} | {peer} | {ms(statistics.median(tb))} | "
                              f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f}) |")
                 log(lines[-1])
             offset += runs
+            if (op, size) not in scaling:  # pass's grep was not run: time tresor's alone
+                scaling[(op, size)] = statistics.median([t_ops[op](offset + k)[0] for k in range(runs)])
+                offset += runs
+            memory[(op, size)] = t_ops[op](offset, True)[1]
+            offset += 1
     print("\n### Tresor and its peers (each figure one whole process; pairs run interleaved)\n")
     print("\n".join(lines))
 
-    print("\n### Tresor alone as the vault grows (median; peak memory of the command)\n")
+    print("\n### Tresor alone as the vault grows (median time, from the pairs with pass; peak memory of one run)\n")
     print("| operation | " + " | ".join(f"{s} entries" for s in SIZES) + f" | {SIZES[1]}/{SIZES[0]} |" if len(SIZES) > 1 else "")
     print("|---|" + "---|" * (len(SIZES) + 1))
     for op in ops_order:
-        cells = [f"{ms(scaling[(op, s)][0])}, {scaling[(op, s)][1] / 1024:.0f} MiB" for s in SIZES]
-        ratio = scaling[(op, SIZES[1])][0] / scaling[(op, SIZES[0])][0] if len(SIZES) > 1 else 1
+        cells = [f"{ms(scaling[(op, s)])}, {memory[(op, s)] / 1024:.0f} MiB" for s in SIZES]
+        ratio = scaling[(op, SIZES[1])] / scaling[(op, SIZES[0])] if len(SIZES) > 1 else 1
         print(f"| {op} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
 
     sync_lines = sync_and_clone()

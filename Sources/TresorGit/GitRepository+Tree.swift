@@ -246,10 +246,20 @@ extension GitRepository {
             let name = Array(bytes[start..<i])
             i += 1
             guard i + 20 <= bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
-            let hex = bytes[i..<(i + 20)].map { String(format: "%02x", $0) }.joined()
+            let hex = Self.hex(bytes[i..<(i + 20)])
             i += 20
             entries.append(GitRawTreeEntry(name: name, mode: mode, id: hex))
         }
         return entries
+    }
+
+    /// Lowercase hex of `bytes` (an object id). By table: Foundation's `String(format:)` per byte was a fifth
+    /// of a sync that checks 1,000 incoming entries.
+    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 }
