@@ -52,6 +52,12 @@ struct Grep: ParsableCommand {
     /// Character) that is a split of the bytes, much cheaper than walking Characters.
     static func lines(_ text: String) -> [String] {
         guard !text.utf8.contains(0x0D) else { return text.split(separator: "\n").map(String.init) }
-        return text.utf8.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+        let bytes = Array(text.utf8)
+        var lines: [String] = [], start = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
+            if i > start { lines.append(String(decoding: bytes[start..<i], as: UTF8.self)) }
+            start = i + 1
+        }
+        return lines
     }
 }
