@@ -8,7 +8,8 @@ Tresor alone (1k -> 10k -> 50k entries), with each command's peak memory, and sy
 
 Usage: compare.py BIN_DIR   (BIN_DIR holds the release `tresor` and `tresor-bench`)
 Environment: TRESOR_BENCH_RUNS (pairs per operation, default 10), TRESOR_BENCH_SIZES (default 1000,10000,50000),
-TRESOR_BENCH_KEEP=1 keeps the temporary directory.
+TRESOR_BENCH_KEEP=1 keeps the temporary directory,
+TRESOR_BENCH_ONLY=sync runs only the sync and clone part.
 """
 import base64, os, shutil, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -222,6 +223,10 @@ def ms(s):
 def main():
     started = time.perf_counter()
     load_before = os.getloadavg()
+    if os.environ.get("TRESOR_BENCH_ONLY") == "sync":
+        print("\n".join(sync_and_clone()))
+        print(f"\nload average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; {RUNS} runs")
+        return
     log(f"building the vaults in {ROOT}")
     key = gpg_key()
     vaults = {}
