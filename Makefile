@@ -89,14 +89,20 @@ zxcvbn-check:
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_data.py --check
 	@PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_reference.py --check
 
-# Everything in release mode with the same flags as the installed binary (other flags would rebuild it all).
+# The benchmarks measure the binary as installed: release, Swift runtime linked statically. compare.py runs
+# tresor side by side with pass and keepassxc-cli on the same entries (Benchmarks/README.md; ~10 minutes).
+BENCH_BUILD := $(SWIFT) build $(RELEASE)
+BENCH_DEPS  := git gnupg pass keepassxc eatmydata time python3
 bench: deps
-	$(SWIFT) build $(RELEASE) --product tresor
-	$(SWIFT) build $(RELEASE) --product tresor-bench
-	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-bench"
-	$(SWIFT) build $(RELEASE) --product tresor
-	$(SWIFT) build $(RELEASE) --product tresor-ui-bench
-	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor-ui-bench" "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor"
+	@missing=""; for p in $(BENCH_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+	$(BENCH_BUILD) --product tresor
+	$(BENCH_BUILD) --product tresor-bench
+	$(BENCH_BUILD) --product tresor-ui-bench
+	$(PYTHON) -B Benchmarks/compare.py "$$($(BENCH_BUILD) --show-bin-path)"
+	"$$($(BENCH_BUILD) --show-bin-path)/tresor-bench"
+	"$$($(BENCH_BUILD) --show-bin-path)/tresor-ui-bench" "$$($(BENCH_BUILD) --show-bin-path)/tresor"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps

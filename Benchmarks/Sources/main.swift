@@ -23,6 +23,32 @@ func row(_ what: String, _ per: String, _ value: Double) {
 }
 
 let pass = SecretBytes(utf8: "benchmark passphrase")
+
+// Helper modes for Benchmarks/compare.py, which builds the same vault for the peers:
+//   tresor-bench populate DIR N            a vault of N sample entries in one commit (passphrase below)
+//   tresor-bench modify DIR FIRST COUNT TAG  sets the password of entries FIRST..<FIRST+COUNT in one commit
+let helperArguments = Array(CommandLine.arguments.dropFirst())
+if helperArguments.first == "populate", helperArguments.count == 3, let size = Int(helperArguments[2]) {
+    let v = try Vault.create(at: helperArguments[1], passphrase: pass, level: .minimum)
+    try v.transaction { txn in
+        for i in 0..<size { try txn.put(try sampleEntry(i)) }
+        txn.message = "Add \(size) entries"
+    }
+    exit(0)
+}
+if helperArguments.first == "modify", helperArguments.count == 5, let first = Int(helperArguments[2]), let n = Int(helperArguments[3]) {
+    let v = try Vault.open(at: helperArguments[1])
+    try v.unlock(passphrase: pass)
+    try v.transaction { txn in
+        for i in first..<(first + n) {
+            guard var e = try txn.entry(at: try sampleEntry(i).path) else { continue }
+            try e.set("password", .text("\(helperArguments[4])-\(i)"), at: .now(), origin: v.deviceID)
+            try txn.put(e)
+        }
+        txn.message = "Change \(n) entries"
+    }
+    exit(0)
+}
 let root = NSTemporaryDirectory() + "tresor-bench-" + UUID().uuidString
 // TRESOR_BENCH_KEEP=1 keeps the vaults for a closer look (perf, strace).
 defer { if ProcessInfo.processInfo.environment["TRESOR_BENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: root) } }
@@ -45,6 +71,7 @@ func sampleEntry(_ i: Int) throws -> Entry {
     try e.set("notes", .text(String(repeating: "note text ", count: 20)), at: now, origin: "bench")
     return e
 }
+
 let entry = try sampleEntry(1)
 let file = try cipher.seal(entry)
 let n = 20_000

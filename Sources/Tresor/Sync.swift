@@ -121,7 +121,7 @@ extension Vault {
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
         checker.progress = progress
         let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
-        let minimum = try base.flatMap { try checker.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
+        let minimum = try base.flatMap { try checker.readHeader($0) }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
         let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
         // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }

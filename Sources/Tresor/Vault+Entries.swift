@@ -30,7 +30,7 @@ extension Vault {
     /// Entry paths whose path contains `text`, case-insensitively.
     public func find(_ text: String) -> [EntryPath] {
         let needle = text.precomposedStringWithCanonicalMapping.lowercased()
-        return store.entryPaths().paths.filter { $0.string.lowercased().contains(needle) }
+        return store.entryPaths().paths.filter { TextSearch.contains($0.string, lowercasedNeedle: needle) }
     }
 
     /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it

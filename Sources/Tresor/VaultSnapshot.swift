@@ -35,6 +35,13 @@ final class SnapshotReader {
         return try snapshot(files, check: false, minimumGeneration: nil)
     }
 
+    /// The header of commit `rev` of this replica's own history, nil if it has none; as `read(rev).header`
+    /// without decrypting every entry.
+    func readHeader(_ rev: String) throws -> VaultHeader? {
+        guard let blob = try Vault.git({ try repo.blobID(at: rev, path: VaultHeader.relativePath) }) else { return nil }
+        return try header(blob, check: false, minimumGeneration: nil)
+    }
+
     /// Reads commit `rev` from elsewhere. Every file must pass the checks of Spec/MERGE.md §13.3 — by path,
     /// kind and size on the raw tree objects, never skipped because the same bytes were seen elsewhere; only
     /// decryption is shared. With `unchanged` (entries as `path` NUL `blob id` that this replica already has

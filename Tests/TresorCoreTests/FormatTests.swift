@@ -123,6 +123,25 @@ final class TimestampTests: XCTestCase {
         for s in bad { XCTAssertNil(Timestamp(parsing: s), s) }
     }
 
+    /// The calendar arithmetic agrees with the C library's gmtime_r and timegm on every day from year 0 to
+    /// 9999 (at a varying time of day), and every text it writes parses back.
+    func testCalendarArithmeticAgreesWithTheCLibrary() {
+        var secs: Int64 = -62_167_219_200  // 0000-01-01
+        var k: Int64 = 0
+        while secs < 253_402_300_800 {
+            let ms = secs * 1000 + k % 1000
+            var t = time_t(secs), fields = tm()
+            XCTAssertNotNil(gmtime_r(&t, &fields))
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", fields.tm_year + 1900, fields.tm_mon + 1, fields.tm_mday,
+                                  fields.tm_hour, fields.tm_min, fields.tm_sec, Int32(k % 1000))
+            let text = Timestamp(milliseconds: ms).description
+            if text != expected { XCTFail("\(ms): \(text), the C library says \(expected)"); return }
+            if Timestamp(parsing: text)?.milliseconds != ms { XCTFail("\(text) does not parse back to \(ms)"); return }
+            k += 1
+            secs += 86_400 * 7 + (k * 3_607) % 86_400 - 43_200
+        }
+    }
+
     func testTextOrderIsTimeOrder() {
         let ms: [Int64] = [-5000, 0, 999, 1000, 1_700_000_000_000, 1_795_824_000_123]
         let texts = ms.map { Timestamp(milliseconds: $0).description }

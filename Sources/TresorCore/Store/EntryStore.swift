@@ -23,9 +23,9 @@ public struct EntryStore: Sendable {
     public func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
         var paths: [EntryPath] = [], problems: [StoreProblem] = []
         func walk(_ rel: String, depth: Int) {
-            for name in FileSystem.list(rel.isEmpty ? root : absolute(rel)) where name.utf8.first != 0x2E {
+            for (name, kind) in FileSystem.entries(rel.isEmpty ? root : absolute(rel)) where name.utf8.first != 0x2E {
                 let r = rel.isEmpty ? name : rel + "/" + name
-                switch FileSystem.kind(absolute(r)) {
+                switch kind {
                 case .directory:
                     if depth < EntryPath.maxDepth { walk(r, depth: depth + 1) }
                 case .file:
@@ -40,7 +40,7 @@ public struct EntryStore: Sendable {
             }
         }
         walk("", depth: 1)
-        return (paths.sorted(), problems)
+        return (paths.sorted(), problems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) })
     }
 
     /// Refuses a path whose parent directories include a link or a non-directory.

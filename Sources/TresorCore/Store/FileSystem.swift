@@ -157,6 +157,31 @@ public enum FileSystem {
 
     /// Sorted names in a directory (no `.`/`..`), empty if it cannot be read.
     public static func list(_ dir: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        entries(dir).map(\.name).sorted()
+    }
+
+    /// The names in a directory with their `lstat` kinds, unsorted (no `.`/`..`), empty if it cannot be
+    /// read. One `readdir` pass: the kind comes from the directory entry, and `lstat` is asked only when
+    /// the file system does not say (`DT_UNKNOWN`). Listing 10,000 entries this way is a few milliseconds.
+    public static func entries(_ dir: String) -> [(name: String, kind: FileKind)] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var out: [(name: String, kind: FileKind)] = []
+        while let e = readdir(d) {
+            let (name, type) = withUnsafePointer(to: &e.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { (String(cString: $0), e.pointee.d_type) }
+            }
+            if name == "." || name == ".." { continue }
+            let kind: FileKind
+            switch Int32(type) {
+            case Int32(DT_REG): kind = .file
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symlink
+            case Int32(DT_UNKNOWN): kind = FileSystem.kind(dir + "/" + name)
+            default: kind = .other
+            }
+            out.append((name, kind))
+        }
+        return out
     }
 }

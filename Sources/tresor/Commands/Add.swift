@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Add: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Add an entry.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an entry.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.folders) var path: String

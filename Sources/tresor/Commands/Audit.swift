@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Audit: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "audit", 
         abstract: "Check every entry's password: weak, reused, old, breached (offline), missing; and urls without https.",
         discussion: """
             Nothing secret is printed: reuse is found by a keyed hash under a key drawn for this run only, and

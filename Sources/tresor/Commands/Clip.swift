@@ -23,7 +23,7 @@ struct ClipOptions: ParsableArguments {
 }
 
 struct Clip: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "clip", 
         abstract: "Copy an entry's password (or another field) to the clipboard, and clear it later.",
         discussion: "X11 (xclip, else xsel), Wayland (wl-copy) or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
 

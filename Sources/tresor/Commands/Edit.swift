@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Edit: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "edit", 
         abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset.",
         discussion: "The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. A changed password moves the old one into history.")
 

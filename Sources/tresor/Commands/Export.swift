@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Export: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "export", 
         abstract: "Export entries as JSON, CSV (KeePassXC's columns) or a pass store.",
         discussion: """
             json and csv are plaintext: they go to a pipe, or with --output to a new file (mode 0600; never over an

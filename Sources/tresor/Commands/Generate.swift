@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Generate: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "generate", 
         abstract: "Print a generated password or passphrase, or check a password's strength.",
         discussion: "Every output is drawn uniformly from the strings the policy allows; --json reports the exact entropy.")
 
@@ -44,7 +44,7 @@ struct Generate: ParsableCommand {
 }
 
 struct Rotate: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Replace an entry's password with a new one under its policy (the old one goes to history).")
+    static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Replace an entry's password with a new one under its policy (the old one goes to history).")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path.", completion: Completion.entries) var path: String

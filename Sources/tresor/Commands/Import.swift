@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "import", 
         abstract: "Import entries from another password manager (one commit).",
         discussion: """
             Formats: pass, gopass (a store directory, decrypted with your gpg), kdbx (KeePass/KeePassXC database),

@@ -6,7 +6,7 @@ import Tresor
 extension KDFLevel: ExpressibleByArgument {}
 
 struct Init: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create a new vault (a git repository) in the vault directory.")
+    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a new vault (a git repository) in the vault directory.")
 
     @OptionGroup var options: VaultOptions
 

@@ -23,7 +23,7 @@ struct List: ParsableCommand {
         } else if Output.stdoutIsTerminal && !flat {
             Output.line(Tree.render(paths.map(\.components)))
         } else {
-            paths.forEach { Output.line($0.string) }
+            Output.lines(paths.map(\.string))
         }
     }
 }
@@ -56,7 +56,7 @@ enum Tree {
 }
 
 struct Find: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print entry paths containing TEXT (names only; no passphrase needed).")
+    static let configuration = CommandConfiguration(commandName: "find", abstract: "Print entry paths containing TEXT (names only; no passphrase needed).")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Text to look for in entry paths, ignoring case.") var text: String
@@ -66,7 +66,7 @@ struct Find: ParsableCommand {
         let vault = try options.open(unlock: false)
         let hits = vault.find(text)
         if json { Output.json(.array(hits.map { .object(["path": .string($0.string)]) })) }
-        else { hits.forEach { Output.line($0.string) } }
+        else { Output.lines(hits.map(\.string)) }
         if hits.isEmpty { throw ExitCode(ExitStatus.noMatch) }
     }
 }

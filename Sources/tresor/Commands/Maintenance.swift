@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Passwd: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Change the passphrase (re-wraps the vault key; entries are untouched).")
+    static let configuration = CommandConfiguration(commandName: "passwd", abstract: "Change the passphrase (re-wraps the vault key; entries are untouched).")
 
     @OptionGroup var options: VaultOptions
     @Option(help: ArgumentHelp("Read the new passphrase from the first line of this file.", valueName: "file"))
@@ -33,7 +33,7 @@ struct Passwd: ParsableCommand {
 }
 
 struct Fsck: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Decrypt every entry and check paths, ids, permissions and uncommitted files.")
+    static let configuration = CommandConfiguration(commandName: "fsck", abstract: "Decrypt every entry and check paths, ids, permissions and uncommitted files.")
 
     @OptionGroup var options: VaultOptions
     @Flag(help: "First set files to 0600 and folders to 0700 (after a checkout by the git CLI).") var fixPermissions = false
@@ -57,7 +57,7 @@ struct Fsck: ParsableCommand {
 }
 
 struct Log: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "log", 
         abstract: "Show the vault's history, or one entry's: when, and which fields each commit changed.")
 
     @OptionGroup var options: VaultOptions
@@ -99,7 +99,7 @@ struct Log: ParsableCommand {
 }
 
 struct Upgrade: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "upgrade", 
         abstract: "Upgrade a vault of format version 1 to version 2 (authenticated header and commits).",
         discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read a version 2 vault.")
 

@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Otp: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "otp", 
         abstract: "Print the current one-time code (TOTP) of an entry.",
         discussion: "The entry's \"otp\" field holds an otpauth://totp/ URI (add it with --otp-uri on add or edit, or as the otp: line in the editor).")
 

@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Restore: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "restore", 
         abstract: "Bring back a deleted or older version of an entry as a new commit.",
         discussion: "Without --at: the version before the last commit that touched the entry (undoes a delete or the last edit). Current values go to history.")
 
@@ -22,7 +22,7 @@ struct Restore: ParsableCommand {
 }
 
 struct Textconv: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "textconv", 
         abstract: "Print an entry file decrypted (git's textconv for 'git diff' and 'git log -p').", shouldDisplay: false)
 
     @OptionGroup var options: VaultOptions
@@ -66,7 +66,7 @@ struct MergeDriver: ParsableCommand {
 }
 
 struct Adopt: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "adopt", 
         abstract: "Check and authenticate commits made with plain git, and make files git checked out private (run by git's hooks).",
         shouldDisplay: false)
 

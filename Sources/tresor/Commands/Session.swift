@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Unlock: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "unlock", 
         abstract: "Unlock the vault for a while; prints the session token to export.",
         discussion: """
             Use as: eval "$(tresor unlock)". The token goes into a variable of this vault's own \
@@ -54,7 +54,7 @@ extension Unlock {
 
 struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "End the session of this vault.",
+        commandName: "lock", abstract: "End the session of this vault.",
         discussion: "The session file is removed, so the token is useless from now on. Prints the unset line for the token's variable: eval \"$(tresor lock)\" also clears it from the shell.")
 
     @OptionGroup var options: VaultOptions

@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Decrypt and print an entry.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Decrypt and print an entry.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path, e.g. Email/gmail.", completion: Completion.entries) var path: String

@@ -4,7 +4,7 @@ import Foundation
 import Tresor
 
 struct Sync: ParsableCommand {
-    static let configuration = CommandConfiguration(
+    static let configuration = CommandConfiguration(commandName: "sync", 
         abstract: "Fetch, merge entries field by field, and push.",
         discussion: "Conflicting edits merge in process with the real merge base; every losing value goes into the entry's history. See README \"Sync\".")
 
@@ -61,7 +61,7 @@ struct Sync: ParsableCommand {
 }
 
 struct Clone: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Clone a vault from a git remote and check every entry.")
+    static let configuration = CommandConfiguration(commandName: "clone", abstract: "Clone a vault from a git remote and check every entry.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote URL: a path, file://, ssh://, https:// or git://.") var url: String
@@ -96,7 +96,7 @@ struct Clone: ParsableCommand {
 }
 
 struct Remote: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage the vault's git remotes.",
+    static let configuration = CommandConfiguration(commandName: "remote", abstract: "Manage the vault's git remotes.",
                                                     subcommands: [RemoteAdd.self, RemoteRemove.self, RemoteList.self],
                                                     defaultSubcommand: RemoteList.self)
 }

@@ -1,0 +1,26 @@
+// Case-insensitive substring search for `find` and `grep`, with a byte loop for ASCII text.
+
+/// Searching names and field text, ignoring case.
+public enum TextSearch {
+    /// Whether `text`, lowercased, contains `needle` (already lowercased): `text.lowercased().contains(needle)`.
+    /// When both are ASCII the bytes are compared directly, folding A-Z; searching 10,000 entries through
+    /// Foundation's `range(of:)` cost more than decrypting them.
+    public static func contains(_ text: String, lowercasedNeedle needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard n.allSatisfy({ $0 < 0x80 }) else { return text.lowercased().contains(needle) }
+        let hay = Array(text.utf8)
+        guard hay.allSatisfy({ $0 < 0x80 }) else { return text.lowercased().contains(needle) }
+        return asciiContains(hay, n)
+    }
+
+    /// Whether `needle` (lowercase ASCII) occurs in `hay` (ASCII), folding the case of A-Z in `hay`.
+    static func asciiContains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard hay.count >= needle.count else { return false }
+        func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+        for start in 0...(hay.count - needle.count) where lower(hay[start]) == needle[0] {
+            if (1..<needle.count).allSatisfy({ lower(hay[start + $0]) == needle[$0] }) { return true }
+        }
+        return false
+    }
+}
