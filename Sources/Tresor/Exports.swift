@@ -9,6 +9,7 @@
 @_exported import enum TresorCore.FieldValue
 @_exported import enum TresorCore.JSONValue
 @_exported import struct TresorCore.Timestamp
+@_exported import enum TresorCore.TextSearch
 @_exported import struct TresorCore.StoreProblem
 @_exported import struct TresorCore.MergeResolution
 

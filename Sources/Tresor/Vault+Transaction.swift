@@ -213,20 +213,48 @@ extension Vault {
         }
         guard done else { return false }
         Failpoint.hit("transaction-worktree-written")
-        // git holds index.lock only while it writes; one an hour old was left by a crash.
+        // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
+        // tresor process took just before it died (its marker names it).
         let indexLock = root + "/.git/index.lock"
         if let age = Vault.age(of: indexLock), age > 3600 { unlink(indexLock) }
+        removeIndexLockOfADeadWriter()
+        let marker = root + "/" + Vault.indexWriterPath
+        try? FileSystem.writeAtomically(Array("\(getpid())\n".utf8), to: marker)
+        defer { unlink(marker) }
         do { try repo.refreshIndex(paths: journal.paths) }
         catch GitError.locked(let file) {
             warnings.append(.indexNotUpdated(lockFile: file))
             return false
         } catch {
-            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: Vault.describe(error)))
+            // libgit2 does not always say why a write failed (staging writes an object first); a disk with
+            // almost nothing left is the common reason: say so, with what is left.
+            var space = statvfs()
+            let free = statvfs(root + "/.git", &space) == 0 ? UInt64(space.f_bavail) * UInt64(space.f_frsize) : UInt64.max
+            let reason = free < 1 << 20
+                ? "cannot write \"\(root)/.git/index\": No space left on device (\(free / 1024) KiB free)" : Vault.describe(error)
+            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: reason))
             return false
         }
         unlink(root + "/" + Journal.relativePath)
         removeTemporaryFiles(near: journal.paths)
         return true
+    }
+
+    /// Names the tresor process about to write git's index, from just before it takes `.git/index.lock` to
+    /// just after it let go of it.
+    static let indexWriterPath = ".git/tresor/index-writer"
+
+    /// Removes `.git/index.lock` that a tresor process took and did not release because it died (killed while
+    /// writing the index): its marker names a process that no longer exists, and the lock was taken within
+    /// seconds of the marker. Any other index lock belongs to git and is left alone.
+    func removeIndexLockOfADeadWriter() {
+        let marker = root + "/" + Vault.indexWriterPath
+        guard let bytes = try? FileSystem.read(marker, limit: 32),
+              let pid = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+              pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
+        let lock = root + "/.git/index.lock"
+        if let markerAge = Vault.age(of: marker), let lockAge = Vault.age(of: lock), lockAge <= markerAge, markerAge - lockAge < 10 { unlink(lock) }
+        unlink(marker)
     }
 
     /// Makes the work-tree file at `path` what commit `head` has there: written atomically (0600, folders
