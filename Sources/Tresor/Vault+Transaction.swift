@@ -61,7 +61,14 @@ extension Vault {
         let result = try body(txn)
         if txn.hasChanges {
             do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
-            try commit(txn)
+            if let key = txn.newVaultKey {
+                // A rekey's commit carries the new key's tag; on failure the vault keeps the old key.
+                let old = try currentVaultKey()
+                try useKey(key)
+                do { try commit(txn) } catch { try? useKey(old); throw error }
+            } else {
+                try commit(txn)
+            }
         }
         return result
     }

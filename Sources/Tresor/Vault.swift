@@ -15,6 +15,9 @@ public final class Vault {
     /// Set by `clone` when it made the directory, so a failed clone can remove it.
     var createdDirectory = false
     private var vaultKey: SecretBytes?
+    /// What unlocked the vault in this process (passphrase or identity), if not a session: what opens the
+    /// new key when a sync meets a vault rekeyed elsewhere. Set it to offer one after unlocking otherwise.
+    public var credential: KeyCredential?
     private(set) var cipher: EntryCipher?
     private(set) var authenticator: VaultAuthenticator?
 
@@ -112,6 +115,16 @@ public final class Vault {
         do { try unlock(vaultKey: try header.unlock(passphrase: passphrase)) }
         catch CoreError.wrongPassphrase { throw VaultError.wrongPassphrase }
         catch let e as CoreError { throw VaultError.header(e) }
+        credential = .passphrase(passphrase)
+    }
+
+    /// Unlocks with an identity whose public key has a recipient key slot (Spec/FORMAT.md §3.8).
+    /// - Throws: `VaultError.header(.notARecipient)` when the identity is not a member,
+    ///   `.header(.authenticationFailed)` for a changed slot, `.header(.headerNotAuthentic)`.
+    public func unlock(identity: Identity) throws {
+        do { try unlock(vaultKey: try header.unlock(identity: identity)) }
+        catch let e as CoreError { throw VaultError.header(e) }
+        credential = .identity(identity)
     }
 
     /// Uses a vault key obtained elsewhere (a session). A version 2 header must then verify with it.
@@ -124,6 +137,14 @@ public final class Vault {
         do { try newAuthenticator.verify(header) } catch let e as CoreError { throw VaultError.header(e) }
         cipher = newCipher
         authenticator = newAuthenticator
+        vaultKey = key
+    }
+
+    /// Uses `key` from now on without checking the header against it (a rekey or a sync that took in a
+    /// rekey, which checked it themselves).
+    func useKey(_ key: SecretBytes) throws {
+        do { cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
+        catch { throw VaultError.session(.wrongToken) }
         vaultKey = key
     }
 
@@ -175,8 +196,9 @@ public final class Vault {
         return removed
     }
 
-    /// Upgrades a format version 1 vault to version 2: the header gets a generation and an authentication
-    /// tag, and every commit from now on is authenticated (Spec/FORMAT.md §3.5, §7.1). One commit.
+    /// Upgrades a vault of format version 1 or 2 to the newest version: a version 1 header gets a generation and
+    /// an authentication tag, and every commit from now on is authenticated; version 3 allows recipient key slots
+    /// (Spec/FORMAT.md §3.7, §7.1). One commit.
     public func upgrade() throws {
         let authenticator = try requireAuthenticator()
         try transaction { txn in

@@ -37,6 +37,11 @@ public enum VaultError: Error, Equatable, Sendable {
     /// A failure with `.tresor/vault.json`.
     case header(CoreError)
     case wrongPassphrase
+    /// The vault's header has format `version`; this needs `required` (`upgrade`).
+    case formatTooOld(version: Int, required: Int)
+    /// A fetched vault was rekeyed (a new vault key) and no passphrase or identity of this replica was at hand
+    /// to open it (the vault was unlocked with a session). `remote` names where it came from.
+    case rekeyedElsewhere(remote: String)
     /// An operation that needs the vault key ran before `unlock`.
     case vaultLocked
     case session(SessionProblem)

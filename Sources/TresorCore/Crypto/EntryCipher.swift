@@ -35,6 +35,14 @@ public final class EntryCipher: @unchecked Sendable {
         try seal(SecretBytes(copying: payload), id: id, nonce: nonce)
     }
 
+    /// An entry file of `other`'s key as a file of this key, same id and payload, fresh nonce: one decryption
+    /// and one encryption, the payload is not parsed (rekey, Spec/FORMAT.md §3.11).
+    /// - Throws: `CoreError` if the file does not parse or open with `other`.
+    public func reseal(_ bytes: [UInt8], from other: EntryCipher) throws -> [UInt8] {
+        let env = try Envelope.parse(bytes)
+        return try seal(try other.openPayload(env), id: env.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
+    }
+
     /// Decrypts the payload of parsed file bytes into a zeroing buffer.
     public func openPayload(_ env: Envelope) throws -> SecretBytes {
         do { return try Sodium.open(env.ciphertext, key: entryKey, nonce: env.nonce, ad: env.associatedData) }

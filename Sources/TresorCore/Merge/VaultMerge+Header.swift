@@ -35,6 +35,24 @@ extension VaultMerge {
             merged.keySlots.append(all.first { $0.json.canonicalBytes() == bytes }!)
         }
 
+        // Recipient slots (version 3) merge the same way, by slot id; a name or public key taken twice keeps
+        // the slot with the greater bytes.
+        func members(_ h: VaultHeader?) -> [String: [UInt8]] {
+            Dictionary((h?.recipientSlots ?? []).map { ($0.id, $0.json.canonicalBytes()) }, uniquingKeysWith: { a, b in MergeOrder.compare(a, b) >= 0 ? a : b })
+        }
+        let bm = members(base), om = members(ours), tm = members(theirs)
+        let allMembers = ours.recipientSlots + theirs.recipientSlots
+        var chosen: [(RecipientSlot, [UInt8])] = []
+        for id in MergeOrder.unionSorted(Array(om.keys) + Array(tm.keys)) {
+            guard let bytes = pick(base: bm[id], ours: om[id], theirs: tm[id]) else { continue }
+            chosen.append((allMembers.first { $0.json.canonicalBytes() == bytes }!, bytes))
+        }
+        for (slot, bytes) in chosen.sorted(by: { MergeOrder.compare($0.1, $1.1) > 0 })
+        where !merged.recipientSlots.contains(where: { $0.name == slot.name || $0.publicKey == slot.publicKey }) {
+            merged.recipientSlots.append(slot)
+        }
+        merged.recipientSlots.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+
         // Slots of unknown types have no id: each distinct slot is kept unless a side removed it.
         func set(_ h: VaultHeader?) -> [[UInt8]] { (h?.otherSlots ?? []).map { $0.canonicalBytes() } }
         let bo = set(base), oo = set(ours), to = set(theirs)

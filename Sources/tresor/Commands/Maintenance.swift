@@ -11,6 +11,8 @@ struct Passwd: ParsableCommand {
     var newPassphraseFile: String?
     @Option(help: ArgumentHelp("Argon2id cost of the new key slot (default: the current one's).", valueName: "level"))
     var kdf: KDFLevel?
+    @Flag(help: "Also rekey (a new vault key, every entry re-encrypted): the old passphrase then opens nothing written afterwards, not even with an old header from git history.")
+    var revoke = false
 
     func run() throws {
         let vault = try options.open(unlock: false)
@@ -19,6 +21,12 @@ struct Passwd: ParsableCommand {
         // Never weaker than the strongest slot the vault has (README "Security model").
         let level = kdf ?? vault.header.strongestLevel
         warnIfTestCost(level)
+        if revoke {
+            let outcome = try vault.rekey(passphrase: new, level: level)
+            try RekeyOptions().refreshSession(vault, options: options)
+            Output.status("Passphrase changed and the vault rekeyed: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted; the old passphrase opens nothing written from now on.")
+            return
+        }
         let removed = try vault.changePassphrase(to: new, level: level)
         Output.status("Passphrase changed.")
         if removed > 0 {
@@ -87,8 +95,8 @@ struct Log: ParsableCommand {
 
 struct Upgrade: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Upgrade a vault of format version 1 to version 2 (authenticated header and commits).",
-        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read a version 2 vault.")
+        abstract: "Upgrade a vault to format version \(FormatVersion.header) (authenticated header and commits; members).",
+        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read the upgraded vault.")
 
     @OptionGroup var options: VaultOptions
 
@@ -99,6 +107,6 @@ struct Upgrade: ParsableCommand {
             return
         }
         try vault.upgrade()
-        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated.")
+        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated, and it can have members ('tresor member add').")
     }
 }
