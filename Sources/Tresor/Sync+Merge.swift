@@ -14,16 +14,20 @@ extension Vault {
     /// Merges `theirs` into `ours` (HEAD) with the real merge base, writes every decided entry into the
     /// merged tree, verifies each written entry decrypts to what was decided, and writes a commit with two
     /// parents (the caller moves the branch).
+    /// Across a rekey (`previousKey`: the key `base` and `ours` are under; `cipher` is the new one), every
+    /// entry is written under the new key, ours included, and the header by `VaultMerge.mergeAcrossRekey`.
     func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
-                       snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
+                       snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String,
+                       previousKey: SecretBytes? = nil) throws -> MergeOutput {
         let (b, o, t) = snapshots
+        let historyCipher = try previousKey.map { try EntryCipher(vaultKey: try currentVaultKey(), previous: try EntryCipher(vaultKey: $0)) } ?? cipher
         let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
         // An entry deleted on one side but changed on the other survives; it is merged with the deleting
         // side's versions from before the deletion, so nothing that side wrote is lost (§3.2.1).
         let baseList = b?.entryList ?? []
-        let deletedOurs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+        let deletedOurs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList,
                                               side: o.entryList, sideTip: ours, other: t.entryList)
-        let deletedTheirs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+        let deletedTheirs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList,
                                                 side: t.entryList, sideTip: theirs, other: o.entryList)
         let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: o.entryList, theirs: t.entryList,
                                                            deletedVersions: (deletedOurs, deletedTheirs))
@@ -48,7 +52,8 @@ extension Vault {
         if let oh = o.header, let th = t.header {
             let merged: VaultHeader
             do {
-                let r = try VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                let r = try previousKey == nil ? VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                    : VaultMerge.mergeAcrossRekey(base: b?.header, ours: oh, theirs: th, newKey: try currentVaultKey())
                 merged = r.0
                 resolutions += r.1
             } catch let e as CoreError { throw VaultError.header(e) }
@@ -74,11 +79,12 @@ extension Vault {
         var written: [String] = []
         for (path, entry) in final.sorted(by: { $0.key < $1.key }) {
             let bytes: [UInt8]
-            if let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
+            if previousKey == nil, let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
             else if let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
             else { bytes = try cipher.seal(entry) }
             try choose(path, bytes)
-            if o.entries[path]?.entry != entry { changed.append(path); written.append(path) }
+            if o.entries[path]?.entry != entry { changed.append(path) }
+            if o.entries[path]?.entry != entry || previousKey != nil { written.append(path) }
         }
 
         // Files that are not entries (.gitattributes, stray files): keep ours, else theirs.

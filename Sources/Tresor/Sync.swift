@@ -21,6 +21,9 @@ public struct SyncOutcome: Sendable {
     public var initializedRemote = false
     /// Every key slot this replica had was replaced: another replica changed the passphrase.
     public var passphraseChanged = false
+    /// The vault was rekeyed elsewhere: this replica now uses the new key, and its own changes were
+    /// re-encrypted under it in the merge.
+    public var rekeyed = false
     /// The remote had gone back to an older state (`from` → `to`, both commit ids); the push restored it.
     public var rolledBack: (from: String, to: String)?
 }
@@ -39,7 +42,7 @@ extension Vault {
     /// - Throws: `VaultError.git` (unreachable, authentication), `.hostileRemote`, `.header(.differentVault)`,
     ///   `.changedOutsideTresor`, `.remoteKeptMoving`. The local vault is unchanged on every error.
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4) throws -> SyncOutcome {
-        let cipher = try requireCipher()
+        _ = try requireCipher()
         let repo = try repository()
         var outcome = SyncOutcome(remote: remote)
         let incoming = Vault.incomingRef(remote)
@@ -58,7 +61,7 @@ extension Vault {
             catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
             catch let e as GitError { throw VaultError.git(e) }
             Failpoint.hit("after-fetch")
-            let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: cipher,
+            let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: try requireCipher(),
                                     remote: remote, incoming: incoming, outcome: &outcome)
             try? repo.deleteRef(name: incoming)
             switch step {
@@ -102,17 +105,58 @@ extension Vault {
             if outcome.rolledBack == nil { try Vault.git { try repo.setRef(name: tracking, to: theirs) } }
             return .push(initializing: false)
         }
+        // A vault rekeyed elsewhere: its new key, opened with this replica's passphrase or identity and vouched
+        // for by the key this replica holds (Spec/FORMAT.md §3.11). From here on the vault uses it; on any error
+        // it goes back to the previous one.
+        let previousAuthenticator = try requireAuthenticator()
+        var previousKey: SecretBytes?
+        if let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote) {
+            previousKey = try currentVaultKey()
+            try useKey(newKey)
+        }
+        do {
+            return try syncStepChecked(repo: repo, quarantinePath: quarantinePath, quarantine: quarantine, cipher: cipher,
+                                       previousAuthenticator: previousAuthenticator, previousKey: previousKey, remote: remote,
+                                       incoming: incoming, ours: ours, theirs: theirs, base: base, tracking: tracking, outcome: &outcome)
+        } catch {
+            if let previousKey { try? useKey(previousKey) }
+            throw error
+        }
+    }
+
+    /// The key of a fetched header that this replica's key does not authenticate, if it is a rekey: the header
+    /// has a rekey proof, this replica's credential opens it, it verifies with the key it gives, and the proof
+    /// verifies with this replica's key. Nil when the header is not a rekey (the checks that follow refuse it).
+    /// - Throws: `VaultError.rekeyedElsewhere` when it looks like a rekey and there is no credential to open it.
+    func incomingKey(quarantine: GitRepository, theirs: String, remote: String) throws -> SecretBytes? {
+        guard let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
+              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
+              incoming.vaultID == header.vaultID, incoming.version >= 3, incoming.rekeyProof != nil else { return nil }
+        let current = try requireAuthenticator()
+        if (try? current.verify(incoming)) != nil { return nil }
+        guard let credential else { throw VaultError.rekeyedElsewhere(remote: remote) }
+        guard let key = try? credential.open(incoming), let next = try? VaultAuthenticator(vaultKey: key),
+              (try? next.verify(incoming)) != nil, current.verifyRekeyProof(incoming.rekeyProof, newKey: key) else { return nil }
+        return key
+    }
+
+    private func syncStepChecked(repo: GitRepository, quarantinePath: String, quarantine: GitRepository, cipher oldCipher: EntryCipher,
+                                 previousAuthenticator: VaultAuthenticator, previousKey: SecretBytes?, remote: String, incoming: String,
+                                 ours: String, theirs: String, base: String?, tracking: String, outcome: inout SyncOutcome) throws -> SyncStep {
+        let cipher = try requireCipher()
         // Only commits a holder of the vault key made are taken; then every file of the fetched tip is
         // checked, in the quarantine, before anything changes here. A fast-forward does not decrypt again
         // what this replica already holds at the same path.
         try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine)
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
-        let local = base == ours ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
-        let minimum = try base.flatMap { try checker.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
+        let baseReader = SnapshotReader(repo: quarantine, cipher: oldCipher, authenticator: previousAuthenticator, local: header)
+        let local = base == ours && previousKey == nil ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
+        let minimum = try base.flatMap { try baseReader.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
         let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
         // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
-        let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
+        let reader = SnapshotReader(repo: repo, cipher: oldCipher, authenticator: previousAuthenticator, local: header)
         try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
@@ -125,7 +169,7 @@ extension Vault {
         } else {
             let snapshots = (try base.map { try reader.read($0) }, try reader.read(ours), theirsSnap)
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
-                                           snapshots: snapshots, remote: remote)
+                                           snapshots: snapshots, remote: remote, previousKey: previousKey)
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit
@@ -139,6 +183,7 @@ extension Vault {
         let slotsBefore = Set(header.keySlots.map(\.id))
         try reloadHeader()
         outcome.passphraseChanged = slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
+        outcome.rekeyed = outcome.rekeyed || previousKey != nil
         return base == ours ? .done : .push(initializing: false)
     }
 

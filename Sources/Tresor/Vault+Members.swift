@@ -74,6 +74,7 @@ extension Vault {
     @discardableResult
     public func rekey(passphrase: SecretBytes, level: KDFLevel, removing member: String? = nil) throws -> RekeyOutcome {
         let oldCipher = try requireCipher()
+        let oldAuthenticator = try requireAuthenticator()
         let outcome = try transaction { txn -> RekeyOutcome in
             let header = try txn.header()
             guard header.version >= 2 else { throw VaultError.formatTooOld(version: header.version, required: 2) }
@@ -82,7 +83,8 @@ extension Vault {
             do {
                 newCipher = try EntryCipher(vaultKey: newKey)
                 let slot = try KeySlot.wrap(newKey, passphrase: passphrase, level: level, vaultID: header.vaultID)
-                newHeader = try VaultAuthenticator(vaultKey: newKey).authenticated(try header.rekeyed(newKey: newKey, passphraseSlot: slot, removing: member))
+                newHeader = try VaultAuthenticator(vaultKey: newKey).authenticated(try header.rekeyed(
+                    newKey: newKey, passphraseSlot: slot, removing: member, proof: try oldAuthenticator.rekeyProof(newKey: newKey)))
             } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
@@ -102,5 +104,42 @@ extension Vault {
         try reloadHeader()
         credential = .passphrase(passphrase)
         return outcome
+    }
+}
+
+/// What a removed member could have read and may have copied (`tresor audit --removed`).
+public struct RemovedMemberExposure: Sendable {
+    /// The commit that removed the member.
+    public var removal: GitCommit
+    /// Current entries that existed while the member was one, with the fields whose values have not changed
+    /// since (by the field's `modified` time): the values to rotate.
+    public var entries: [(path: EntryPath, fields: [String])]
+}
+
+extension Vault {
+    /// The entries member `name` could read before their removal whose values are still current.
+    /// - Throws: `VaultError.header(.noSuchMember)` if no commit removed such a member.
+    public func exposure(ofRemoved name: String) throws -> RemovedMemberExposure {
+        let repo = try repository()
+        let commits = try Vault.git { try repo.log(path: VaultHeader.relativePath) }
+        func hasMember(_ rev: String) -> Bool {
+            guard let bytes = try? repo.blob(at: rev, path: VaultHeader.relativePath), let h = try? VaultHeader.parse(bytes) else { return false }
+            return h.member(named: name) != nil
+        }
+        guard let removal = commits.first(where: { c in !hasMember(c.id) && c.parents.first.map(hasMember) == true }),
+              let before = removal.parents.first else { throw VaultError.header(.noSuchMember(name)) }
+        var ids: Set<String> = []
+        for file in try Vault.git({ try repo.treeEntries(at: before) }) where EntryPath(filePath: file.path) != nil {
+            if let bytes = try? repo.blob(id: file.id), let env = try? Envelope.parse(bytes) { ids.insert(env.id) }
+        }
+        let cutoff = Int64(removal.date.timeIntervalSince1970 * 1000) + 999
+        var found: [(EntryPath, [String])] = []
+        for path in list().paths {
+            let entry = try read(path)
+            guard ids.contains(entry.id) else { continue }
+            let fields = entry.fields.filter { $0.value.modified.milliseconds <= cutoff }.map(\.key).sorted()
+            if !fields.isEmpty { found.append((path, fields)) }
+        }
+        return RemovedMemberExposure(removal: removal, entries: found)
     }
 }

@@ -58,7 +58,8 @@ extension FormatVectorTests {
         let kdf = KDFParameters(ops: try int(i, "ops"), mem: try int(i, "mem"), salt: try bytes(i, "salt"))
         let slot = try KeySlot.wrap(newKey, passphrase: pass, kdf: kdf, id: try str(i, "slot_id"), nonce: try bytes(i, "nonce"), vaultID: h.vaultID)
         let ours = try VaultAuthenticator(vaultKey: newKey).authenticated(
-            try h.rekeyed(newKey: newKey, passphraseSlot: slot, removing: i["remove"]?.stringValue))
+            try h.rekeyed(newKey: newKey, passphraseSlot: slot, removing: i["remove"]?.stringValue,
+                          proof: try VaultAuthenticator(vaultKey: oldKey).rekeyProof(newKey: newKey)))
         guard let e else { return }
         let theirs = try VaultHeader.parse(Array(try str(e, "file").utf8))
         #expect(hex(try theirs.unlock(passphrase: pass)) == hex(newKey))
@@ -67,6 +68,10 @@ extension FormatVectorTests {
         #expect(UInt64(theirs.generation) == (try int(e, "generation")))
         #expect(ours.generation == theirs.generation)
         #expect(ours.keySlots == theirs.keySlots)
+        #expect(ours.rekeyProof == theirs.rekeyProof)
+        #expect(ours.rekeyProof.map(hex) == (try str(e, "rekey_proof")))
+        #expect(try VaultAuthenticator(vaultKey: oldKey).verifyRekeyProof(theirs.rekeyProof, newKey: newKey))
+        #expect(!(try VaultAuthenticator(vaultKey: newKey).verifyRekeyProof(theirs.rekeyProof, newKey: oldKey)))
         #expect(ours.recipientSlots.map { [$0.id, $0.name, $0.publicKey.text] } == theirs.recipientSlots.map { [$0.id, $0.name, $0.publicKey.text] })
         for (name, text) in i["identities"]?.objectValue ?? [:] {
             let file = Array(text.stringValue!.utf8)

@@ -207,4 +207,30 @@ final class MemberTests: CLITestCase {
         try ok("member", "add", "me", id)
         XCTAssertEqual(try withIdentity("id", "show", "a").code, 0)
     }
+
+    func testAuditRemovedListsWhatTheRemovedMemberCouldRead() throws {
+        try initVault()
+        try ok("add", "Team/db", "--username", "admin", "--password-stdin", stdin: "db-secret\n")
+        let bob = try newIdentity("bob")
+        XCTAssertEqual(try tresor("audit", "--removed", "bob").code, 2)
+        try ok("member", "add", "bob", bob)
+        try ok("add", "Team/ci", "--password-stdin", stdin: "ci-secret\n")
+        let still = try tresor("audit", "--removed", "bob")
+        XCTAssertEqual(still.code, 2)
+        XCTAssertTrue(still.stderr.contains("still a member"), still.stderr)
+        try ok("member", "rm", "bob")
+        try ok("add", "Team/new", "--password-stdin", stdin: "new-secret\n")
+        let r = try tresor("audit", "--removed", "bob")
+        XCTAssertEqual(r.code, 6, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains("Team/db: password, username"), r.stdout)
+        XCTAssertTrue(lines.contains("Team/ci: password"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("Team/new"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("secret"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("tresor rotate"), r.stderr)
+        let json = try tresor("audit", "--removed", "bob", "--json")
+        let o = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((o["entries"] as? [[String: Any]])?.count, 2)
+        XCTAssertEqual(try tresor("audit", "--removed", "nobody").code, 2)
+    }
 }

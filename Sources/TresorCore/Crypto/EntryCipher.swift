@@ -7,10 +7,20 @@ public final class EntryCipher: @unchecked Sendable {
     static let kdfContext = "tresorv1"
     static let entryKeyID: UInt64 = 1
     private let entryKey: SecretBytes
+    /// Tried when this key does not open a file: the previous vault key, for reading history across a rekey.
+    private let previous: EntryCipher?
 
     /// - Throws: `CryptoError` if the vault key has the wrong length.
     public init(vaultKey: SecretBytes) throws {
         entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
+        previous = nil
+    }
+
+    /// A cipher that seals with `vaultKey` and opens with it or, failing that, with `previous`: for reading
+    /// commits from before a rekey. Never for checking what arrives from elsewhere.
+    public init(vaultKey: SecretBytes, previous: EntryCipher) throws {
+        entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
+        self.previous = previous
     }
 
     /// The entry as file bytes, with a fresh random nonce.
@@ -46,7 +56,10 @@ public final class EntryCipher: @unchecked Sendable {
     /// Decrypts the payload of parsed file bytes into a zeroing buffer.
     public func openPayload(_ env: Envelope) throws -> SecretBytes {
         do { return try Sodium.open(env.ciphertext, key: entryKey, nonce: env.nonce, ad: env.associatedData) }
-        catch { throw CoreError.authenticationFailed }
+        catch {
+            if let previous { return try previous.openPayload(env) }
+            throw CoreError.authenticationFailed
+        }
     }
 
     /// Parses, decrypts and checks an entry file. When `expectedPath` is given the inner path must equal it.

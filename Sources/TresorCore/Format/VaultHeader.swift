@@ -125,6 +125,9 @@ public struct VaultHeader: Equatable, Sendable {
     public var generation: UInt64
     /// Version 2: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
     public var auth: [UInt8]?
+    /// Version 3, after a rekey: a tag under the previous key's header key over the new one, so that a replica
+    /// still on the previous key can tell a rekey by a key holder from a header someone else made (§3.11).
+    public var rekeyProof: [UInt8]?
 
     public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
                 unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil, recipientSlots: [RecipientSlot] = []) {
@@ -183,9 +186,10 @@ public struct VaultHeader: Equatable, Sendable {
     /// (they cannot be rewrapped), the next generation, to be authenticated by the caller with the new key.
     /// - Throws: `CryptoError`.
     /// With `removing`, that member's slot is left out. - Throws: `CoreError.noSuchMember`, `CryptoError`.
-    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot, removing member: String? = nil) throws -> VaultHeader {
+    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot, removing member: String? = nil, proof: [UInt8]) throws -> VaultHeader {
         if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
         var h = changed()
+        h.rekeyProof = proof
         h.keySlots = [passphraseSlot]
         h.recipientSlots = try recipientSlots.filter { $0.name != member }.map { try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, vaultID: vaultID, id: $0.id) }
         h.otherSlots = []
@@ -242,6 +246,7 @@ public struct VaultHeader: Equatable, Sendable {
         o["version"] = .integer(UInt64(version))
         o["vault"] = .string(vaultID)
         o["keySlots"] = .array(keySlots.map(\.json) + recipientSlots.map(\.json) + otherSlots)
+        if version >= 3, let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
         if version >= 2 {
             o["generation"] = .integer(generation)
             if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
@@ -278,6 +283,12 @@ public struct VaultHeader: Equatable, Sendable {
             generation = g
             auth = tag
         }
+        var proof: [UInt8]?
+        if v >= 3, let p = o["rekeyProof"] {
+            guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
+            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
+            proof = b
+        }
         var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
@@ -293,9 +304,12 @@ public struct VaultHeader: Equatable, Sendable {
         }
         guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
         guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
-        let reserved = v >= 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
-        return VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
-                           unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth,
-                           recipientSlots: recipients)
+        let reserved = v >= 3 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof"]
+            : v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
+        var header = VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
+                                 unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth,
+                                 recipientSlots: recipients)
+        header.rekeyProof = proof
+        return header
     }
 }

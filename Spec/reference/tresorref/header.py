@@ -189,9 +189,13 @@ class HeaderV3(HeaderV2):
     """Header version 3 (§3.8): recipient key slots beside passphrase slots; written after them."""
     VERSION = 3
 
-    def __init__(self, vault_id, slots, other_slots=(), unknown=None, generation=1, auth=None, recipients=()):
+    KNOWN_MEMBERS = HeaderV2.KNOWN_MEMBERS + ("rekeyProof",)
+
+    def __init__(self, vault_id, slots, other_slots=(), unknown=None, generation=1, auth=None, recipients=(),
+                 rekey_proof=None):
         super().__init__(vault_id, slots, other_slots, unknown, generation, auth)
         self.recipients = list(recipients)
+        self.rekey_proof = rekey_proof
 
     @classmethod
     def parse(cls, obj):
@@ -212,15 +216,20 @@ class HeaderV3(HeaderV2):
                 fail("malformed", "two recipient slots with one name or one public key")
             recipients.append(r)
         h.recipients = recipients
+        if "rekeyProof" in obj:
+            h.rekey_proof = b64field(obj["rekeyProof"], "rekeyProof", 32)
         return h
 
     def to_json(self, with_auth=True):
         h = super().to_json(with_auth)
+        if self.rekey_proof is not None:
+            h["rekeyProof"] = b64encode(self.rekey_proof)
         h["keySlots"] = [s.to_json() for s in self.slots] + [r.to_json() for r in self.recipients] + list(self.other_slots)
         return h
 
     def authenticated(self, vault_key):
-        h = type(self)(self.vault_id, self.slots, self.other_slots, self.unknown, self.generation, None, self.recipients)
+        h = type(self)(self.vault_id, self.slots, self.other_slots, self.unknown, self.generation, None, self.recipients,
+                       self.rekey_proof)
         h.auth = h.tag(vault_key)
         return h
 
@@ -236,7 +245,13 @@ class HeaderV3(HeaderV2):
         h.recipients = self.recipients
         return h.authenticated(vault_key)
 
-    def rekeyed(self, new_key, passphrase, slot_id, ops, mem, salt, nonce, ephemeral_secrets, removing=None):
+    @staticmethod
+    def rekey_proof_for(old_key, new_key):
+        """§3.11: keyed BLAKE2b-256 under the previous header key over "tresor-rekey" 0x00 || the new header key."""
+        return primitives.keyed_hash(primitives.subkey(old_key, primitives.SUBKEY_HEADER),
+                                     b"tresor-rekey\x00" + primitives.subkey(new_key, primitives.SUBKEY_HEADER))
+
+    def rekeyed(self, old_key, new_key, passphrase, slot_id, ops, mem, salt, nonce, ephemeral_secrets, removing=None):
         """§3.11: one passphrase slot of the new key, every remaining recipient slot sealed again (same id, name
         and key; `ephemeral_secrets` gives each box's ephemeral secret in slot order), unknown slots dropped,
         the next generation, authenticated with the new key."""
@@ -245,7 +260,8 @@ class HeaderV3(HeaderV2):
         kept = [r for r in self.recipients if r.name != removing]
         recipients = [RecipientSlot.seal(new_key, r.public_key, r.name, self.vault_id, r.id, e)
                       for r, e in zip(kept, ephemeral_secrets)]
-        h = type(self)(self.vault_id, [slot], [], self.unknown, self.generation + 1, None, recipients)
+        h = type(self)(self.vault_id, [slot], [], self.unknown, self.generation + 1, None, recipients,
+                       self.rekey_proof_for(old_key, new_key))
         return h.authenticated(new_key)
 
 

@@ -81,7 +81,7 @@ def rekey(inputs):
     old_key = h.unlock(passphrase(inputs))
     h.verify(old_key)
     new_key = bytes.fromhex(inputs["new_vault_key"])
-    new = h.rekeyed(new_key, passphrase(inputs), inputs["slot_id"], inputs["ops"], inputs["mem"],
+    new = h.rekeyed(old_key, new_key, passphrase(inputs), inputs["slot_id"], inputs["ops"], inputs["mem"],
                     bytes.fromhex(inputs["salt"]), bytes.fromhex(inputs["nonce"]),
                     [bytes.fromhex(e) for e in inputs["ephemeral_secrets"]], inputs.get("remove"))
     file = new.serialize()
@@ -91,7 +91,9 @@ def rekey(inputs):
     parsed = parse_header(file)
     assert parsed.unlock(passphrase(inputs)) == new_key
     parsed.verify(new_key)
+    assert parsed.rekey_proof == type(h).rekey_proof_for(old_key, new_key)
     return {"file": file.decode("utf-8"), "generation": new.generation, "entry": entry_file.decode("utf-8"),
+            "rekey_proof": hexstr(new.rekey_proof),
             "entry_key": hexstr(fmt.entry_key(new_key))}
 
 
