@@ -3,6 +3,23 @@ import Foundation
 import TresorCore
 import TresorGit
 
+/// In a merge across a rekey, the side whose header is under the new key, and the key before it.
+enum RekeyedSide: Equatable {
+    case ours(previousKey: SecretBytes)
+    case theirs(previousKey: SecretBytes)
+
+    var previousKey: SecretBytes {
+        switch self { case .ours(let k), .theirs(let k): return k }
+    }
+
+    static func == (a: RekeyedSide, b: RekeyedSide) -> Bool {
+        switch (a, b) {
+        case (.ours(let x), .ours(let y)), (.theirs(let x), .theirs(let y)): return x.constantTimeEquals(y)
+        default: return false
+        }
+    }
+}
+
 extension Vault {
     struct MergeOutput {
         /// The merge commit (written, not yet on the branch).
@@ -14,13 +31,21 @@ extension Vault {
     /// Merges `theirs` into `ours` (HEAD) with the real merge base, writes every decided entry into the
     /// merged tree, verifies each written entry decrypts to what was decided, and writes a commit with two
     /// parents (the caller moves the branch).
-    /// Across a rekey (`previousKey`: the key `base` and `ours` are under; `cipher` is the new one), every
-    /// entry is written under the new key, ours included, and the header by `VaultMerge.mergeAcrossRekey`.
+    /// Across a rekey (`rekey` names the side that rekeyed and the key before; `cipher` is the new one, which
+    /// the vault uses), every entry is written under the new key, the old side's included, and the header by
+    /// `VaultMerge.mergeAcrossRekey`.
     func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
                        snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String,
-                       previousKey: SecretBytes? = nil) throws -> MergeOutput {
+                       rekey: RekeyedSide? = nil) throws -> MergeOutput {
         let (b, o, t) = snapshots
-        let historyCipher = try previousKey.map { try EntryCipher(vaultKey: try currentVaultKey(), previous: try EntryCipher(vaultKey: $0)) } ?? cipher
+        let historyCipher = try rekey.map { try EntryCipher(vaultKey: try currentVaultKey(), previous: try EntryCipher(vaultKey: $0.previousKey)) } ?? cipher
+        // Ciphertext of the side still on the old key is never reused.
+        let reuseOurs: Bool, reuseTheirs: Bool
+        switch rekey {
+        case .theirs: (reuseOurs, reuseTheirs) = (false, true)
+        case .ours: (reuseOurs, reuseTheirs) = (true, false)
+        case nil: (reuseOurs, reuseTheirs) = (true, true)
+        }
         let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
         // An entry deleted on one side but changed on the other survives; it is merged with the deleting
         // side's versions from before the deletion, so nothing that side wrote is lost (§3.2.1).
@@ -52,8 +77,12 @@ extension Vault {
         if let oh = o.header, let th = t.header {
             let merged: VaultHeader
             do {
-                let r = try previousKey == nil ? VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
-                    : VaultMerge.mergeAcrossRekey(base: b?.header, ours: oh, theirs: th, newKey: try currentVaultKey())
+                let r: (VaultHeader, [MergeResolution])
+                switch rekey {
+                case nil: r = try VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                case .theirs: r = try VaultMerge.mergeAcrossRekey(base: b?.header, ours: oh, theirs: th, newKey: try currentVaultKey())
+                case .ours: r = try VaultMerge.mergeAcrossRekey(base: b?.header, ours: th, theirs: oh, newKey: try currentVaultKey())
+                }
                 merged = r.0
                 resolutions += r.1
             } catch let e as CoreError { throw VaultError.header(e) }
@@ -79,12 +108,12 @@ extension Vault {
         var written: [String] = []
         for (path, entry) in final.sorted(by: { $0.key < $1.key }) {
             let bytes: [UInt8]
-            if previousKey == nil, let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
-            else if let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
+            if reuseOurs, let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
+            else if reuseTheirs, let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
             else { bytes = try cipher.seal(entry) }
             try choose(path, bytes)
             if o.entries[path]?.entry != entry { changed.append(path) }
-            if o.entries[path]?.entry != entry || previousKey != nil { written.append(path) }
+            if o.entries[path]?.entry != entry || rekey != nil { written.append(path) }
         }
 
         // Files that are not entries (.gitattributes, stray files): keep ours, else theirs.

@@ -81,6 +81,14 @@ extension Vault {
 
     private enum SyncStep { case done, push(initializing: Bool), fetchAgain }
 
+    /// Runs `body` with the vault using `key`, then goes back to the current key.
+    func withKey<R>(_ key: SecretBytes, _ body: () throws -> R) throws -> R {
+        let current = try currentVaultKey()
+        try useKey(key)
+        defer { try? useKey(current) }
+        return try body()
+    }
+
     /// One decision under the vault lock: compare HEAD with what was fetched, check it, fast-forward or merge.
     private func syncStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, cipher: EntryCipher,
                           remote: String, incoming: String, outcome: inout SyncOutcome) throws -> SyncStep {
@@ -108,20 +116,42 @@ extension Vault {
         // A vault rekeyed elsewhere: its new key, opened with this replica's passphrase or identity and vouched
         // for by the key this replica holds (Spec/FORMAT.md §3.11). From here on the vault uses it; on any error
         // it goes back to the previous one.
+        // The other way round: this replica rekeyed and the remote has changes made under the key before.
         let previousAuthenticator = try requireAuthenticator()
-        var previousKey: SecretBytes?
+        var rekey: RekeyedSide?
         if let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote) {
-            previousKey = try currentVaultKey()
+            rekey = .theirs(previousKey: try currentVaultKey())
             try useKey(newKey)
+        } else if let oldKey = incomingPreviousKey(quarantine: quarantine, theirs: theirs, base: base) {
+            rekey = .ours(previousKey: oldKey)
         }
         do {
             return try syncStepChecked(repo: repo, quarantinePath: quarantinePath, quarantine: quarantine, cipher: cipher,
-                                       previousAuthenticator: previousAuthenticator, previousKey: previousKey, remote: remote,
+                                       previousAuthenticator: previousAuthenticator, rekey: rekey, remote: remote,
                                        incoming: incoming, ours: ours, theirs: theirs, base: base, tracking: tracking, outcome: &outcome)
         } catch {
-            if let previousKey { try? useKey(previousKey) }
+            if case .theirs(let previousKey) = rekey { try? useKey(previousKey) }
             throw error
         }
+    }
+
+    /// The key a fetched header is under when this replica's own key is its successor: this replica rekeyed
+    /// (its header's rekey proof verifies under that key) and the remote has changes made under the key before,
+    /// which this replica's credential opens from the fetched header, and the merge base is under that key too
+    /// (changes made on top of the rekey under the old key are not taken: only a removed holder would make them).
+    /// Nil otherwise.
+    func incomingPreviousKey(quarantine: GitRepository, theirs: String, base: String?) -> SecretBytes? {
+        guard header.rekeyProof != nil, let credential, let current = try? currentVaultKey(), let base,
+              let baseBytes = try? quarantine.blob(at: base, path: VaultHeader.relativePath),
+              let baseHeader = try? VaultHeader.parse(baseBytes),
+              let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
+              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
+              incoming.vaultID == header.vaultID, incoming.version >= 2,
+              let key = try? credential.open(incoming), let previous = try? VaultAuthenticator(vaultKey: key),
+              (try? previous.verify(incoming)) != nil, (try? previous.verify(baseHeader)) != nil,
+              previous.verifyRekeyProof(header.rekeyProof, newKey: current) else { return nil }
+        return key
     }
 
     /// The key of a fetched header that this replica's key does not authenticate, if it is a rekey: the header
@@ -142,21 +172,37 @@ extension Vault {
     }
 
     private func syncStepChecked(repo: GitRepository, quarantinePath: String, quarantine: GitRepository, cipher oldCipher: EntryCipher,
-                                 previousAuthenticator: VaultAuthenticator, previousKey: SecretBytes?, remote: String, incoming: String,
+                                 previousAuthenticator: VaultAuthenticator, rekey: RekeyedSide?, remote: String, incoming: String,
                                  ours: String, theirs: String, base: String?, tracking: String, outcome: inout SyncOutcome) throws -> SyncStep {
         let cipher = try requireCipher()
+        var previousKey: SecretBytes?
+        // Which key each side's content is under: the base is under the older key in both cases.
+        var theirsCipher = cipher, theirsAuthenticator = try requireAuthenticator()
+        var localCipher = oldCipher, baseCipher = oldCipher, baseAuthenticator = previousAuthenticator
+        switch rekey {
+        case .theirs(let key): previousKey = key
+        case .ours(let key):
+            previousKey = key
+            theirsCipher = try EntryCipher(vaultKey: key)
+            theirsAuthenticator = try VaultAuthenticator(vaultKey: key)
+            baseCipher = theirsCipher
+            baseAuthenticator = theirsAuthenticator
+            localCipher = try EntryCipher(vaultKey: try currentVaultKey(), previous: theirsCipher)
+        case nil: break
+        }
         // Only commits a holder of the vault key made are taken; then every file of the fetched tip is
         // checked, in the quarantine, before anything changes here. A fast-forward does not decrypt again
         // what this replica already holds at the same path.
-        try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine)
-        let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: try requireAuthenticator(), local: header)
-        let baseReader = SnapshotReader(repo: quarantine, cipher: oldCipher, authenticator: previousAuthenticator, local: header)
-        let local = base == ours && previousKey == nil ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
+        if case .ours(let key) = rekey { try withKey(key) { try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine) } }
+        else { try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine) }
+        let checker = SnapshotReader(repo: quarantine, cipher: theirsCipher, authenticator: theirsAuthenticator, local: header)
+        let baseReader = SnapshotReader(repo: quarantine, cipher: baseCipher, authenticator: baseAuthenticator, local: header)
+        let local = base == ours && rekey == nil ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
         let minimum = try base.flatMap { try baseReader.read($0).header }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
         let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
         // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
-        let reader = SnapshotReader(repo: repo, cipher: oldCipher, authenticator: previousAuthenticator, local: header)
+        let reader = SnapshotReader(repo: repo, cipher: localCipher, authenticator: previousAuthenticator, local: header)
         try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
@@ -169,7 +215,7 @@ extension Vault {
         } else {
             let snapshots = (try base.map { try reader.read($0) }, try reader.read(ours), theirsSnap)
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
-                                           snapshots: snapshots, remote: remote, previousKey: previousKey)
+                                           snapshots: snapshots, remote: remote, rekey: rekey)
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit
@@ -183,7 +229,8 @@ extension Vault {
         let slotsBefore = Set(header.keySlots.map(\.id))
         try reloadHeader()
         outcome.passphraseChanged = slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
-        outcome.rekeyed = outcome.rekeyed || previousKey != nil
+        if case .theirs = rekey { outcome.rekeyed = true }
+        _ = previousKey
         return base == ours ? .done : .push(initializing: false)
     }
 

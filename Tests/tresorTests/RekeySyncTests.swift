@@ -133,4 +133,61 @@ final class RekeySyncTests: SyncTestCase {
         XCTAssertEqual(try contents("B").count, before.count)
         XCTAssertFalse(try on("B", "show", "Email/gmail", env: id).stdout.contains("attacker-chosen"))
     }
+
+    /// The other order: A rekeys but B pushes changes made under the old key first. A takes them in (checked with
+    /// the old key, which its passphrase opens from B's header and its own rekey proof ties to its new key) and
+    /// writes them under the new key; B then follows the rekey.
+    func testRekeyedReplicaTakesInChangesPushedUnderTheOldKey() throws {
+        try setUpReplicas("B")
+        let oldKey = try VaultHeader.parse(try headerBytes("A")).unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
+        try on("A", "rekey")
+        try on("B", "edit", "Email/gmail", "--set", "password=from-b-old-key")
+        try on("B", "add", "New/from-b", "--password-stdin", stdin: "b-secret\n")
+        try on("B", "sync")
+        let a = try on("A", "sync")
+        XCTAssertTrue(a.stdout.contains("Merged origin"), a.stdout)
+        let newKey = try VaultHeader.parse(try headerBytes("A")).unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
+        try assertEveryEntry("A", opensWith: newKey, notWith: oldKey)
+        try on("B", "sync")
+        try assertEveryEntry("B", opensWith: newKey, notWith: oldKey)
+        XCTAssertEqual(try contents("A"), try contents("B"))
+        XCTAssertTrue(try on("A", "show", "Email/gmail").stdout.contains("from-b-old-key"))
+        XCTAssertTrue(try on("A", "show", "New/from-b").stdout.contains("b-secret"))
+    }
+
+    /// Changes made under the old key on top of the rekey (only a holder of the old key, such as a removed
+    /// member with write access to the remote, makes them) are refused.
+    func testChangesUnderTheOldKeyOnTopOfTheRekeyAreRefused() throws {
+        try setUpReplicas("B")
+        try on("A", "rekey")
+        try on("A", "sync")
+        // B's replica stays on the old key: a copy of its header before the rekey is put back on top of the
+        // rekey with a commit tagged by the old key.
+        let work = dir + "/attacker"
+        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
+        let old = try run("/usr/bin/git", ["-C", work, "show", "HEAD~1:.tresor/vault.json"], stdin: nil, extraEnv: [:]).stdout
+        try write(old, to: work + "/.tresor/vault.json")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "rm", "-q", "-r", "Email"], stdin: nil, extraEnv: [:]).code, 0)
+        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "back to the old key"]] {
+            XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:]).code, 0)
+        }
+        try authenticateHeadWithOldKey(work, header: old)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "push", "-q", "origin", "HEAD:main"], stdin: nil, extraEnv: [:]).code, 0)
+        let r = try attempt("A", "sync")
+        XCTAssertNotEqual(r.code, 0)
+        XCTAssertTrue(r.stderr.contains("refusing"), r.stderr)
+        XCTAssertTrue(try on("A", "ls").stdout.contains("Email/gmail"))
+    }
+
+    func authenticateHeadWithOldKey(_ work: String, header: String) throws {
+        let key = try VaultHeader.parse(Array(header.utf8)).unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
+        let content = try run("/usr/bin/git", ["-C", work, "cat-file", "commit", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+        var lines = content.components(separatedBy: "\n")
+        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
+        lines.insert("\(VaultAuthenticator.commitField) \(try VaultAuthenticator(vaultKey: key).commitTag(Array(content.utf8)))", at: committer + 1)
+        try write(lines.joined(separator: "\n"), to: dir + "/commit.txt")
+        let id = try run("/usr/bin/git", ["-C", work, "hash-object", "-t", "commit", "-w", dir + "/commit.txt"], stdin: nil, extraEnv: [:])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "update-ref", "HEAD", id], stdin: nil, extraEnv: [:]).code, 0)
+    }
 }
