@@ -36,9 +36,14 @@ extension Vault {
     /// `VaultMerge.mergeAcrossRekey`.
     func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
                        snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String,
-                       rekey: RekeyedSide? = nil) throws -> MergeOutput {
+                       rekey: RekeyedSide? = nil, baseKey: SecretBytes? = nil) throws -> MergeOutput {
         let (b, o, t) = snapshots
-        let historyCipher = try rekey.map { try EntryCipher(vaultKey: try currentVaultKey(), previous: try EntryCipher(vaultKey: $0.previousKey)) } ?? cipher
+        let baseCipher = try baseKey.map { try EntryCipher(vaultKey: $0) }
+        let historyCipher = try rekey.map { r in
+            var previous = try baseCipher.map { try EntryCipher(vaultKey: r.previousKey, previous: $0) } ?? EntryCipher(vaultKey: r.previousKey)
+            for key in historyKeys { previous = try EntryCipher(vaultKey: key, previous: previous) }
+            return try EntryCipher(vaultKey: try currentVaultKey(), previous: previous)
+        } ?? historyKeys.reduce(cipher) { chain, key in (try? EntryCipher(vaultKey: key, previous: chain)) ?? chain }
         // Ciphertext of the side still on the old key is never reused.
         let reuseOurs: Bool, reuseTheirs: Bool
         switch rekey {

@@ -18,6 +18,12 @@ public final class Vault {
     /// What unlocked the vault in this process (passphrase or identity), if not a session: what opens the
     /// new key when a sync meets a vault rekeyed elsewhere. Set it to offer one after unlocking otherwise.
     public var credential: KeyCredential?
+    /// Set by a sync that merged two concurrent rekeys where this replica removed a member the other rekey
+    /// kept: the sync rekeys again before it pushes.
+    var pendingRekey = false
+    /// Keys between this replica's and a fetched rekeyed header's, when it missed several rekeys: for reading
+    /// the fetched history (newest last).
+    var historyKeys: [SecretBytes] = []
     private(set) var cipher: EntryCipher?
     private(set) var authenticator: VaultAuthenticator?
 
@@ -74,6 +80,7 @@ public final class Vault {
         try SyncSetup.configure(repo)
         let vault = Vault(root: root, header: header, repo: repo)
         try vault.unlock(vaultKey: key)
+        vault.credential = .passphrase(passphrase)
         try vault.transaction { txn in
             txn.putHeader(header)
             txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))

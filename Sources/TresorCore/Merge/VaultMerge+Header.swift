@@ -95,6 +95,12 @@ extension VaultMerge {
         let baseIDs = Set((base?.recipientSlots ?? []).map(\.id))
         var merged = theirs
         var added: [String] = []
+        // A member the old side removed since the base (both sides rekeyed) is removed here too; the caller
+        // rekeys again, since the new key was sealed to it.
+        let removedByOurs = baseIDs.subtracting(ours.recipientSlots.map(\.id))
+        let before = merged.recipientSlots.count
+        merged.recipientSlots.removeAll { removedByOurs.contains($0.id) }
+        if merged.recipientSlots.count != before { added.append("(removal)") }
         for slot in ours.recipientSlots where !baseIDs.contains(slot.id)
             && !merged.recipientSlots.contains(where: { $0.id == slot.id || $0.name == slot.name || $0.publicKey == slot.publicKey }) {
             merged.recipientSlots.append(try RecipientSlot.seal(newKey, to: slot.publicKey, name: slot.name, vaultID: theirs.vaultID, id: slot.id))
