@@ -131,6 +131,9 @@ extension Vault {
             try useKey(newKey)
         } else if let oldKey = incomingPreviousKey(quarantine: quarantine, theirs: theirs, base: base) {
             rekey = .ours(previousKey: oldKey)
+        } else if credential == nil, header.rekeyProof != nil, !incomingVerifies(quarantine: quarantine, theirs: theirs) {
+            // This replica rekeyed and was unlocked by a session: the key before needs the passphrase or identity.
+            throw VaultError.rekeyedElsewhere(remote: remote)
         }
         // Both rekeyed since the base: the remote's rekey (already published) is followed; this replica's
         // changes are merged and written under its key, and members this replica removed are removed again
@@ -226,6 +229,15 @@ extension Vault {
         guard let chain = rekeyChain(from: current, to: key, quarantine: quarantine, tip: theirs, base: base, credential: credential) else { return nil }
         historyKeys = chain
         return key
+    }
+
+    /// Whether the fetched header is authentic under this replica's key (or cannot be read: the checks decide).
+    func incomingVerifies(quarantine: GitRepository, theirs: String) -> Bool {
+        guard let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
+              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
+              incoming.vaultID == header.vaultID, let current = try? requireAuthenticator() else { return true }
+        return (try? current.verify(incoming)) != nil
     }
 
     /// Every vault key that this replica's credential opens from an authentic rekeyed header in the history from

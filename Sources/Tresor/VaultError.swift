@@ -39,8 +39,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case wrongPassphrase
     /// The vault's header has format `version`; this needs `required` (`upgrade`).
     case formatTooOld(version: Int, required: Int)
-    /// A fetched vault was rekeyed (a new vault key) and no passphrase or identity of this replica was at hand
-    /// to open it (the vault was unlocked with a session). `remote` names where it came from.
+    /// The fetched vault and this replica are under different keys of one rekey chain (a rekey on either side)
+    /// and no passphrase or identity was at hand to open the other key (the vault was unlocked with a session).
     case rekeyedElsewhere(remote: String)
     /// An operation that needs the vault key ran before `unlock`.
     case vaultLocked

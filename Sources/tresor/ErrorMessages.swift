@@ -58,7 +58,7 @@ extension VaultError {
         case .formatTooOld(let v, let r):
             return "this needs a vault of format version \(r) or later; this one has version \(v)\nhint: run 'tresor upgrade' (replicas follow when they sync; older tresor versions cannot read it afterwards)"
         case .rekeyedElsewhere(let remote):
-            return "the vault was rekeyed on \(q(remote)) (a new vault key) and this process has no passphrase or identity to open it\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
+            return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
         case .session(let problem): return problem.message
         case .git(let e): return e.errorDescription ?? "\(e)"

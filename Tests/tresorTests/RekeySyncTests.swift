@@ -67,7 +67,7 @@ final class RekeySyncTests: SyncTestCase {
         let token = try on("B", "unlock", "--raw").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let r = try attempt("B", "sync", env: ["TRESOR_SESSION": token, "TRESOR_PASSPHRASE_FILE": nil])
         XCTAssertEqual(r.code, 3)
-        XCTAssertTrue(r.stderr.contains("rekeyed"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("(a rekey)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("hint:"), r.stderr)
     }
 
@@ -153,6 +153,21 @@ final class RekeySyncTests: SyncTestCase {
         XCTAssertEqual(try contents("A"), try contents("B"))
         XCTAssertTrue(try on("A", "show", "Email/gmail").stdout.contains("from-b-old-key"))
         XCTAssertTrue(try on("A", "show", "New/from-b").stdout.contains("b-secret"))
+    }
+
+    /// The same with a session on the replica that rekeyed: it says a passphrase is needed; given one, it goes on.
+    func testRekeyedReplicaWithASessionAsksForThePassphraseForChangesUnderTheOldKey() throws {
+        try setUpReplicas("B")
+        try on("A", "rekey")
+        try on("B", "add", "New/from-b", "--password-stdin", stdin: "b-secret\n")
+        try on("B", "sync")
+        let token = try on("A", "unlock", "--raw").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try attempt("A", "sync", env: ["TRESOR_SESSION": token, "TRESOR_PASSPHRASE_FILE": nil])
+        XCTAssertEqual(refused.code, 3, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("rekey") && refused.stderr.contains("hint:"), refused.stderr)
+        try on("A", "sync", env: ["TRESOR_SESSION": token])
+        try on("B", "sync")
+        XCTAssertEqual(try contents("A"), try contents("B"))
     }
 
     /// Changes made under the old key on top of the rekey (only a holder of the old key, such as a removed
