@@ -233,6 +233,20 @@ let lookupTime = try seconds { for i in 0..<lookups { _ = try pwned.count(passwo
 let hibpSize = try FileManager.default.attributesOfItem(atPath: hibpPath)[.size] as! UInt64
 row("Pwned Passwords look-up, 4,000,000-line file (\(hibpSize >> 20) MiB; \(pwned.bytesRead / UInt64(lookups)) bytes read)", "per password", lookupTime)
 
+// 7. Members and rekey on a committed vault of 10,000 entries: adding a member is one key slot; a rekey
+// re-encrypts every entry (one AEAD open and seal each), rewraps the slots and commits, as one transaction.
+let keyed = try Vault.create(at: root + "/rekey", passphrase: pass, level: .minimum)
+try keyed.transaction { txn in
+    for i in 0..<count { try txn.put(try sampleEntry(i)) }
+    txn.message = "Add \(count) entries"
+}
+row("member add (vault of \(count) entries)", "per member", try seconds {
+    try keyed.addMember("device", publicKey: Identity.generate().publicKey)
+})
+row("rekey \(count) entries (re-encrypt, rewrap, one commit)", "whole vault", try seconds {
+    try keyed.rekey(passphrase: pass, level: .minimum)
+})
+
 print("| measurement | per | time |")
 print("|---|---|---|")
 for (w, p, v) in rows { print("| \(w) | \(p) | \(v) |") }

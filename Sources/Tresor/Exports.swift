@@ -18,6 +18,9 @@
 @_exported import enum TresorCore.KDFLevel
 @_exported import struct TresorCore.VaultHeader
 @_exported import enum TresorCore.FormatVersion
+@_exported import struct TresorCore.Identity
+@_exported import struct TresorCore.RecipientKey
+@_exported import struct TresorCore.RecipientSlot
 @_exported import enum TresorCore.PassphraseRules
 @_exported import enum TresorCore.PassphraseError
 

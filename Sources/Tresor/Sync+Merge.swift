@@ -3,6 +3,23 @@ import Foundation
 import TresorCore
 import TresorGit
 
+/// In a merge across a rekey, the side whose header is under the new key, and the key before it.
+enum RekeyedSide: Equatable {
+    case ours(previousKey: SecretBytes)
+    case theirs(previousKey: SecretBytes)
+
+    var previousKey: SecretBytes {
+        switch self { case .ours(let k), .theirs(let k): return k }
+    }
+
+    static func == (a: RekeyedSide, b: RekeyedSide) -> Bool {
+        switch (a, b) {
+        case (.ours(let x), .ours(let y)), (.theirs(let x), .theirs(let y)): return x.constantTimeEquals(y)
+        default: return false
+        }
+    }
+}
+
 extension Vault {
     struct MergeOutput {
         /// The merge commit (written, not yet on the branch).
@@ -14,16 +31,33 @@ extension Vault {
     /// Merges `theirs` into `ours` (HEAD) with the real merge base, writes every decided entry into the
     /// merged tree, verifies each written entry decrypts to what was decided, and writes a commit with two
     /// parents (the caller moves the branch).
+    /// Across a rekey (`rekey` names the side that rekeyed and the key before; `cipher` is the new one, which
+    /// the vault uses), every entry is written under the new key, the old side's included, and the header by
+    /// `VaultMerge.mergeAcrossRekey`.
     func mergeDiverged(repo: GitRepository, cipher: EntryCipher, base: String?, ours: String, theirs: String,
-                       snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String) throws -> MergeOutput {
+                       snapshots: (VaultSnapshot?, VaultSnapshot, VaultSnapshot), remote: String,
+                       rekey: RekeyedSide? = nil, baseKey: SecretBytes? = nil) throws -> MergeOutput {
         let (b, o, t) = snapshots
+        let baseCipher = try baseKey.map { try EntryCipher(vaultKey: $0) }
+        let historyCipher = try rekey.map { r in
+            var previous = try baseCipher.map { try EntryCipher(vaultKey: r.previousKey, previous: $0) } ?? EntryCipher(vaultKey: r.previousKey)
+            for key in historyKeys { previous = try EntryCipher(vaultKey: key, previous: previous) }
+            return try EntryCipher(vaultKey: try currentVaultKey(), previous: previous)
+        } ?? historyKeys.reduce(cipher) { chain, key in (try? EntryCipher(vaultKey: key, previous: chain)) ?? chain }
+        // Ciphertext of the side still on the old key is never reused.
+        let reuseOurs: Bool, reuseTheirs: Bool
+        switch rekey {
+        case .theirs: (reuseOurs, reuseTheirs) = (false, true)
+        case .ours: (reuseOurs, reuseTheirs) = (true, false)
+        case nil: (reuseOurs, reuseTheirs) = (true, true)
+        }
         let result = try Vault.git { try repo.mergeTrees(base: base, ours: ours, theirs: theirs) }
         // An entry deleted on one side but changed on the other survives; it is merged with the deleting
         // side's versions from before the deletion, so nothing that side wrote is lost (§3.2.1).
         let baseList = b?.entryList ?? []
-        let deletedOurs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+        let deletedOurs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList,
                                               side: o.entryList, sideTip: ours, other: t.entryList)
-        let deletedTheirs = try deletedVersions(repo: repo, cipher: cipher, base: base, baseEntries: baseList,
+        let deletedTheirs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList,
                                                 side: t.entryList, sideTip: theirs, other: o.entryList)
         let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: o.entryList, theirs: t.entryList,
                                                            deletedVersions: (deletedOurs, deletedTheirs))
@@ -48,7 +82,12 @@ extension Vault {
         if let oh = o.header, let th = t.header {
             let merged: VaultHeader
             do {
-                let r = try VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                let r: (VaultHeader, [MergeResolution])
+                switch rekey {
+                case nil: r = try VaultMerge.mergeHeaders(base: b?.header, ours: oh, theirs: th)
+                case .theirs: r = try VaultMerge.mergeAcrossRekey(base: b?.header, ours: oh, theirs: th, newKey: try currentVaultKey())
+                case .ours: r = try VaultMerge.mergeAcrossRekey(base: b?.header, ours: th, theirs: oh, newKey: try currentVaultKey())
+                }
                 merged = r.0
                 resolutions += r.1
             } catch let e as CoreError { throw VaultError.header(e) }
@@ -74,11 +113,12 @@ extension Vault {
         var written: [String] = []
         for (path, entry) in final.sorted(by: { $0.key < $1.key }) {
             let bytes: [UInt8]
-            if let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
-            else if let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
+            if reuseOurs, let mine = o.entries[path], mine.entry == entry { bytes = try Vault.git { try repo.blob(id: mine.blob) } }
+            else if reuseTheirs, let other = t.entries[path], other.entry == entry { bytes = try Vault.git { try repo.blob(id: other.blob) } }
             else { bytes = try cipher.seal(entry) }
             try choose(path, bytes)
-            if o.entries[path]?.entry != entry { changed.append(path); written.append(path) }
+            if o.entries[path]?.entry != entry { changed.append(path) }
+            if o.entries[path]?.entry != entry || rekey != nil { written.append(path) }
         }
 
         // Files that are not entries (.gitattributes, stray files): keep ours, else theirs.

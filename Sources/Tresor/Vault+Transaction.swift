@@ -61,7 +61,14 @@ extension Vault {
         let result = try body(txn)
         if txn.hasChanges {
             do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
-            try commit(txn)
+            if let key = txn.newVaultKey {
+                // A rekey's commit carries the new key's tag; on failure the vault keeps the old key.
+                let old = try currentVaultKey()
+                try useKey(key)
+                do { try commit(txn) } catch { try? useKey(old); throw error }
+            } else {
+                try commit(txn)
+            }
         }
         return result
     }
@@ -203,8 +210,11 @@ extension Vault {
             return false
         }
         var done = true
+        // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
+        // the journal goes; a crash before that leaves the journal, and recovery compares and rewrites them.
+        let batched = journal.paths.count > Vault.batchedCheckoutThreshold
         for (number, path) in journal.paths.enumerated() {
-            do { try checkOut(repo, head: head, path: path, knownStale: knownStale) }
+            do { try checkOut(repo, head: head, path: path, knownStale: knownStale, durable: !batched) }
             catch {
                 warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
                 done = false
@@ -212,6 +222,7 @@ extension Vault {
             if number == 0 { Failpoint.hit("transaction-worktree-partly-written") }
         }
         guard done else { return false }
+        if batched { FileSystem.syncFileSystem(of: root) }
         Failpoint.hit("transaction-worktree-written")
         // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
         // tresor process took just before it died (its marker names it).
@@ -259,7 +270,7 @@ extension Vault {
 
     /// Makes the work-tree file at `path` what commit `head` has there: written atomically (0600, folders
     /// 0700), or removed with the folders it leaves empty.
-    private func checkOut(_ repo: GitRepository, head: String?, path: String, knownStale: Bool) throws {
+    private func checkOut(_ repo: GitRepository, head: String?, path: String, knownStale: Bool, durable: Bool) throws {
         let expected = try head.flatMap { rev in try repo.blobID(at: rev, path: path) }
         let file = root + "/" + path
         let kind = FileSystem.kind(file)
@@ -272,8 +283,11 @@ extension Vault {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { unlink(file) }
-        try FileSystem.writeAtomically(try repo.blob(id: expected), to: file)
+        try FileSystem.writeAtomically(try repo.blob(id: expected), to: file, durable: durable)
     }
+
+    /// Above this many files, a transaction's work-tree update is made durable by one `sync`.
+    static let batchedCheckoutThreshold = 64
 
     static func describe(_ error: Error) -> String {
         if let e = error as? CoreError { return e.errorDescription ?? "\(e)" }

@@ -15,6 +15,15 @@ public final class Vault {
     /// Set by `clone` when it made the directory, so a failed clone can remove it.
     var createdDirectory = false
     private var vaultKey: SecretBytes?
+    /// What unlocked the vault in this process (passphrase or identity), if not a session: what opens the
+    /// new key when a sync meets a vault rekeyed elsewhere. Set it to offer one after unlocking otherwise.
+    public var credential: KeyCredential?
+    /// Set by a sync that merged two concurrent rekeys where this replica removed a member the other rekey
+    /// kept: the sync rekeys again before it pushes.
+    var pendingRekey = false
+    /// Keys between this replica's and a fetched rekeyed header's, when it missed several rekeys: for reading
+    /// the fetched history (newest last).
+    var historyKeys: [SecretBytes] = []
     private(set) var cipher: EntryCipher?
     private(set) var authenticator: VaultAuthenticator?
 
@@ -71,6 +80,7 @@ public final class Vault {
         try SyncSetup.configure(repo)
         let vault = Vault(root: root, header: header, repo: repo)
         try vault.unlock(vaultKey: key)
+        vault.credential = .passphrase(passphrase)
         try vault.transaction { txn in
             txn.putHeader(header)
             txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
@@ -117,6 +127,16 @@ public final class Vault {
         do { try unlock(vaultKey: try header.unlock(passphrase: passphrase)) }
         catch CoreError.wrongPassphrase { throw VaultError.wrongPassphrase }
         catch let e as CoreError { throw VaultError.header(e) }
+        credential = .passphrase(passphrase)
+    }
+
+    /// Unlocks with an identity whose public key has a recipient key slot (Spec/FORMAT.md §3.8).
+    /// - Throws: `VaultError.header(.notARecipient)` when the identity is not a member,
+    ///   `.header(.authenticationFailed)` for a changed slot, `.header(.headerNotAuthentic)`.
+    public func unlock(identity: Identity) throws {
+        do { try unlock(vaultKey: try header.unlock(identity: identity)) }
+        catch let e as CoreError { throw VaultError.header(e) }
+        credential = .identity(identity)
     }
 
     /// Uses a vault key obtained elsewhere (a session). A version 2 header must then verify with it.
@@ -129,6 +149,14 @@ public final class Vault {
         do { try newAuthenticator.verify(header) } catch let e as CoreError { throw VaultError.header(e) }
         cipher = newCipher
         authenticator = newAuthenticator
+        vaultKey = key
+    }
+
+    /// Uses `key` from now on without checking the header against it (a rekey or a sync that took in a
+    /// rekey, which checked it themselves).
+    func useKey(_ key: SecretBytes) throws {
+        do { cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
+        catch { throw VaultError.session(.wrongToken) }
         vaultKey = key
     }
 
@@ -180,8 +208,9 @@ public final class Vault {
         return removed
     }
 
-    /// Upgrades a format version 1 vault to version 2: the header gets a generation and an authentication
-    /// tag, and every commit from now on is authenticated (Spec/FORMAT.md §3.5, §7.1). One commit.
+    /// Upgrades a vault of format version 1 or 2 to the newest version: a version 1 header gets a generation and
+    /// an authentication tag, and every commit from now on is authenticated; version 3 allows recipient key slots
+    /// (Spec/FORMAT.md §3.7, §7.1). One commit.
     public func upgrade() throws {
         let authenticator = try requireAuthenticator()
         try transaction { txn in

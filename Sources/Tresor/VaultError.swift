@@ -39,6 +39,11 @@ public enum VaultError: Error, Equatable, Sendable {
     /// A failure with `.tresor/vault.json`.
     case header(CoreError)
     case wrongPassphrase
+    /// The vault's header has format `version`; this needs `required` (`upgrade`).
+    case formatTooOld(version: Int, required: Int)
+    /// The fetched vault and this replica are under different keys of one rekey chain (a rekey on either side)
+    /// and no passphrase or identity was at hand to open the other key (the vault was unlocked with a session).
+    case rekeyedElsewhere(remote: String)
     /// An operation that needs the vault key ran before `unlock`.
     case vaultLocked
     case session(SessionProblem)

@@ -13,6 +13,8 @@ public final class VaultTransaction {
     public var message = ""
     let repo: GitRepository
     private let cipher: EntryCipher?
+    /// Set by a rekey: the commit is authenticated with this vault key, which the vault uses from then on.
+    var newVaultKey: SecretBytes?
     /// Vault-relative file path → new bytes, or nil to remove the file.
     private(set) var staged: [String: [UInt8]?] = [:]
 

@@ -23,7 +23,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session: return ExitStatus.auth
+        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient): return ExitStatus.auth
         case .entryNotFound: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -57,6 +57,10 @@ extension VaultError {
             return "\(q(p)) was changed outside tresor and this change would overwrite it; nothing was changed\nhint: 'git -C VAULT diff' shows it; commit it with git, or 'git checkout -- FILE' to drop it"
         case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
         case .wrongPassphrase: return "wrong passphrase"
+        case .formatTooOld(let v, let r):
+            return "this needs a vault of format version \(r) or later; this one has version \(v)\nhint: run 'tresor upgrade' (replicas follow when they sync; older tresor versions cannot read it afterwards)"
+        case .rekeyedElsewhere(let remote):
+            return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
         case .session(let problem): return problem.message
         case .git(let e): return e.message

@@ -101,6 +101,7 @@ extension VaultOptions {
     /// Unlocks with the passphrase file, or with a passphrase typed at the terminal: a wrong one asks
     /// again, three tries in all. - Throws: `VaultError.wrongPassphrase` after the last.
     func unlock(_ vault: Vault, prompt: String? = nil) throws {
+        if let path = identityPath { try vault.unlock(identity: try IdentityFile.read(path)); return }
         if let f = passphraseFilePath { try vault.unlock(passphrase: try VaultOptions.readPassphraseFile(f)); return }
         let text = prompt ?? "Passphrase for \(PassphraseInput.name(of: vault.root)): "
         for attempt in 1...PassphraseInput.tries {

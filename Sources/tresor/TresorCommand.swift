@@ -11,6 +11,7 @@ struct TresorCommand: ParsableCommand {
         discussion: """
             Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
             Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
+            Identity: --identity FILE / $TRESOR_IDENTITY unlocks a vault that has this identity as a member.
             After 'eval "$(tresor unlock)"' commands use the vault's session ($TRESOR_SESSION_<vault id>) until it expires.
             """,
         version: "0.1.0",
@@ -18,7 +19,8 @@ struct TresorCommand: ParsableCommand {
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self].filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
+                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, Rekey.self]
+            .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 
     /// The manual page is generated from `--experimental-dump-help`: it lists the commands people type,

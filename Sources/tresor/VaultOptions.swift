@@ -10,7 +10,17 @@ struct VaultOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Read the passphrase from the first line of this file (default: $TRESOR_PASSPHRASE_FILE).", valueName: "file"), completion: .file())
     var passphraseFile: String?
 
+    @Option(name: .long, help: ArgumentHelp("Unlock with this identity file instead of the passphrase (default: $TRESOR_IDENTITY).", valueName: "file"))
+    var identity: String?
+
     var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// The identity file in force, if any.
+    var identityPath: String? {
+        if let identity { return identity }
+        if let f = environment["TRESOR_IDENTITY"], !f.isEmpty { return f }
+        return nil
+    }
 
     var directory: String {
         if let vault { return vault }
@@ -92,7 +102,7 @@ struct VaultOptions: ParsableArguments {
         prepare(vault)
         try vault.recoverIfNeeded()
         guard unlock else { return vault }
-        if allowSession, let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
+        if allowSession, identity == nil, let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
             do {
                 try vault.unlock(vaultKey: try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
                 return vault
@@ -102,7 +112,7 @@ struct VaultOptions: ParsableArguments {
                 Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")
             }
         }
-        guard interactive || passphraseFilePath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
+        guard interactive || passphraseFilePath != nil || identityPath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
         try self.unlock(vault)
         return vault
     }

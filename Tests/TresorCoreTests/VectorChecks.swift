@@ -22,9 +22,11 @@ extension FormatVectorTests {
         let file = Array(try str(i, "file").utf8)
         let h = try VaultHeader.parse(file)
         let pass = try i["passphrase"].map { _ in try passphrase(i, "passphrase") }
-        let key = try pass.map { try h.unlock(passphrase: $0) }
+        var key = try pass.map { try h.unlock(passphrase: $0) }
+        if i["identity"] != nil { key = try h.unlock(identity: try identity(i)) }
         if let key { try VaultAuthenticator(vaultKey: key).verify(h) }
         guard let e else { return }
+        if h.version >= 3 { try recipientSlots(h, e) }
         if h.version >= 2, let key {
             #expect(UInt64(h.generation) == (try int(e, "generation")))
             #expect(hex(try Sodium.deriveSubkey(from: key, id: 3, context: "tresorv1")) == (try str(e, "header_key")))

@@ -57,6 +57,8 @@ struct VectorError: Error, CustomStringConvertible {
         case "passwd": run = { try passwd(inputs, expected) }
         case "edit": run = { try edit(inputs, expected) }
         case "commit-auth": run = { try commitAuth(inputs, expected) }
+        case "identity": run = { try identityFile(inputs, expected) }
+        case "rekey": run = { try rekey(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }
         guard let error else { return try run() }

@@ -126,7 +126,7 @@ final class BadInputTests: CLITestCase {
     func testUnknownHeaderVersion() throws {
         try sampleVault()
         let h = vaultDir + "/.tresor/vault.json"
-        try String(contentsOfFile: h, encoding: .utf8).replacingOccurrences(of: "\"version\":2", with: "\"version\":7").write(toFile: h, atomically: false, encoding: .utf8)
+        try String(contentsOfFile: h, encoding: .utf8).replacingOccurrences(of: "\"version\":3", with: "\"version\":7").write(toFile: h, atomically: false, encoding: .utf8)
         let r = try tresor("show", "Email/gmail")
         XCTAssertEqual(r.code, 2)
         XCTAssertTrue(r.stderr.contains(".tresor/vault.json") && r.stderr.contains("unsupported format version 7"), r.stderr)

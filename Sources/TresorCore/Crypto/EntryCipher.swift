@@ -7,10 +7,20 @@ public final class EntryCipher: @unchecked Sendable {
     static let kdfContext = "tresorv1"
     static let entryKeyID: UInt64 = 1
     private let entryKey: SecretBytes
+    /// Tried when this key does not open a file: the previous vault key, for reading history across a rekey.
+    private let previous: EntryCipher?
 
     /// - Throws: `CryptoError` if the vault key has the wrong length.
     public init(vaultKey: SecretBytes) throws {
         entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
+        previous = nil
+    }
+
+    /// A cipher that seals with `vaultKey` and opens with it or, failing that, with `previous`: for reading
+    /// commits from before a rekey. Never for checking what arrives from elsewhere.
+    public init(vaultKey: SecretBytes, previous: EntryCipher) throws {
+        entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
+        self.previous = previous
     }
 
     /// The entry as file bytes, with a fresh random nonce.
@@ -35,10 +45,21 @@ public final class EntryCipher: @unchecked Sendable {
         try seal(SecretBytes(copying: payload), id: id, nonce: nonce)
     }
 
+    /// An entry file of `other`'s key as a file of this key, same id and payload, fresh nonce: one decryption
+    /// and one encryption, the payload is not parsed (rekey, Spec/FORMAT.md §3.11).
+    /// - Throws: `CoreError` if the file does not parse or open with `other`.
+    public func reseal(_ bytes: [UInt8], from other: EntryCipher) throws -> [UInt8] {
+        let env = try Envelope.parse(bytes)
+        return try seal(try other.openPayload(env), id: env.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
+    }
+
     /// Decrypts the payload of parsed file bytes into a zeroing buffer.
     public func openPayload(_ env: Envelope) throws -> SecretBytes {
         do { return try Sodium.open(env.ciphertext, key: entryKey, nonce: env.nonce, ad: env.associatedData) }
-        catch { throw CoreError.authenticationFailed }
+        catch {
+            if let previous { return try previous.openPayload(env) }
+            throw CoreError.authenticationFailed
+        }
     }
 
     /// Parses, decrypts and checks an entry file. When `expectedPath` is given the inner path must equal it.

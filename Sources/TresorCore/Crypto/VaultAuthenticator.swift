@@ -37,6 +37,19 @@ public struct VaultAuthenticator: Sendable {
         return h
     }
 
+    /// The rekey proof of a header of `newKey` (Spec/FORMAT.md §3.11): BLAKE2b-256 keyed with this (the previous)
+    /// key's header key over `"tresor-rekey" 0x00` || the new key's header key.
+    public func rekeyProof(newKey: SecretBytes) throws -> [UInt8] {
+        let next = try Sodium.deriveSubkey(from: newKey, id: Self.headerKeyID, context: EntryCipher.kdfContext)
+        return try next.withBytes { try Sodium.keyedHash(Array("tresor-rekey".utf8) + [0] + Array($0), key: headerKey) }
+    }
+
+    /// Whether `proof` shows that a holder of this key made `newKey` its successor, compared in constant time.
+    public func verifyRekeyProof(_ proof: [UInt8]?, newKey: SecretBytes) -> Bool {
+        guard let proof, let expected = try? rekeyProof(newKey: newKey) else { return false }
+        return Sodium.equalInConstantTime(proof, expected)
+    }
+
     /// Checks a version 2 header's tag. - Throws: `CoreError.headerNotAuthentic`.
     public func verify(_ header: VaultHeader) throws {
         guard header.version >= 2 else { return }

@@ -32,6 +32,12 @@ public enum CoreError: Error, Equatable, LocalizedError {
     case headerNotAuthentic
     /// A version 2 header older (by `generation`) than one this replica already has: a replay.
     case headerReplayed(generation: UInt64, minimum: UInt64)
+    /// No recipient key slot is sealed to the identity's public key (Spec/FORMAT.md §3.8).
+    case notARecipient
+    /// A member of that name or public key is already in the header.
+    case memberExists(String)
+    /// No member of that name.
+    case noSuchMember(String)
 
     public var kind: String {
         switch self {
@@ -49,6 +55,9 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .differentVault: return "different-vault"
         case .headerNotAuthentic: return "header-not-authentic"
         case .headerReplayed: return "header-replayed"
+        case .notARecipient: return "not-a-recipient"
+        case .memberExists: return "member-exists"
+        case .noSuchMember: return "no-such-member"
         }
     }
 
@@ -71,6 +80,9 @@ public enum CoreError: Error, Equatable, LocalizedError {
             return "the vault header's authentication tag does not verify: it was changed by someone who does not hold the vault key"
         case .headerReplayed(let g, let m):
             return "an older vault header (generation \(g), this replica has \(m)) was put back: a replay of an earlier state"
+        case .notARecipient: return "the identity is not a member of this vault (no recipient key slot is sealed to its public key)"
+        case .memberExists(let name): return "a member \"\(name)\" with this name or public key is already in the vault"
+        case .noSuchMember(let name): return "no member \"\(name)\" in the vault"
         case .differentVault(let ours, let theirs):
             return "cannot merge vault \(theirs) into vault \(ours): they are different vaults\nhint: check the remote's URL"
         }
@@ -81,9 +93,10 @@ public enum CoreError: Error, Equatable, LocalizedError {
 public enum FormatVersion {
     /// The entry file version this implementation reads and writes.
     public static let entry = 1
-    /// The newest vault header version: version 2 adds the generation and the authentication tag.
+    /// The newest vault header version: version 2 adds the generation and the authentication tag, version 3
+    /// recipient key slots.
     /// Version 1 headers are still read (and upgraded by `tresor upgrade`).
-    public static let header = 2
+    public static let header = 3
     /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
     /// header version 2).
     static let keySlot = 1

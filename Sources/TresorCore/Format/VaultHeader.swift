@@ -111,22 +111,28 @@ public struct VaultHeader: Equatable, Sendable {
     static let formatName = "tresor-vault"
     /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
     static let maxPassphraseSlots = 16
-    /// 1, or 2 with `generation` and `auth` (Spec/FORMAT.md §3.5).
+    /// 1; 2 with `generation` and `auth` (Spec/FORMAT.md §3.6); 3 with recipient key slots (§3.8).
     public var version: Int
     public var vaultID: String
+    /// The passphrase key slots.
     public var keySlots: [KeySlot]
+    /// Version 3: the recipient key slots, one per member (person or device).
+    public var recipientSlots: [RecipientSlot]
     /// Slots of types this version does not know, kept verbatim.
-    var otherSlots: [JSONValue]
+    public var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
     /// Version 2: how many times the header has changed; a replica never goes back to a lower one.
     public var generation: UInt64
     /// Version 2: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
     public var auth: [UInt8]?
+    /// Version 3, after a rekey: a tag under the previous key's header key over the new one, so that a replica
+    /// still on the previous key can tell a rekey by a key holder from a header someone else made (§3.11).
+    public var rekeyProof: [UInt8]?
 
     public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
-                unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil) {
+                unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil, recipientSlots: [RecipientSlot] = []) {
         self.version = version; self.vaultID = vaultID; self.keySlots = keySlots; self.otherSlots = otherSlots
-        self.unknownMembers = unknownMembers; self.generation = generation; self.auth = auth
+        self.unknownMembers = unknownMembers; self.generation = generation; self.auth = auth; self.recipientSlots = recipientSlots
     }
 
     /// A new vault: a random vault key wrapped in one passphrase slot; a version 2 header of generation 1
@@ -144,6 +150,50 @@ public struct VaultHeader: Equatable, Sendable {
             if let key = try? slot.unwrap(passphrase: passphrase, vaultID: vaultID) { return key }
         }
         throw CoreError.wrongPassphrase
+    }
+
+    /// Opens the recipient slot of `identity`'s public key (Spec/FORMAT.md §3.8).
+    /// - Throws: `CoreError.notARecipient` if no slot is sealed to it, `.authenticationFailed` if it does not open.
+    public func unlock(identity: Identity) throws -> SecretBytes {
+        guard let slot = recipientSlots.first(where: { $0.publicKey == identity.publicKey }) else { throw CoreError.notARecipient }
+        return try slot.open(with: identity, vaultID: vaultID)
+    }
+
+    /// The recipient slot named `name`, or the one sealed to `key`.
+    public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
+
+    /// The next generation with one more recipient slot (to be authenticated by the caller). O(1): one sealed box.
+    /// - Throws: `CoreError.memberExists` for a name or key already there, `.malformed` for a bad name.
+    public func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes) throws -> VaultHeader {
+        if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
+        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        var h = changed()
+        h.recipientSlots.append(try RecipientSlot.seal(vaultKey, to: publicKey, name: name, vaultID: vaultID))
+        return h
+    }
+
+    /// The next generation without the member `name` (its slot still opens the old vault key: rekey next).
+    /// - Throws: `CoreError.noSuchMember`.
+    public func removingMember(_ name: String) throws -> VaultHeader {
+        guard recipientSlots.contains(where: { $0.name == name }) else { throw CoreError.noSuchMember(name) }
+        var h = changed()
+        h.recipientSlots.removeAll { $0.name == name }
+        return h
+    }
+
+    /// The header for a new vault key (Spec/FORMAT.md §3.11): `passphraseSlot` as the only passphrase slot, every
+    /// recipient slot sealed again to the new key (same id, name and public key), slots of unknown types dropped
+    /// (they cannot be rewrapped), the next generation, to be authenticated by the caller with the new key.
+    /// - Throws: `CryptoError`.
+    /// With `removing`, that member's slot is left out. - Throws: `CoreError.noSuchMember`, `CryptoError`.
+    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot, removing member: String? = nil, proof: [UInt8]) throws -> VaultHeader {
+        if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
+        var h = changed()
+        h.rekeyProof = proof
+        h.keySlots = [passphraseSlot]
+        h.recipientSlots = try recipientSlots.filter { $0.name != member }.map { try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, vaultID: vaultID, id: $0.id) }
+        h.otherSlots = []
+        return h
     }
 
     /// The same vault key under a new passphrase, with fresh slot id, salt and nonce: every passphrase slot
@@ -172,11 +222,12 @@ public struct VaultHeader: Equatable, Sendable {
         return h
     }
 
-    /// This header as format version 2, generation 1, with no tag yet (`tresor upgrade`).
+    /// This header as the newest format version with no tag yet (`tresor upgrade`, Spec/FORMAT.md §3.7): a
+    /// version 1 header gets generation 1, a version 2 header the next generation.
     public func upgraded() -> VaultHeader {
         var h = self
-        h.version = 2
-        h.generation = 1
+        h.generation = version >= 2 ? generation + 1 : 1
+        h.version = FormatVersion.header
         h.auth = nil
         return h
     }
@@ -194,7 +245,8 @@ public struct VaultHeader: Equatable, Sendable {
         o["format"] = .string(VaultHeader.formatName)
         o["version"] = .integer(UInt64(version))
         o["vault"] = .string(vaultID)
-        o["keySlots"] = .array(keySlots.map(\.json) + otherSlots)
+        o["keySlots"] = .array(keySlots.map(\.json) + recipientSlots.map(\.json) + otherSlots)
+        if version >= 3, let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
         if version >= 2 {
             o["generation"] = .integer(generation)
             if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
@@ -218,12 +270,12 @@ public struct VaultHeader: Equatable, Sendable {
         guard let o = json.objectValue else { throw CoreError.malformed("vault header is not a JSON object") }
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
-        guard v == 1 || v == 2 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard (1...UInt64(FormatVersion.header)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
         guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
         var generation: UInt64 = 1
         var auth: [UInt8]?
-        if v == 2 {
+        if v >= 2 {
             guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
             guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
             guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding("\"auth\" is not canonical base64") }
@@ -231,15 +283,33 @@ public struct VaultHeader: Equatable, Sendable {
             generation = g
             auth = tag
         }
-        var known: [KeySlot] = [], other: [JSONValue] = []
+        var proof: [UInt8]?
+        if v >= 3, let p = o["rekeyProof"] {
+            guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
+            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
+            proof = b
+        }
+        var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
-            if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) } else { other.append(s) }
+            if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) }
+            else if type == RecipientSlot.type, v >= 3 {
+                guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+                let r = try RecipientSlot(json: so)
+                guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
+                    throw CoreError.malformed("two recipient key slots with one name or one public key")
+                }
+                recipients.append(r)
+            } else { other.append(s) }
         }
         guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
         guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
-        let reserved = v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
-        return VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
-                           unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth)
+        let reserved = v >= 3 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof"]
+            : v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
+        var header = VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
+                                 unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth,
+                                 recipientSlots: recipients)
+        header.rekeyProof = proof
+        return header
     }
 }

@@ -25,6 +25,9 @@ extension VaultMerge {
         var merged = VaultHeader(version: version, vaultID: ours.vaultID, keySlots: [], otherSlots: [], unknownMembers: [:],
                                  generation: version >= 2 ? max(ours.version >= 2 ? ours.generation : 0, theirs.version >= 2 ? theirs.generation : 0) + 1 : 1)
 
+        // Both sides hold the same key here (a merge across a rekey is `mergeAcrossRekey`): the same proof.
+        merged.rekeyProof = theirs.rekeyProof ?? ours.rekeyProof
+
         func slots(_ h: VaultHeader?) -> [String: [UInt8]] {
             Dictionary((h?.keySlots ?? []).map { ($0.id, $0.json.canonicalBytes()) }, uniquingKeysWith: { a, b in MergeOrder.compare(a, b) >= 0 ? a : b })
         }
@@ -34,6 +37,24 @@ extension VaultMerge {
             guard let bytes = pick(base: bs[id], ours: os[id], theirs: ts[id]) else { continue }
             merged.keySlots.append(all.first { $0.json.canonicalBytes() == bytes }!)
         }
+
+        // Recipient slots (version 3) merge the same way, by slot id; a name or public key taken twice keeps
+        // the slot with the greater bytes.
+        func members(_ h: VaultHeader?) -> [String: [UInt8]] {
+            Dictionary((h?.recipientSlots ?? []).map { ($0.id, $0.json.canonicalBytes()) }, uniquingKeysWith: { a, b in MergeOrder.compare(a, b) >= 0 ? a : b })
+        }
+        let bm = members(base), om = members(ours), tm = members(theirs)
+        let allMembers = ours.recipientSlots + theirs.recipientSlots
+        var chosen: [(RecipientSlot, [UInt8])] = []
+        for id in MergeOrder.unionSorted(Array(om.keys) + Array(tm.keys)) {
+            guard let bytes = pick(base: bm[id], ours: om[id], theirs: tm[id]) else { continue }
+            chosen.append((allMembers.first { $0.json.canonicalBytes() == bytes }!, bytes))
+        }
+        for (slot, bytes) in chosen.sorted(by: { MergeOrder.compare($0.1, $1.1) > 0 })
+        where !merged.recipientSlots.contains(where: { $0.name == slot.name || $0.publicKey == slot.publicKey }) {
+            merged.recipientSlots.append(slot)
+        }
+        merged.recipientSlots.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
 
         // Slots of unknown types have no id: each distinct slot is kept unless a side removed it.
         func set(_ h: VaultHeader?) -> [[UInt8]] { (h?.otherSlots ?? []).map { $0.canonicalBytes() } }
@@ -61,6 +82,36 @@ extension VaultMerge {
         return (winner, [MergeResolution(
             entryID: ours.vaultID, path: path, kind: .headerConflict,
             description: "the vault header was changed on both sides and merging its key slots would leave none: kept one side's header whole; the other side's passphrase no longer opens the vault")])
+    }
+
+    /// Merges a header of the previous vault key (`ours`, changed or not since `base`) into `theirs`, a rekeyed
+    /// header of `newKey` (Spec/MERGE.md §10.1): theirs is kept, with every recipient slot `ours` added since the
+    /// base sealed again to the new key (a member added concurrently with the rekey stays a member); passphrase
+    /// slots of `ours` wrap the old key and are dropped (the rekey's passphrase slot decides). Returns `theirs`
+    /// unchanged when there is nothing to add, else its next generation for the caller to authenticate.
+    /// - Throws: `CoreError.differentVault`, `CryptoError`.
+    public static func mergeAcrossRekey(base: VaultHeader?, ours: VaultHeader, theirs: VaultHeader, newKey: SecretBytes) throws -> (VaultHeader, [MergeResolution]) {
+        guard MergeOrder.same(ours.vaultID, theirs.vaultID) else { throw CoreError.differentVault(ours: ours.vaultID, theirs: theirs.vaultID) }
+        let baseIDs = Set((base?.recipientSlots ?? []).map(\.id))
+        var merged = theirs
+        var added: [String] = []
+        // A member the old side removed since the base (both sides rekeyed) is removed here too; the caller
+        // rekeys again, since the new key was sealed to it.
+        let removedByOurs = baseIDs.subtracting(ours.recipientSlots.map(\.id))
+        let before = merged.recipientSlots.count
+        merged.recipientSlots.removeAll { removedByOurs.contains($0.id) }
+        if merged.recipientSlots.count != before { added.append("(removal)") }
+        for slot in ours.recipientSlots where !baseIDs.contains(slot.id)
+            && !merged.recipientSlots.contains(where: { $0.id == slot.id || $0.name == slot.name || $0.publicKey == slot.publicKey }) {
+            merged.recipientSlots.append(try RecipientSlot.seal(newKey, to: slot.publicKey, name: slot.name, vaultID: theirs.vaultID, id: slot.id))
+            added.append(slot.name)
+        }
+        guard !added.isEmpty else { return (theirs, []) }
+        merged.generation = max(ours.generation, theirs.generation) + 1
+        merged.auth = nil
+        return (merged, [MergeResolution(
+            entryID: ours.vaultID, path: VaultHeader.relativePath, kind: .keySlotsMerged,
+            description: "the vault was rekeyed on one side while members were added on the other: the new members' slots were sealed to the new key")])
     }
 
     /// The three-way rule on byte strings shared by slots and members: unchanged on one side takes the

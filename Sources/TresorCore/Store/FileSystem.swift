@@ -83,8 +83,10 @@ public enum FileSystem {
     }
 
     /// Writes `bytes` to `path` atomically: a 0600 temporary file in the same directory, fsync, rename,
-    /// fsync of the directory. A reader sees the old file or the new one, never a part.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    /// fsync of the directory. A reader sees the old file or the new one, never a part. `durable: false`
+    /// leaves out both fsyncs, for a caller that makes many writes durable at once (`syncFileSystem`) and
+    /// can redo them after a crash.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
         let dir = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
@@ -102,7 +104,7 @@ public enum FileSystem {
             }
             written += n
         }
-        if fsync(fd) != 0 {
+        if durable, fsync(fd) != 0 {
             let e = errno
             close(fd)
             unlink(tmp)
@@ -118,7 +120,13 @@ public enum FileSystem {
             unlink(tmp)
             throw errnoText("cannot replace", path, e)
         }
-        syncDirectory(dir)
+        if durable { syncDirectory(dir) }
+    }
+
+    /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
+    /// is not available to Swift on Glibc).
+    public static func syncFileSystem(of path: String) {
+        sync()
     }
 
     /// fsync of a directory so a rename or unlink in it is durable.

@@ -3,6 +3,26 @@ import ArgumentParser
 import Foundation
 import Tresor
 
+extension Audit {
+    /// `--removed NAME`: what that member could read and may have copied, still current. Exit 6 if any.
+    func auditRemoved(_ name: String, _ vault: Vault) throws {
+        if vault.header.member(named: name) != nil {
+            throw CLIError("\(Output.quoted(name)) is still a member\nhint: 'tresor member rm \(Output.escaped(name))' removes them and rekeys")
+        }
+        let exposure = try vault.exposure(ofRemoved: name)
+        if json {
+            Output.json(.object(["member": .string(name), "removedIn": .string(exposure.removal.id),
+                                 "entries": .array(exposure.entries.map { .object(["path": .string($0.path.string), "fields": .array($0.fields.map(JSONValue.string))]) })]))
+        } else {
+            for e in exposure.entries { Output.line("\(Output.escaped(e.path.string)): \(e.fields.map(Output.escaped).joined(separator: ", "))") }
+            Output.status(exposure.entries.isEmpty
+                ? "Nothing \(Output.quoted(name)) could read is still current."
+                : "\(exposure.entries.count) entr\(exposure.entries.count == 1 ? "y" : "ies") hold values \(Output.quoted(name)) could read before the removal in \(exposure.removal.id.prefix(12)).\nhint: change them where they are used, then 'tresor rotate PATH' (or edit) here")
+        }
+        if !exposure.entries.isEmpty { throw ExitCode(ExitStatus.problems) }
+    }
+}
+
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "audit", 
         abstract: "Check every entry's password: weak, reused, old, breached (offline), missing; and urls without https.",
@@ -18,6 +38,8 @@ struct Audit: ParsableCommand {
     @Option(help: ArgumentHelp("Have I Been Pwned's Pwned Passwords (SHA-1): the file ordered by hash, or a folder of its range files. Never uses the network.", valueName: "path"))
     var hibp: String?
     @Flag(help: "Print JSON: {entries: [{path, findings}], totals, errors} (see README).") var json = false
+    @Option(help: ArgumentHelp("Instead: the entries a removed member could read whose values are still current (to rotate).", valueName: "name"))
+    var removed: String?
 
     func validate() throws {
         guard maxAge >= 0 else { throw ValidationError("--max-age must be 0 or more days") }
@@ -25,6 +47,7 @@ struct Audit: ParsableCommand {
 
     func run() throws {
         let vault = try options.open(unlock: true)
+        if let removed { return try auditRemoved(removed, vault) }
         let pwned = try hibp.map { try PwnedPasswords(path: $0) }
         let report = try vault.audit(prefix: prefix, options: AuditOptions(maxAgeDays: maxAge, pwnedPasswords: pwned))
         for failure in report.failures { Output.warning(failure.error.message) }

@@ -12,6 +12,8 @@ struct Passwd: ParsableCommand {
     @Option(help: ArgumentHelp("Argon2id cost of the new key slot (default: the current one's).", valueName: "level"))
     var kdf: KDFLevel?
     @Flag(help: .jsonReport) var json = false
+    @Flag(help: "Also rekey (a new vault key, every entry re-encrypted): the old passphrase then opens nothing written afterwards, not even with an old header from git history.")
+    var revoke = false
 
     func run() throws {
         let vault = try options.open(unlock: false)
@@ -20,6 +22,12 @@ struct Passwd: ParsableCommand {
         // Never weaker than the strongest slot the vault has (README "Security model").
         let level = kdf ?? vault.header.strongestLevel
         warnIfTestCost(level)
+        if revoke {
+            let outcome = try vault.rekey(passphrase: new, level: level)
+            try RekeyOptions().refreshSession(vault, options: options)
+            Output.status("Passphrase changed and the vault rekeyed: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted; the old passphrase opens nothing written from now on.")
+            return
+        }
         let removed = try vault.changePassphrase(to: new, level: level)
         if json {
             Output.json(.object(["changed": .bool(true), "kdf": .string(level.rawValue), "otherPassphrasesRemoved": .integer(removed)]))
@@ -99,9 +107,9 @@ struct Log: ParsableCommand {
 }
 
 struct Upgrade: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "upgrade", 
-        abstract: "Upgrade a vault of format version 1 to version 2 (authenticated header and commits).",
-        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read a version 2 vault.")
+    static let configuration = CommandConfiguration(commandName: "upgrade",
+        abstract: "Upgrade a vault to format version \(FormatVersion.header) (authenticated header and commits; members).",
+        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read the upgraded vault.")
 
     @OptionGroup var options: VaultOptions
     @Flag(help: .jsonReport) var json = false
@@ -115,6 +123,6 @@ struct Upgrade: ParsableCommand {
         }
         try vault.upgrade()
         if json { Output.json(.object(["upgraded": .bool(true), "version": .integer(FormatVersion.header)])); return }
-        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated.")
+        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated, and it can have members ('tresor member add').")
     }
 }

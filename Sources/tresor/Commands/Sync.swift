@@ -19,13 +19,23 @@ struct Sync: ParsableCommand {
     func run() throws {
         let vault = try options.open(unlock: true)
         let progress = ProgressLine("Syncing")
-        let outcome: SyncOutcome
+        var outcome: SyncOutcome
         do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), progress: progress.report) }
+        catch VaultError.rekeyedElsewhere where vault.credential == nil
+                && (options.identityPath != nil || options.passphraseFilePath != nil || Prompt.interactive) {
+            // Unlocked by a session: the rekeyed header's slots need the passphrase or identity itself.
+            if let path = options.identityPath { vault.credential = .identity(try IdentityFile.read(path)) }
+            else { vault.credential = .passphrase(try options.passphrase(prompt: "The vault was rekeyed on \(remote); passphrase: ")) }
+            let again = ProgressLine("Syncing")
+            defer { again.finish() }
+            outcome = try vault.sync(remote: remote, credentials: .standard(), progress: again.report)
+        }
+        if outcome.rekeyed { try RekeyOptions().refreshSession(vault, options: options) }
         if json {
             Output.json(.object([
                 "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
                 "fastForwarded": .bool(outcome.fastForwarded), "initializedRemote": .bool(outcome.initializedRemote),
-                "passphraseChanged": .bool(outcome.passphraseChanged),
+                "passphraseChanged": .bool(outcome.passphraseChanged), "rekeyed": .bool(outcome.rekeyed),
                 "rolledBack": outcome.rolledBack.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
@@ -55,7 +65,9 @@ struct Sync: ParsableCommand {
         let me = "device " + vault.deviceID.prefix(8)
         for r in outcome.resolutions { Output.line("  resolved: " + r.description.replacingOccurrences(of: me, with: "this device")) }
         if outcome.pushed { Output.line(outcome.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
-        if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
+        if outcome.rekeyed {
+            Output.line("The vault was rekeyed on another replica: this replica uses the new key from now on, and what it changed meanwhile was re-encrypted under it.")
+        } else if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
         if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
     }
 }

@@ -185,9 +185,89 @@ class HeaderV2(HeaderV1):
         return h.authenticated(vault_key)
 
 
+class HeaderV3(HeaderV2):
+    """Header version 3 (§3.8): recipient key slots beside passphrase slots; written after them."""
+    VERSION = 3
+
+    KNOWN_MEMBERS = HeaderV2.KNOWN_MEMBERS + ("rekeyProof",)
+
+    def __init__(self, vault_id, slots, other_slots=(), unknown=None, generation=1, auth=None, recipients=(),
+                 rekey_proof=None):
+        super().__init__(vault_id, slots, other_slots, unknown, generation, auth)
+        self.recipients = list(recipients)
+        self.rekey_proof = rekey_proof
+
+    @classmethod
+    def parse(cls, obj):
+        from .recipients import RecipientSlot, MAX_RECIPIENT_SLOTS
+        slots = obj.get("keySlots")
+        recipient_json = [s for s in slots if isinstance(s, dict) and s.get("type") == RecipientSlot.TYPE] \
+            if isinstance(slots, list) else []
+        rest = dict(obj)
+        if isinstance(slots, list):
+            rest["keySlots"] = [s for s in slots if not (isinstance(s, dict) and s.get("type") == RecipientSlot.TYPE)]
+        h = super().parse(rest)
+        recipients = []
+        for s in recipient_json:
+            if len(recipients) == MAX_RECIPIENT_SLOTS:
+                fail("malformed", "more than %d recipient slots" % MAX_RECIPIENT_SLOTS)
+            r = RecipientSlot.parse(s)
+            if any(o.name == r.name or o.public_key == r.public_key for o in recipients):
+                fail("malformed", "two recipient slots with one name or one public key")
+            recipients.append(r)
+        h.recipients = recipients
+        if "rekeyProof" in obj:
+            h.rekey_proof = b64field(obj["rekeyProof"], "rekeyProof", 32)
+        return h
+
+    def to_json(self, with_auth=True):
+        h = super().to_json(with_auth)
+        if self.rekey_proof is not None:
+            h["rekeyProof"] = b64encode(self.rekey_proof)
+        h["keySlots"] = [s.to_json() for s in self.slots] + [r.to_json() for r in self.recipients] + list(self.other_slots)
+        return h
+
+    def authenticated(self, vault_key):
+        h = type(self)(self.vault_id, self.slots, self.other_slots, self.unknown, self.generation, None, self.recipients,
+                       self.rekey_proof)
+        h.auth = h.tag(vault_key)
+        return h
+
+    def unlock_identity(self, secret_key, public_key):
+        """§3.8: the recipient slot sealed to the identity's public key opens the vault key."""
+        for r in self.recipients:
+            if r.public_key == public_key:
+                return r.open(self.vault_id, secret_key)
+        fail("not-a-recipient", "no recipient slot is sealed to this public key")
+
+    def with_new_passphrase(self, vault_key, passphrase, slot_id, ops, mem, salt, nonce):
+        h = super().with_new_passphrase(vault_key, passphrase, slot_id, ops, mem, salt, nonce)
+        h.recipients = self.recipients
+        return h.authenticated(vault_key)
+
+    @staticmethod
+    def rekey_proof_for(old_key, new_key):
+        """§3.11: keyed BLAKE2b-256 under the previous header key over "tresor-rekey" 0x00 || the new header key."""
+        return primitives.keyed_hash(primitives.subkey(old_key, primitives.SUBKEY_HEADER),
+                                     b"tresor-rekey\x00" + primitives.subkey(new_key, primitives.SUBKEY_HEADER))
+
+    def rekeyed(self, old_key, new_key, passphrase, slot_id, ops, mem, salt, nonce, ephemeral_secrets, removing=None):
+        """§3.11: one passphrase slot of the new key, every remaining recipient slot sealed again (same id, name
+        and key; `ephemeral_secrets` gives each box's ephemeral secret in slot order), unknown slots dropped,
+        the next generation, authenticated with the new key."""
+        from .recipients import RecipientSlot
+        slot = PassphraseSlot.wrap(new_key, passphrase, self.SLOT_VERSION, self.vault_id, slot_id, ops, mem, salt, nonce)
+        kept = [r for r in self.recipients if r.name != removing]
+        recipients = [RecipientSlot.seal(new_key, r.public_key, r.name, self.vault_id, r.id, e)
+                      for r, e in zip(kept, ephemeral_secrets)]
+        h = type(self)(self.vault_id, [slot], [], self.unknown, self.generation + 1, None, recipients,
+                       self.rekey_proof_for(old_key, new_key))
+        return h.authenticated(new_key)
+
+
 # Header versions this implementation reads and writes.
-HEADER_FORMATS = {1: HeaderV1, 2: HeaderV2}
-CURRENT = HeaderV2
+HEADER_FORMATS = {1: HeaderV1, 2: HeaderV2, 3: HeaderV3}
+CURRENT = HeaderV3
 
 
 def parse_header_json(obj):

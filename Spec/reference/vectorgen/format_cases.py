@@ -10,7 +10,8 @@ from tresorref.envelope import CURRENT as ENTRY_FORMAT, parse_envelope, seal_ent
 from tresorref.errors import FormatError
 from tresorref.paths import entry_path
 from tresorref import primitives
-from tresorref.header import HeaderV1 as HEADER_FORMAT, HeaderV2, LEVELS, PassphraseSlot
+from tresorref.header import HeaderV1 as HEADER_FORMAT, HeaderV2, HeaderV3, LEVELS, PassphraseSlot
+from tresorref import recipients as rcp
 
 from . import format_tests
 from .writer import VectorSet
@@ -113,10 +114,10 @@ def header_vectors(out):
     ]:
         out.failure(name, "header", description, {"file": kdf_variant(key, value), "passphrase": PASSPHRASE},
                     "kdf-out-of-bounds")
-    v3 = header.to_json()
-    v3["version"] = 3
-    out.failure("header-version-3", "header", "a header of format version 3 (newer than this reader)",
-                {"file": text(cj.file_bytes(v3))}, "unsupported-version")
+    v4 = header.to_json()
+    v4["version"] = 4
+    out.failure("header-version-4", "header", "a header of format version 4 (newer than this reader)",
+                {"file": text(cj.file_bytes(v4))}, "unsupported-version")
     header_v2_vectors(out, slot)
     out.failure("header-salt-short", "header", "a 15-byte salt",
                 {"file": kdf_variant("salt", b64encode(SALT[:15]))}, "bad-encoding")
@@ -351,6 +352,117 @@ def edit_vectors(out):
          [set_("a=b", "x", 30)], error="invalid-field")
 
 
+ALICE_SECRET = sequence(0x21, 32)
+BOB_SECRET = sequence(0x41, 32)
+CAROL_SECRET = sequence(0x61, 32)
+ALICE_SLOT = "a11ce000-0000-4000-8000-000000000001"
+BOB_SLOT = "b0b00000-0000-4000-8000-000000000002"
+EPHEMERAL = [sequence(0xe0, 32), sequence(0xf0, 32), sequence(0x90, 32)]
+
+
+def public(secret):
+    import nacl.bindings
+    return nacl.bindings.crypto_scalarmult_base(bytes(secret))
+
+
+def v3_header(generation=4):
+    """Version 3: the passphrase slot of keyslot-unwrap-ok and recipient slots for alice and bob."""
+    slot = PassphraseSlot.wrap(VAULT_KEY, PASSPHRASE.encode(), 1, VAULT_ID, SLOT_ID, MIN_OPS, MIN_MEM, SALT, SLOT_NONCE)
+    alice = rcp.RecipientSlot.seal(VAULT_KEY, public(ALICE_SECRET), "alice", VAULT_ID, ALICE_SLOT, EPHEMERAL[0])
+    bob = rcp.RecipientSlot.seal(VAULT_KEY, public(BOB_SECRET), "bob's phone", VAULT_ID, BOB_SLOT, EPHEMERAL[1])
+    return HeaderV3(VAULT_ID, [slot], generation=generation, recipients=[alice, bob]).authenticated(VAULT_KEY)
+
+
+def identity_vectors(out):
+    """§3.9 and §3.10: identity files, plain and protected."""
+    plain = text(rcp.write_identity(ALICE_SECRET))
+    out.success("identity-plain", "identity", "an identity file holding its secret key; the public key text is "
+                "tresor1 and base32 of the key and its checksum", {"file": plain})
+    protected = text(rcp.write_identity(BOB_SECRET, b"identity passphrase", MIN_OPS, MIN_MEM, sequence(0x30, 16),
+                                        sequence(0x50, 24)))
+    out.success("identity-protected", "identity", "an identity file whose secret key is wrapped under its own "
+                "passphrase (Argon2id, XChaCha20-Poly1305)", {"file": protected, "passphrase": "identity passphrase"})
+    out.failure("identity-protected-wrong-passphrase", "identity", "a protected identity with a wrong passphrase",
+                {"file": protected, "passphrase": "identity passphrasf"}, "wrong-passphrase")
+    mismatch = cj.loads(plain.encode())
+    mismatch["publicKey"] = rcp.key_text(public(CAROL_SECRET))
+    out.failure("identity-key-mismatch", "identity", "an identity whose secret key does not belong to its public key",
+                {"file": text(cj.file_bytes(mismatch))}, "malformed")
+    typo = cj.loads(plain.encode())
+    t = typo["publicKey"]
+    typo["publicKey"] = t[:20] + ("b" if t[20] == "a" else "a") + t[21:]
+    out.failure("identity-key-checksum", "identity", "an identity whose public key text was mistyped: its checksum "
+                "does not match", {"file": text(cj.file_bytes(typo))}, "bad-encoding")
+    v2 = cj.loads(plain.encode())
+    v2["version"] = 2
+    out.failure("identity-version-2", "identity", "an identity file of version 2", {"file": text(cj.file_bytes(v2))},
+                "unsupported-version")
+
+
+def header_v3_vectors(out):
+    """§3.8: recipient key slots."""
+    h = v3_header()
+    file = text(h.serialize())
+    alice = text(rcp.write_identity(ALICE_SECRET))
+    bob = text(rcp.write_identity(BOB_SECRET, b"identity passphrase", MIN_OPS, MIN_MEM, sequence(0x30, 16),
+                                  sequence(0x50, 24)))
+    out.success("header-v3-recipient-unlock", "header",
+                "a version 3 header with a passphrase slot and two recipient slots; alice's identity opens hers",
+                {"file": file, "identity": alice})
+    out.success("header-v3-recipient-unlock-protected-identity", "header",
+                "the header of header-v3-recipient-unlock opened with bob's protected identity",
+                {"file": file, "identity": bob, "identity_passphrase": "identity passphrase"})
+    out.success("header-v3-passphrase", "header", "the header of header-v3-recipient-unlock opened with the passphrase",
+                {"file": file, "passphrase": PASSPHRASE})
+    carol = text(rcp.write_identity(CAROL_SECRET))
+    out.failure("header-v3-not-a-recipient", "header", "an identity that has no recipient slot",
+                {"file": file, "identity": carol}, "not-a-recipient")
+    swapped = h.to_json()
+    swapped["keySlots"][1]["id"], swapped["keySlots"][2]["id"] = BOB_SLOT, ALICE_SLOT
+    sw = HeaderV3.parse(cj.loads(cj.file_bytes(swapped)))
+    sw.auth = None
+    out.failure("header-v3-recipient-slot-id-swapped", "header",
+                "alice's and bob's slot ids swapped and the header authenticated again by a key holder: the sealed "
+                "key is bound to its slot id and no longer opens", {"file": text(sw.authenticated(VAULT_KEY).serialize()),
+                                                                   "identity": alice}, "authentication-failed")
+    added = h.to_json()
+    added["keySlots"].append(rcp.RecipientSlot.seal(OTHER_KEY, public(CAROL_SECRET), "carol", VAULT_ID,
+                                                    "cccccccc-0000-4000-8000-000000000003", EPHEMERAL[2]).to_json())
+    out.failure("header-v3-recipient-added", "header",
+                "a recipient slot added by someone without the vault key: the header's tag does not verify",
+                {"file": text(cj.file_bytes(added)), "identity": alice}, "header-not-authentic")
+    dup = h.to_json()
+    dup["keySlots"][2]["name"] = "alice"
+    out.failure("header-v3-duplicate-member-name", "header", "two recipient slots with one name",
+                {"file": text(cj.file_bytes(dup))}, "malformed")
+    bad = h.to_json()
+    bad["keySlots"][1]["publicKey"] = bad["keySlots"][1]["publicKey"].upper()
+    out.failure("header-v3-public-key-uppercase", "header", "a public key text in uppercase",
+                {"file": text(cj.file_bytes(bad))}, "bad-encoding")
+    in_v2 = h.to_json()
+    in_v2["version"] = 2
+    v2 = HeaderV2.parse(cj.loads(cj.file_bytes(in_v2)))
+    v2.auth = None
+    out.success("header-v2-recipient-is-unknown-slot", "header",
+                "a recipient slot in a version 2 header is a slot of unknown type: kept, never opened",
+                {"file": text(HeaderV2(v2.vault_id, v2.slots, v2.other_slots, v2.unknown, v2.generation)
+                              .authenticated(VAULT_KEY).serialize()), "passphrase": PASSPHRASE})
+    out.failure("header-v2-identity", "header", "an identity given for a version 2 header (no recipient slots)",
+                {"file": text(HeaderV2(v2.vault_id, v2.slots, [], v2.unknown, v2.generation).authenticated(VAULT_KEY).serialize()),
+                 "identity": alice}, "not-a-recipient")
+    gmail = seal_entry(gmail_entry(), ENTRY_NONCE, VAULT_KEY)
+    inputs = {"file": file, "passphrase": PASSPHRASE, "new_vault_key": hexstr(OTHER_KEY), "remove": "bob's phone",
+              "slot_id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9", "salt": hexstr(sequence(0xd0, 16)),
+              "nonce": hexstr(sequence(0x70, 24)), "ops": MIN_OPS, "mem": MIN_MEM,
+              "ephemeral_secrets": [hexstr(EPHEMERAL[2])], "entry": text(gmail), "entry_nonce": hexstr(ENTRY_NONCE2),
+              "identities": {"alice": alice, "bob's phone": bob}}
+    out.success("rekey-removes-member", "rekey",
+                "rekey removing bob: a new vault key, one passphrase slot, alice's slot sealed again, the next "
+                "generation; the entry re-encrypted under the new key", inputs)
+    out.failure("rekey-wrong-passphrase", "rekey", "a rekey needs the passphrase for the new passphrase slot",
+                dict(inputs, passphrase="correct horse battery stapler"), "wrong-passphrase")
+
+
 def vectors():
     out = FormatVectors()
     kdf_vectors(out)
@@ -358,4 +470,6 @@ def vectors():
     passwd_vectors(out)
     entry_vectors(out)
     edit_vectors(out)
+    identity_vectors(out)
+    header_v3_vectors(out)
     return out

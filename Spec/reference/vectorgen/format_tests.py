@@ -6,6 +6,7 @@ from tresorref.encoding import b64encode, hexstr
 from tresorref.entry import Entry
 from tresorref.envelope import parse_envelope, open_entry_file
 from tresorref.header import parse_header
+from tresorref import recipients
 
 
 def kdf(inputs):
@@ -31,16 +32,30 @@ def slot_summary(header, slot, secret):
     return s
 
 
+def recipient_summary(header, slot):
+    return {"id": slot.id, "name": slot.name, "public_key": hexstr(slot.public_key),
+            "fingerprint": recipients.fingerprint(slot.public_key), "sealed_key": hexstr(slot.sealed_key),
+            "binding": hexstr(recipients.binding(header.vault_id, slot.id))}
+
+
 def header(inputs):
     file = inputs["file"].encode("utf-8")
     h = parse_header(file)
     secret = passphrase(inputs)
     key = h.unlock(secret) if secret is not None else None
+    if "identity" in inputs:
+        sk, pk, _ = recipients.read_identity(inputs["identity"].encode("utf-8"), passphrase(inputs, "identity_passphrase"))
+        if h.VERSION < 3:
+            from tresorref.errors import fail
+            fail("not-a-recipient", "a header before version 3 has no recipient slots")
+        key = h.unlock_identity(sk, pk)
     if key is not None:
         h.verify(key)
     assert h.serialize() == file, "re-serializing the header changed it"
     expected = {"vault": h.vault_id, "key_slots": [slot_summary(h, s, secret) for s in h.slots],
                 "other_slots": len(h.other_slots)}
+    if h.VERSION >= 3:
+        expected["recipient_slots"] = [recipient_summary(h, r) for r in h.recipients]
     if key is not None:
         expected["vault_key"] = hexstr(key)
         if h.VERSION >= 2:
@@ -48,6 +63,38 @@ def header(inputs):
                              "header_key": hexstr(primitives.subkey(key, primitives.SUBKEY_HEADER)),
                              "authenticated_bytes": hexstr(h.authenticated_bytes()), "auth": hexstr(h.auth)})
     return expected
+
+
+def identity(inputs):
+    """§3.10: the identity file's keys."""
+    sk, pk, kek = recipients.read_identity(inputs["file"].encode("utf-8"), passphrase(inputs))
+    out = {"secret_key": hexstr(sk), "public_key": hexstr(pk), "public_key_text": recipients.key_text(pk),
+           "fingerprint": recipients.fingerprint(pk)}
+    if kek is not None:
+        out["kek"] = hexstr(kek)
+    return out
+
+
+def rekey(inputs):
+    """§3.11: the header and an entry file after a rekey, with every random input given."""
+    h = parse_header(inputs["file"].encode("utf-8"))
+    old_key = h.unlock(passphrase(inputs))
+    h.verify(old_key)
+    new_key = bytes.fromhex(inputs["new_vault_key"])
+    new = h.rekeyed(old_key, new_key, passphrase(inputs), inputs["slot_id"], inputs["ops"], inputs["mem"],
+                    bytes.fromhex(inputs["salt"]), bytes.fromhex(inputs["nonce"]),
+                    [bytes.fromhex(e) for e in inputs["ephemeral_secrets"]], inputs.get("remove"))
+    file = new.serialize()
+    fmt, env = parse_envelope(inputs["entry"].encode("utf-8"))
+    payload = fmt.open_payload(env, old_key)
+    entry_file = fmt.seal(payload, env.id, bytes.fromhex(inputs["entry_nonce"]), new_key)
+    parsed = parse_header(file)
+    assert parsed.unlock(passphrase(inputs)) == new_key
+    parsed.verify(new_key)
+    assert parsed.rekey_proof == type(h).rekey_proof_for(old_key, new_key)
+    return {"file": file.decode("utf-8"), "generation": new.generation, "entry": entry_file.decode("utf-8"),
+            "rekey_proof": hexstr(new.rekey_proof),
+            "entry_key": hexstr(fmt.entry_key(new_key))}
 
 
 def commit_auth(inputs):
@@ -95,4 +142,4 @@ def edit(inputs):
 
 
 TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "passwd": passwd, "edit": edit,
-         "commit-auth": commit_auth}
+         "commit-auth": commit_auth, "identity": identity, "rekey": rekey}

@@ -1,0 +1,145 @@
+// Members (recipient key slots) and rekeying: a new vault key, every entry re-encrypted, one commit.
+import Foundation
+import TresorCore
+import TresorGit
+
+/// What opens a vault key slot: a passphrase or an identity.
+public enum KeyCredential {
+    case passphrase(SecretBytes)
+    case identity(Identity)
+
+    /// The vault key `header` gives this credential. - Throws: `CoreError` (`.wrongPassphrase`, `.notARecipient`).
+    func open(_ header: VaultHeader) throws -> SecretBytes {
+        switch self {
+        case .passphrase(let p): return try header.unlock(passphrase: p)
+        case .identity(let i): return try header.unlock(identity: i)
+        }
+    }
+}
+
+/// A member as `member ls` shows it.
+public struct Member: Equatable, Sendable {
+    public var name: String
+    public var publicKey: RecipientKey
+    /// Whether the identity that unlocked this process is this member.
+    public var isThisDevice: Bool
+}
+
+/// What a rekey did.
+public struct RekeyOutcome: Equatable, Sendable {
+    public var entries: Int
+    public var members: Int
+    public var generation: UInt64
+    /// Slots of unknown types that were dropped (they could not be rewrapped).
+    public var droppedOtherSlots: Int
+}
+
+extension Vault {
+    /// The members of the vault (recipient key slots), in header order.
+    public var members: [Member] {
+        let mine: RecipientKey? = if case .identity(let i) = credential { i.publicKey } else { nil }
+        return header.recipientSlots.map { Member(name: $0.name, publicKey: $0.publicKey, isThisDevice: $0.publicKey == mine) }
+    }
+
+    /// Adds a recipient key slot sealed to `publicKey`: one slot, no entry is re-encrypted. Commits "Add member NAME".
+    /// - Throws: `VaultError.formatTooOld` before `upgrade`, `.header(.memberExists)`, `.header(.malformed)` for a bad name.
+    public func addMember(_ name: String, publicKey: RecipientKey) throws {
+        let key = try currentVaultKey()
+        let authenticator = try requireAuthenticator()
+        try transaction { txn in
+            let header = try txn.header()
+            guard header.version >= 3 else { throw VaultError.formatTooOld(version: header.version, required: 3) }
+            do { txn.putHeader(try authenticator.authenticated(try header.addingMember(name, publicKey: publicKey, vaultKey: key))) }
+            catch let e as CoreError { throw VaultError.header(e) }
+            txn.message = "Add member \(name)"
+        }
+        try reloadHeader()
+    }
+
+    /// Removes member `name` and rekeys in the same commit, so that nothing written afterwards opens with
+    /// that member's identity (Spec/FORMAT.md §3.11). `passphrase` wraps the new key in the passphrase slot.
+    /// - Throws: `VaultError.header(.noSuchMember)`, and what `rekey` throws.
+    @discardableResult
+    public func removeMember(_ name: String, passphrase: SecretBytes, level: KDFLevel) throws -> RekeyOutcome {
+        try rekey(passphrase: passphrase, level: level, removing: name)
+    }
+
+    /// Rekey (Spec/FORMAT.md §3.11): a new random vault key; every entry re-encrypted under it (one AEAD
+    /// each, the payload is not parsed); the passphrase slots replaced by one slot of `passphrase` (the current
+    /// one or a new one: with `passwd --revoke` the old passphrase opens nothing written afterwards); every
+    /// recipient slot sealed again from its public key; the next generation, authenticated with the new key;
+    /// one commit tagged with the new key, as one transaction. Entries already in git history stay readable
+    /// with the old key: that cannot be revoked.
+    /// - Throws: `VaultError.vaultLocked`, `.entry` for an entry that does not open, transaction errors.
+    @discardableResult
+    public func rekey(passphrase: SecretBytes, level: KDFLevel, removing member: String? = nil) throws -> RekeyOutcome {
+        let oldCipher = try requireCipher()
+        let oldAuthenticator = try requireAuthenticator()
+        let outcome = try transaction { txn -> RekeyOutcome in
+            let header = try txn.header()
+            guard header.version >= 2 else { throw VaultError.formatTooOld(version: header.version, required: 2) }
+            let newKey = SecretBytes.random(count: Sodium.keyBytes)
+            let newCipher: EntryCipher, newHeader: VaultHeader
+            do {
+                newCipher = try EntryCipher(vaultKey: newKey)
+                let slot = try KeySlot.wrap(newKey, passphrase: passphrase, level: level, vaultID: header.vaultID)
+                newHeader = try VaultAuthenticator(vaultKey: newKey).authenticated(try header.rekeyed(
+                    newKey: newKey, passphraseSlot: slot, removing: member, proof: try oldAuthenticator.rekeyProof(newKey: newKey)))
+            } catch let e as CoreError { throw VaultError.header(e) }
+            var count = 0
+            if let base = txn.base {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath(filePath: file.path) != nil {
+                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
+                    do { txn.putFile(file.path, try newCipher.reseal(bytes, from: oldCipher)) }
+                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                    count += 1
+                }
+            }
+            txn.putHeader(newHeader)
+            txn.newVaultKey = newKey
+            txn.message = (member.map { "Remove member \($0) and rekey" } ?? "Rekey") + ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
+            return RekeyOutcome(entries: count, members: newHeader.recipientSlots.count, generation: newHeader.generation,
+                                droppedOtherSlots: header.otherSlots.count)
+        }
+        try reloadHeader()
+        credential = .passphrase(passphrase)
+        return outcome
+    }
+}
+
+/// What a removed member could have read and may have copied (`tresor audit --removed`).
+public struct RemovedMemberExposure: Sendable {
+    /// The commit that removed the member.
+    public var removal: GitCommit
+    /// Current entries that existed while the member was one, with the fields whose values have not changed
+    /// since (by the field's `modified` time): the values to rotate.
+    public var entries: [(path: EntryPath, fields: [String])]
+}
+
+extension Vault {
+    /// The entries member `name` could read before their removal whose values are still current.
+    /// - Throws: `VaultError.header(.noSuchMember)` if no commit removed such a member.
+    public func exposure(ofRemoved name: String) throws -> RemovedMemberExposure {
+        let repo = try repository()
+        let commits = try Vault.git { try repo.log(path: VaultHeader.relativePath) }
+        func hasMember(_ rev: String) -> Bool {
+            guard let bytes = try? repo.blob(at: rev, path: VaultHeader.relativePath), let h = try? VaultHeader.parse(bytes) else { return false }
+            return h.member(named: name) != nil
+        }
+        guard let removal = commits.first(where: { c in !hasMember(c.id) && c.parents.first.map(hasMember) == true }),
+              let before = removal.parents.first else { throw VaultError.header(.noSuchMember(name)) }
+        var ids: Set<String> = []
+        for file in try Vault.git({ try repo.treeEntries(at: before) }) where EntryPath(filePath: file.path) != nil {
+            if let bytes = try? repo.blob(id: file.id), let env = try? Envelope.parse(bytes) { ids.insert(env.id) }
+        }
+        let cutoff = Int64(removal.date.timeIntervalSince1970 * 1000) + 999
+        var found: [(EntryPath, [String])] = []
+        for path in list().paths {
+            let entry = try read(path)
+            guard ids.contains(entry.id) else { continue }
+            let fields = entry.fields.filter { $0.value.modified.milliseconds <= cutoff }.map(\.key).sorted()
+            if !fields.isEmpty { found.append((path, fields)) }
+        }
+        return RemovedMemberExposure(removal: removal, entries: found)
+    }
+}

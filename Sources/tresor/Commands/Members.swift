@@ -1,0 +1,193 @@
+// `tresor identity`, `tresor member`, `tresor rekey`: keys for people and devices, and revoking them.
+import ArgumentParser
+import Foundation
+import Tresor
+
+/// Reading and writing identity files (Spec/FORMAT.md §3.10).
+enum IdentityFile {
+    /// `$XDG_CONFIG_HOME/tresor/identity`, else `~/.config/tresor/identity`.
+    static var defaultPath: String {
+        let env = ProcessInfo.processInfo.environment
+        let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.config"
+        return config + "/tresor/identity"
+    }
+
+    /// Reads an identity; a protected one asks for its passphrase (or reads $TRESOR_IDENTITY_PASSPHRASE_FILE).
+    static func read(_ path: String) throws -> Identity {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: 64 << 10) }
+        catch { throw CLIError("cannot read identity file \(Output.quoted(path))\nhint: 'tresor identity new' makes one", code: ExitStatus.auth) }
+        var passphrase: SecretBytes?
+        if Identity.isProtected(bytes) {
+            if let f = ProcessInfo.processInfo.environment["TRESOR_IDENTITY_PASSPHRASE_FILE"], !f.isEmpty {
+                passphrase = try VaultOptions.readPassphraseFile(f)
+            } else {
+                passphrase = try PassphraseInput.typed("Passphrase for identity \(Output.escaped(path)): ", isNew: false)
+            }
+        }
+        do { return try Identity.parse(bytes, passphrase: passphrase) }
+        catch CoreError.wrongPassphrase { throw CLIError("wrong passphrase for identity file \(Output.quoted(path))", code: ExitStatus.auth) }
+        catch let e as CoreError { throw CLIError("identity file \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")", code: ExitStatus.auth) }
+    }
+}
+
+struct IdentityCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identity", abstract: "Make or show an identity: a key pair that unlocks vaults it is a member of.",
+        subcommands: [New.self, Show.self])
+
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new identity file (mode 0600) and print its public key.",
+            discussion: "Give the public key (tresor1…) to a vault's member to run 'tresor member add NAME KEY'.")
+        @Argument(help: ArgumentHelp("Where to write it (default: ~/.config/tresor/identity).", valueName: "file"))
+        var file: String?
+        @Flag(help: "Protect the secret key with a passphrase of its own (Argon2id).")
+        var protect = false
+        @Option(help: ArgumentHelp("Read the identity's passphrase from the first line of this file (implies --protect).", valueName: "file"))
+        var newPassphraseFile: String?
+        @Option(help: ArgumentHelp("Argon2id cost of the identity's passphrase.", valueName: "level"))
+        var kdf: KDFLevel = .moderate
+
+        func run() throws {
+            let path = file ?? IdentityFile.defaultPath
+            if FileSystem.kind(path) != .missing { throw CLIError("\(Output.quoted(path)) already exists; an identity is never overwritten", code: ExitStatus.exists) }
+            let identity = Identity.generate()
+            var passphrase: SecretBytes?
+            if protect || newPassphraseFile != nil {
+                passphrase = try PassphraseInput.new(file: newPassphraseFile, directory: path)
+                warnIfTestCost(kdf)
+            }
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty, FileSystem.kind(dir) == .missing {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            do { try FileSystem.writeAtomically(try identity.serialized(passphrase: passphrase, level: kdf), to: path) }
+            catch let e as CoreError { throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")") }
+            chmod(path, 0o600)
+            Output.line(identity.publicKey.text)
+            Output.status("Wrote identity \(path)\(passphrase == nil ? "" : " (protected by its passphrase)"). Its public key is above.")
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print an identity's public key.")
+        @Argument(help: ArgumentHelp("The identity file (default: ~/.config/tresor/identity).", valueName: "file"))
+        var file: String?
+
+        func run() throws {
+            let bytes = try FileSystem.read(file ?? IdentityFile.defaultPath, limit: 64 << 10)
+            guard let o = (try? JSONValue.parse(bytes))?.objectValue, let text = o["publicKey"]?.stringValue,
+                  let key = try? RecipientKey(text: text) else { throw CLIError("not an identity file") }
+            Output.line(key.text)
+        }
+    }
+}
+
+struct MemberCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "member", abstract: "Add, list and remove the members (identities) that can unlock the vault.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a member: one key slot sealed to their public key (no entry is re-encrypted).")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The member's name (a person or a device).") var name: String
+        @Argument(help: ArgumentHelp("Their public key (tresor1…), from 'tresor identity new'.", valueName: "public-key")) var publicKey: String
+
+        func run() throws {
+            let key: RecipientKey
+            do { key = try RecipientKey(text: publicKey) } catch let e as CoreError { throw CLIError("bad public key: \(e.errorDescription ?? "\(e)")") }
+            guard RecipientSlot.isValidName(name) else {
+                throw CLIError("member name \(Output.quoted(name)) is not 1 to 64 bytes of printable NFC text without leading or trailing spaces")
+            }
+            let vault = try options.open(unlock: true)
+            try vault.addMember(name, publicKey: key)
+            Output.status("Added member \(Output.quoted(name)) (\(key.fingerprint)): their identity now unlocks the vault.")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.")
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            let vault = try options.open(unlock: false)
+            if let path = options.identityPath { vault.credential = .identity(try IdentityFile.read(path)) }
+            if vault.members.isEmpty { Output.status("No members: only the passphrase opens the vault. 'tresor member add NAME KEY' adds one.") }
+            for m in vault.members {
+                Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.isThisDevice ? "\t(this device)" : "")")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Remove a member and rekey: nothing written afterwards opens with their identity.",
+            discussion: "Values they could read before may have been copied: 'tresor audit --removed NAME' lists them to rotate.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The member's name.") var name: String
+        @OptionGroup var rekeyOptions: RekeyOptions
+
+        func run() throws {
+            let vault = try options.open(unlock: true)
+            guard vault.header.member(named: name) != nil else { throw VaultError.header(.noSuchMember(name)) }
+            let (passphrase, level) = try rekeyOptions.passphrase(for: vault, options: options)
+            let outcome = try vault.removeMember(name, passphrase: passphrase, level: level)
+            try rekeyOptions.refreshSession(vault, options: options)
+            Output.status("Removed member \(Output.quoted(name)) and rekeyed: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted under a new vault key.")
+            Output.status("hint: what they could read before may have been copied; 'tresor audit --removed \(Output.escaped(name))' lists the entries to rotate")
+        }
+    }
+}
+
+/// The passphrase the rekeyed vault's passphrase slot gets, and its cost.
+struct RekeyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Read a new passphrase for the vault from the first line of this file (default: keep the current one).", valueName: "file"))
+    var newPassphraseFile: String?
+    @Flag(help: "Also change the passphrase (asked for), so the old one opens nothing written afterwards.")
+    var newPassphrase = false
+    @Option(help: ArgumentHelp("Argon2id cost of the new passphrase slot (default: the current one's).", valueName: "level"))
+    var kdf: KDFLevel?
+
+    func passphrase(for vault: Vault, options: VaultOptions) throws -> (SecretBytes, KDFLevel) {
+        let level = kdf ?? vault.header.strongestLevel
+        warnIfTestCost(level)
+        if newPassphrase || newPassphraseFile != nil { return (try PassphraseInput.new(file: newPassphraseFile, directory: vault.root), level) }
+        if case .passphrase(let p) = vault.credential { return (p, level) }
+        // Unlocked by an identity or a session: the passphrase slot needs the passphrase itself.
+        let p = try options.passphrase(prompt: "Current passphrase for \(PassphraseInput.name(of: vault.root)) (kept for the new key): ")
+        guard (try? vault.header.unlock(passphrase: p)) != nil else { throw VaultError.wrongPassphrase }
+        return (p, level)
+    }
+
+    /// A session of this vault holds the old key: it is replaced by one with the new key, same token lifetime.
+    func refreshSession(_ vault: Vault, options: VaultOptions) throws {
+        if let token = options.environment[Session.environmentVariable], !token.isEmpty {
+            _ = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+            Output.status("The session of this vault ended (it held the old key): run 'tresor unlock' again.")
+        }
+    }
+}
+
+struct Rekey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change the vault key: every entry re-encrypted, every key slot rewrapped, one commit.",
+        discussion: """
+            Afterwards an old passphrase, a removed member's identity or an old header from git history opens nothing \
+            written afterwards. Git history keeps the old entries readable with the old key; that cannot be revoked.
+            """)
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var rekeyOptions: RekeyOptions
+
+    func run() throws {
+        let vault = try options.open(unlock: true)
+        let (passphrase, level) = try rekeyOptions.passphrase(for: vault, options: options)
+        let outcome = try vault.rekey(passphrase: passphrase, level: level)
+        try rekeyOptions.refreshSession(vault, options: options)
+        Output.status("Rekeyed: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted, \(outcome.members) member slot\(outcome.members == 1 ? "" : "s") rewrapped (header generation \(outcome.generation)).")
+        if outcome.droppedOtherSlots > 0 { Output.warning("\(outcome.droppedOtherSlots) key slot\(outcome.droppedOtherSlots == 1 ? "" : "s") of unknown type could not be rewrapped and were dropped") }
+    }
+}
