@@ -110,10 +110,6 @@ public final class Vault {
         return Vault(root: root, header: header, repo: nil)
     }
 
-    /// Starts libgit2 (which reads the system's CA certificates when it initialises) on a background
-    /// thread, so a command that will open the repository does not wait for it later.
-    public static func prepareInBackground() { GitRepository.prepareInBackground() }
-
     static func absolutePath(_ p: String) -> String {
         let expanded = (p as NSString).expandingTildeInPath
         let abs = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded

@@ -17,16 +17,6 @@ enum Libgit2 {
     }
 }
 
-extension GitRepository {
-    /// Starts initialising libgit2 on another thread, for a process that will open a repository soon.
-    /// Debian's libgit2 parses the whole CA bundle (mbedTLS) when it initialises, about as long as the rest
-    /// of a small command; meanwhile the caller parses its arguments and reads what it needs. The first
-    /// libgit2 call waits for it to finish.
-    public static func prepareInBackground() {
-        Thread.detachNewThread { Libgit2.ensureInitialized() }
-    }
-}
-
 /// Owns one libgit2 object pointer: acquired in `init`, freed exactly once in `deinit`, and lent only
 /// inside `withPointer`, so the handle outlives every use of its pointer without `withExtendedLifetime`
 /// at call sites (the shape of swift-crypto's `BoringSSLAEAD`). `owner` keeps the repository alive for

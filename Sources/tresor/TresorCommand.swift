@@ -38,8 +38,6 @@ struct TresorCommand: ParsableCommand {
         if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
-        // Commands that open the git repository: libgit2's start-up runs while the command gets ready.
-        if gitCommands.contains(CommandLine.arguments.dropFirst().first ?? "") { Vault.prepareInBackground() }
         do {
             var command = try parseAsRoot()
             do { try command.run() } catch let e as ValidationError {
@@ -63,9 +61,6 @@ struct TresorCommand: ParsableCommand {
 
     /// argument-parser's own usage errors read like tresor's ("tresor: error: Unknown option '--x'").
     static var _errorPrefix: String { "tresor: error: " }
-
-    static let gitCommands: Set<String> = ["init", "add", "edit", "rm", "mv", "cp", "rotate", "passwd", "fsck", "log", "sync", "clone",
-                                           "remote", "restore", "upgrade", "adopt", "import", "ui"]
 
     static func fail(_ message: String, code: Int32) -> Never {
         Output.error(message)
