@@ -7,16 +7,7 @@ import TestSupport
 import TresorGit
 import XCTest
 
-final class RekeyPropertyTests: XCTestCase {
-    var dir = ""
-
-    override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "tresor-rekey-prop-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
-
+final class RekeyPropertyTests: VaultTestCase {
     func testRekeysConcurrentWithEditsOnThreeReplicasConvergeUnderTheNewestKey() throws {
         for seed: UInt64 in 1...8 { try runScenario(seed: seed, steps: 50) }
     }

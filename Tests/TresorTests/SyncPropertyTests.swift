@@ -6,16 +6,7 @@ import TestSupport
 @testable import TresorGit
 import XCTest
 
-final class SyncPropertyTests: XCTestCase {
-    var dir = ""
-
-    override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "tresor-prop-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
-
+final class SyncPropertyTests: VaultTestCase {
     func testRandomOperationsOnThreeReplicasConvergeAndLoseNothing() throws {
         for seed: UInt64 in 1...8 { try runScenario(seed: seed, steps: 50) }
     }

@@ -118,13 +118,7 @@ final class RekeySyncTests: SyncTestCase {
             XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + args, stdin: nil, extraEnv: [:]).code, 0)
         }
         // Tag the commit with the fake key, as a key holder of that key would.
-        let content = try run("/usr/bin/git", ["-C", work, "cat-file", "commit", "HEAD"], stdin: nil, extraEnv: [:]).stdout
-        var lines = content.components(separatedBy: "\n")
-        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
-        lines.insert("\(VaultAuthenticator.commitField) \(try VaultAuthenticator(vaultKey: fakeKey).commitTag(Array(content.utf8)))", at: committer + 1)
-        try write(lines.joined(separator: "\n"), to: dir + "/commit.txt")
-        let commit = try run("/usr/bin/git", ["-C", work, "hash-object", "-t", "commit", "-w", dir + "/commit.txt"], stdin: nil, extraEnv: [:])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try Attacker(bare: work, scratch: dir, test: self).authenticated("HEAD", key: fakeKey)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "push", "-q", "-f", "origin", commit + ":refs/heads/main"], stdin: nil, extraEnv: [:]).code, 0)
         // B's identity opens the fake header, but the proof does not verify with B's key: refused, nothing changed.
         let r = try attempt("B", "sync", env: id)
@@ -196,13 +190,7 @@ final class RekeySyncTests: SyncTestCase {
 
     func authenticateHeadWithOldKey(_ work: String, header: String) throws {
         let key = try VaultHeader.parse(Array(header.utf8)).unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
-        let content = try run("/usr/bin/git", ["-C", work, "cat-file", "commit", "HEAD"], stdin: nil, extraEnv: [:]).stdout
-        var lines = content.components(separatedBy: "\n")
-        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
-        lines.insert("\(VaultAuthenticator.commitField) \(try VaultAuthenticator(vaultKey: key).commitTag(Array(content.utf8)))", at: committer + 1)
-        try write(lines.joined(separator: "\n"), to: dir + "/commit.txt")
-        let id = try run("/usr/bin/git", ["-C", work, "hash-object", "-t", "commit", "-w", dir + "/commit.txt"], stdin: nil, extraEnv: [:])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try Attacker(bare: work, scratch: dir, test: self).authenticated("HEAD", key: key)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "update-ref", "HEAD", id], stdin: nil, extraEnv: [:]).code, 0)
     }
 }

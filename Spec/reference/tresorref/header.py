@@ -14,6 +14,21 @@ MEM_BOUNDS = (8192, 1 << 30)
 LEVELS = {"minimum": (1, 8192), "interactive": (2, 64 << 20), "moderate": (3, 256 << 20), "sensitive": (4, 1 << 30)}
 
 
+def parse_kdf(kdf):
+    """The `kdf` member of a passphrase slot or a protected identity (§3.3): (ops, mem, salt), in bounds."""
+    if not isinstance(kdf, dict):
+        fail("malformed", "kdf is not an object")
+    if kdf.get("algorithm") != KDF_ALGORITHM:
+        fail("kdf-out-of-bounds", "kdf algorithm is not %s" % KDF_ALGORITHM)
+    ops, mem = cj.integer(kdf.get("ops")), cj.integer(kdf.get("mem"))
+    if ops is None or mem is None:
+        fail("malformed", "kdf ops or mem is not an integer")
+    salt = b64field(kdf.get("salt"), "salt", primitives.SALT_BYTES)
+    if not (OPS_BOUNDS[0] <= ops <= OPS_BOUNDS[1] and MEM_BOUNDS[0] <= mem <= MEM_BOUNDS[1]):
+        fail("kdf-out-of-bounds", "ops %d, mem %d" % (ops, mem))
+    return ops, mem, salt
+
+
 class PassphraseSlot:
     """A key slot of type "passphrase" (§3.2, §3.3)."""
     TYPE = "passphrase"
@@ -26,17 +41,7 @@ class PassphraseSlot:
         """§3.4 step 6 for a passphrase slot, in the order given there."""
         if not is_id(obj.get("id")):
             fail("malformed", "key slot id is not a lowercase UUID")
-        kdf = obj.get("kdf")
-        if not isinstance(kdf, dict):
-            fail("malformed", "kdf is not an object")
-        if kdf.get("algorithm") != KDF_ALGORITHM:
-            fail("kdf-out-of-bounds", "kdf algorithm is not %s" % KDF_ALGORITHM)
-        ops, mem = cj.integer(kdf.get("ops")), cj.integer(kdf.get("mem"))
-        if ops is None or mem is None:
-            fail("malformed", "kdf ops or mem is not an integer")
-        salt = b64field(kdf.get("salt"), "salt", primitives.SALT_BYTES)
-        if not (OPS_BOUNDS[0] <= ops <= OPS_BOUNDS[1] and MEM_BOUNDS[0] <= mem <= MEM_BOUNDS[1]):
-            fail("kdf-out-of-bounds", "ops %d, mem %d" % (ops, mem))
+        ops, mem, salt = parse_kdf(obj.get("kdf"))
         nonce = b64field(obj.get("nonce"), "nonce", primitives.NONCE_BYTES)
         wrapped = b64field(obj.get("wrappedKey"), "wrappedKey", primitives.KEY_BYTES + primitives.TAG_BYTES)
         return cls(obj["id"], ops, mem, salt, nonce, wrapped)

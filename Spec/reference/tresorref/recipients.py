@@ -145,7 +145,7 @@ def write_identity(secret_key, passphrase=None, ops=None, mem=None, salt=None, n
 
 def read_identity(data, passphrase=None):
     """§3.10 reader checks; returns (secret key, public key, kek or None)."""
-    from .header import OPS_BOUNDS, MEM_BOUNDS
+    from .header import parse_kdf
     if len(data) > 64 << 10:
         fail("malformed", "identity file larger than 64 KiB")
     obj = cj.loads(data)
@@ -163,17 +163,7 @@ def read_identity(data, passphrase=None):
     if "kdf" in obj:
         if "secretKey" in obj:
             fail("malformed", "both secretKey and kdf")
-        kdf = obj["kdf"]
-        if not isinstance(kdf, dict):
-            fail("malformed", "kdf is not an object")
-        if kdf.get("algorithm") != "argon2id13":
-            fail("kdf-out-of-bounds", "kdf algorithm")
-        ops, mem = cj.integer(kdf.get("ops")), cj.integer(kdf.get("mem"))
-        if ops is None or mem is None:
-            fail("malformed", "kdf ops or mem is not an integer")
-        salt = b64field(kdf.get("salt"), "salt", primitives.SALT_BYTES)
-        if not (OPS_BOUNDS[0] <= ops <= OPS_BOUNDS[1] and MEM_BOUNDS[0] <= mem <= MEM_BOUNDS[1]):
-            fail("kdf-out-of-bounds", "ops %d, mem %d" % (ops, mem))
+        ops, mem, salt = parse_kdf(obj["kdf"])
         nonce = b64field(obj.get("nonce"), "nonce", primitives.NONCE_BYTES)
         wrapped = b64field(obj.get("wrappedSecretKey"), "wrappedSecretKey", 32 + primitives.TAG_BYTES)
         if passphrase is None:
