@@ -192,6 +192,13 @@ extension Vault {
     /// The ref lock files tresor's own changes take.
     static let refLocks = [".git/refs/heads/main.lock", ".git/HEAD.lock"]
 
+    /// When `path` was last modified (seconds since 1970, with nanoseconds), nil if it does not exist.
+    static func modificationTime(of path: String) -> Double? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+    }
+
     /// Seconds since `path` was last modified, nil if it does not exist.
     static func age(of path: String) -> TimeInterval? {
         var st = stat()
@@ -230,7 +237,8 @@ extension Vault {
         if let age = Vault.age(of: indexLock), age > 3600 { unlink(indexLock) }
         removeIndexLockOfADeadWriter()
         let marker = root + "/" + Vault.indexWriterPath
-        try? FileSystem.writeAtomically(Array("\(getpid())\n".utf8), to: marker)
+        // A hint for the next process after a kill, not data: no fsync on this hot path.
+        try? FileSystem.writeAtomically(Array("\(getpid())\n".utf8), to: marker, durable: false)
         defer { unlink(marker) }
         do { try repo.refreshIndex(paths: journal.paths) }
         catch GitError.locked(let file) {
@@ -264,7 +272,8 @@ extension Vault {
               let pid = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
               pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
         let lock = root + "/.git/index.lock"
-        if let markerAge = Vault.age(of: marker), let lockAge = Vault.age(of: lock), lockAge <= markerAge, markerAge - lockAge < 10 { unlink(lock) }
+        if let written = Vault.modificationTime(of: marker), let taken = Vault.modificationTime(of: lock),
+           taken >= written, taken - written < 10 { unlink(lock) }
         unlink(marker)
     }
 
