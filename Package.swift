@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"],
                 resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
-        .target(name: "TresorGit", dependencies: ["CGit2"]),
+        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.

@@ -14,7 +14,7 @@ check() { # module, allowed imports (regex)
 check tresor            'Foundation|Tresor|TresorTerminal|ArgumentParser|Glibc|Darwin|Dispatch'
 check Tresor            'Foundation|TresorCore|TresorGit|TresorInterchange|Glibc|Darwin|Dispatch|CProcess'
 check TresorCore        'Foundation|CSodium|CCrypto|CProcess|CArgon2|Glibc|Darwin|Dispatch'
-check TresorGit         'Foundation|CGit2|Glibc|Darwin|Dispatch'
+check TresorGit         'Foundation|CGit2|CGzip|CCrypto|Glibc|Darwin|Dispatch'
 check TresorInterchange 'Foundation|FoundationXML|TresorCore|CGzip|CSV|ZIPFoundation|Glibc'
 check TresorTerminal    'Foundation|CNcurses|Glibc'
 exit $status

@@ -3,6 +3,9 @@
 #define TRESOR_CGIT2_SHIM_H
 #include <git2.h>
 #include <git2/sys/merge.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 
 /// git_libgit2_opts is variadic, which Swift cannot call: one wrapper per option used.
 static inline int tresor_git_set_search_path(int level, const char *path) {
@@ -18,5 +21,15 @@ static inline int tresor_git_enable_fsync(int enabled) {
 /// CA certificates for https (GIT_SSL_CAINFO / GIT_SSL_CAPATH); either may be NULL.
 static inline int tresor_git_set_ssl_cert_locations(const char *file, const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
+}
+/// The writepack's methods are function pointers in a struct: called here rather than through Swift.
+static inline int tresor_git_writepack_append(git_odb_writepack *w, const void *data, size_t size, git_indexer_progress *stats) {
+    return w->append(w, data, size, stats);
+}
+static inline int tresor_git_writepack_commit(git_odb_writepack *w, git_indexer_progress *stats) {
+    return w->commit(w, stats);
+}
+static inline void tresor_git_writepack_free(git_odb_writepack *w) {
+    w->free(w);
 }
 #endif

@@ -1,4 +1,4 @@
-// C entry point for zlib's gzip streams (KeePass databases); named CGzip because ZIPFoundation already has a module CZlib.
+// C entry point for zlib: gzip streams (KeePass databases) and the zlib streams of git pack files; named CGzip because ZIPFoundation already has a module CZlib.
 #ifndef TRESOR_CGZIP_SHIM_H
 #define TRESOR_CGZIP_SHIM_H
 #include <zlib.h>

@@ -88,10 +88,25 @@ extension Vault {
             } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath(filePath: file.path) != nil {
-                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
-                    do { txn.putFile(file.path, try newCipher.reseal(bytes, from: oldCipher)) }
-                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                // The repository is read on this thread; the cryptography runs on every core.
+                let files = try Vault.git({ try txn.repo.treeEntries(at: base) }).filter { EntryPath(filePath: $0.path) != nil }
+                let old = try files.map { file in try Vault.git { try txn.repo.blob(id: file.id) } }
+                var resealed = [Result<[UInt8], CoreError>](repeating: .failure(.io("")), count: files.count)
+                resealed.withUnsafeMutableBufferPointer { out in
+                    let chunks = max(1, min(files.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                        for i in stride(from: chunk, to: files.count, by: chunks) {
+                            do { out[i] = .success(try newCipher.reseal(old[i], from: oldCipher)) }
+                            catch let e as CoreError { out[i] = .failure(e) }
+                            catch { out[i] = .failure(.io("\(error)")) }
+                        }
+                    }
+                }
+                for (file, result) in zip(files, resealed) {
+                    switch result {
+                    case .success(let bytes): txn.putFile(file.path, bytes)
+                    case .failure(let e): throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e)
+                    }
                     count += 1
                 }
             }

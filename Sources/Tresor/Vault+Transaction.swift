@@ -85,6 +85,20 @@ extension Vault {
 
     private func writeAndPublish(_ txn: VaultTransaction) throws -> String? {
         let repo = txn.repo
+        // A large change (a rekey, an import) stores its objects as one pack: one file and one fsync instead of
+        // one per object.
+        let written = txn.staged.count > Vault.batchedCheckoutThreshold
+            ? try Vault.git { try repo.writingObjectsAsOnePack { try writeObjects(txn) } }
+            : try writeObjects(txn)
+        guard let (commit, message, changes) = written else { return nil }
+        try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
+                    reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
+        return commit
+    }
+
+    /// Blobs, trees and the commit of `txn` in the object database; `nil` if the tree would not change.
+    private func writeObjects(_ txn: VaultTransaction) throws -> (commit: String, message: String, changes: [GitTreeChange])? {
+        let repo = txn.repo
         var changes: [GitTreeChange] = []
         for (path, bytes) in txn.staged.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             if Failpoint.fails("enospc-objects") { throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC) }
@@ -98,24 +112,34 @@ extension Vault {
         let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message,
                                                           authentication: try commitAuthentication()) }
         Failpoint.hit("transaction-objects-written")
-        try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
-                    reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
-        return commit
+        return (commit, message, changes)
+    }
+
+    /// The blob id of every file of commit `rev` by path (what `blobID(at:path:)` gives one by one), or `nil`
+    /// if the tree cannot be read (the caller then asks path by path and meets the error there).
+    static func fileIDs(_ repo: GitRepository, _ rev: String) -> [String: String]? {
+        (try? repo.treeEntries(at: rev)).map { files in
+            Dictionary(files.filter { $0.kind != .submodule && $0.kind != .other }.map { ($0.path, $0.id) }, uniquingKeysWith: { a, _ in a })
+        }
     }
 
     /// The work-tree files a change touches must be what `base` has (or already what the change writes):
     /// anything else was changed outside tresor and would be overwritten.
     private func requireUnchangedWorkTree(_ repo: GitRepository, base: String?, changes: [GitTreeChange]) throws {
+        // Many files: those git's index records as unchanged since it was written are not read and hashed.
+        let batched = changes.count > Vault.batchedCheckoutThreshold
+        let indexed = batched ? (try? repo.indexedBlobIDs(of: changes.map(\.path))) ?? [:] : [:]
+        let baseFiles = batched ? base.flatMap { Vault.fileIDs(repo, $0) } : nil
         for change in changes {
             try checkWorkTreeFolders(of: change.path)
-            let expected = try base.flatMap { rev in try Vault.git { try repo.blobID(at: rev, path: change.path) } }
+            let expected = try baseFiles.map { $0[change.path] } ?? base.flatMap { rev in try Vault.git { try repo.blobID(at: rev, path: change.path) } }
             let file = root + "/" + change.path
             switch FileSystem.kind(file) {
             case .missing:
                 if expected == nil { continue }
                 if case .remove = change { continue }
             case .file:
-                let actual = try Vault.git { try repo.hashFile(file) }
+                let actual = try indexed[change.path] ?? Vault.git { try repo.hashFile(file) }
                 if actual == expected { continue }
                 if case .put(_, let blob) = change, blob == actual { continue }
             default: break
@@ -220,16 +244,57 @@ extension Vault {
         // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
         // the journal goes; a crash before that leaves the journal, and recovery compares and rewrites them.
         let batched = journal.paths.count > Vault.batchedCheckoutThreshold
+        var blobs: [String: String] = [:]
+        // Many paths: HEAD's whole tree read once rather than walked from the commit for each path.
+        let headFiles = batched ? head.flatMap { Vault.fileIDs(repo, $0) } : nil
+        // Batched, every new file is written beside its place first and renamed into it after one sync: ext4
+        // starts writing a file's data back when a rename replaces another file with it (auto_da_alloc), one
+        // request per file, unless the data is on disk already.
+        var pending: [(path: String, bytes: [UInt8])]? = batched ? [] : nil
         for (number, path) in journal.paths.enumerated() {
-            do { try checkOut(repo, head: head, path: path, knownStale: knownStale, durable: !batched) }
-            catch {
+            do {
+                blobs[path] = try checkOut(repo, head: head, headFiles: headFiles, path: path, knownStale: knownStale,
+                                           durable: !batched, pending: &pending)
+            } catch {
                 warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
                 done = false
             }
             if number == 0 { Failpoint.hit("transaction-worktree-partly-written") }
         }
+        if let pending {
+            // The temporary files are written on every core (creating files is most of the time here).
+            var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
+            if done {
+                written.withUnsafeMutableBufferPointer { out in
+                    let chunks = max(1, min(pending.count, ProcessInfo.processInfo.activeProcessorCount * 2))
+                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                        for i in stride(from: chunk, to: pending.count, by: chunks) {
+                            out[i] = Result { try FileSystem.writeTemporary(pending[i].bytes, beside: root + "/" + pending[i].path, durable: false) }
+                        }
+                    }
+                }
+                for (item, result) in zip(pending, written) {
+                    if case .failure(let error) = result {
+                        warnings.append(.workTreeNotUpdated(path: item.path, reason: Vault.describe(error)))
+                        done = false
+                    }
+                }
+            }
+            if done && !pending.isEmpty { FileSystem.syncFileSystem(of: root) }
+            for (item, result) in zip(pending, written) {
+                guard case .success(let tmp) = result else { continue }
+                let path = item.path
+                guard done else { unlink(tmp); continue }
+                do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
+                catch {
+                    warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                    done = false
+                }
+            }
+        }
         guard done else { return false }
         if batched { FileSystem.syncFileSystem(of: root) }
+
         Failpoint.hit("transaction-worktree-written")
         // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
         // tresor process took just before it died (its marker names it).
@@ -240,7 +305,7 @@ extension Vault {
         // A hint for the next process after a kill, not data: no fsync on this hot path.
         try? FileSystem.writeAtomically(Array("\(getpid())\n".utf8), to: marker, durable: false)
         defer { unlink(marker) }
-        do { try repo.refreshIndex(paths: journal.paths) }
+        do { try repo.refreshIndex(paths: journal.paths, knownBlobs: blobs) }
         catch GitError.locked(let file) {
             warnings.append(.indexNotUpdated(lockFile: file))
             return false
@@ -279,20 +344,31 @@ extension Vault {
 
     /// Makes the work-tree file at `path` what commit `head` has there: written atomically (0600, folders
     /// 0700), or removed with the folders it leaves empty.
-    private func checkOut(_ repo: GitRepository, head: String?, path: String, knownStale: Bool, durable: Bool) throws {
-        let expected = try head.flatMap { rev in try repo.blobID(at: rev, path: path) }
+    /// Makes the work-tree file of `path` what `head` has; returns the blob id the file now holds (`nil`:
+    /// the path is not in `head` and the file is gone).
+    @discardableResult
+    /// With `pending`, a file to write is only listed there with its bytes, for the caller to write beside its
+    /// place and rename.
+    private func checkOut(_ repo: GitRepository, head: String?, headFiles: [String: String]?, path: String, knownStale: Bool,
+                          durable: Bool, pending: inout [(path: String, bytes: [UInt8])]?) throws -> String? {
+        let expected = try headFiles.map { $0[path] } ?? head.flatMap { rev in try repo.blobID(at: rev, path: path) }
         let file = root + "/" + path
         let kind = FileSystem.kind(file)
         guard let expected else {
             if kind == .file || kind == .symlink { try FileSystem.removeFile(path, under: root) }
-            return
+            return nil
         }
-        if !knownStale, kind == .file, try repo.hashFile(file) == expected { return }
+        if !knownStale, kind == .file, try repo.hashFile(file) == expected { return expected }
         if Failpoint.fails("enospc-worktree") { throw CoreError.io("cannot write \"\(file)\": No space left on device") }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { unlink(file) }
-        try FileSystem.writeAtomically(try repo.blob(id: expected), to: file, durable: durable)
+        if pending != nil {
+            pending!.append((path, try repo.blob(id: expected)))
+        } else {
+            try FileSystem.writeAtomically(try repo.blob(id: expected), to: file, durable: durable)
+        }
+        return expected
     }
 
     /// Above this many files, a transaction's work-tree update is made durable by one `sync`.

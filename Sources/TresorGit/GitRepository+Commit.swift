@@ -25,6 +25,7 @@ public enum GitTreeChange: Sendable, Equatable {
 extension GitRepository {
     /// Stores `bytes` as a blob and returns its hex id. Nothing else changes.
     public func writeBlob(_ bytes: [UInt8]) throws -> String {
+        if let openPack { return try writeBlobIntoOpenPack(openPack, bytes).hex }
         var id = git_oid()
         try withRepo { repo in
             try bytes.withUnsafeBytes { buffer in
@@ -109,6 +110,7 @@ extension GitRepository {
                 }
             }
         }
+        if openPack != nil { packedCommits.append(id) }
         return id.hex
     }
 

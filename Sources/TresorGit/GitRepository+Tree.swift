@@ -118,7 +118,11 @@ extension GitRepository {
     /// Brings the index entries of `paths` in line with the work tree (a file there is staged as it is,
     /// a missing one is removed), so `git status` stays clean after the work tree was updated to HEAD.
     /// - Throws: `GitError.locked` when another process holds `.git/index.lock`; nothing is written then.
-    public func refreshIndex(paths: [String]) throws {
+    ///
+    /// `knownBlobs` gives, for paths whose work-tree file the caller has just written from (or checked
+    /// against) a blob, that blob's id: such a file is staged from its `lstat` data and the id, without
+    /// reading and hashing it again.
+    public func refreshIndex(paths: [String], knownBlobs: [String: String] = [:]) throws {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
@@ -128,12 +132,71 @@ extension GitRepository {
                 let relative = try Self.validated(path)
                 var st = stat()
                 if lstat(workdir + "/" + relative, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
-                    try check(git_index_add_bypath(idx, relative), "staging \"\(relative)\"")
+                    if let blob = knownBlobs[path] {
+                        try stage(idx, relative, blob: blob, st)
+                    } else {
+                        try check(git_index_add_bypath(idx, relative), "staging \"\(relative)\"")
+                    }
                 } else {
                     try check(git_index_remove_bypath(idx, relative), "unstaging \"\(relative)\"")
                 }
             }
             try writeIndex(idx)
+        }
+    }
+
+    /// For each of `paths` whose work-tree file git's index records as unchanged, the blob id the index gives
+    /// it: the file is a regular file with the size, modification and change times and inode of its index
+    /// entry (git does not compare the device either), and was not modified in or after the moment the
+    /// index was written (git's rule for "racily clean" entries, which it hashes again). Other paths are
+    /// left out, for the caller to hash.
+    public func indexedBlobIDs(of paths: [String]) throws -> [String: String] {
+        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+            withRepo { git_repository_index(&out, $0) }
+        }
+        var indexStat = stat()
+        guard stat(withRepo { String(cString: git_repository_path($0)) } + "index", &indexStat) == 0 else { return [:] }
+        func before(_ t: timespec, _ limit: timespec) -> Bool {
+            t.tv_sec < limit.tv_sec || (t.tv_sec == limit.tv_sec && t.tv_nsec < limit.tv_nsec)
+        }
+        return try index.withPointer { idx in
+            try check(git_index_read(idx, 0), "reading the index")
+            var clean: [String: String] = [:]
+            for path in paths {
+                guard let entry = git_index_get_bypath(idx, path, 0)?.pointee else { continue }
+                var st = stat()
+                guard lstat(workdir + "/" + path, &st) == 0, st.st_mode & S_IFMT == S_IFREG,
+                      entry.file_size == UInt32(truncatingIfNeeded: st.st_size),
+                      entry.mtime.seconds == Int32(truncatingIfNeeded: st.st_mtim.tv_sec),
+                      entry.mtime.nanoseconds == UInt32(truncatingIfNeeded: st.st_mtim.tv_nsec),
+                      entry.ctime.seconds == Int32(truncatingIfNeeded: st.st_ctim.tv_sec),
+                      entry.ctime.nanoseconds == UInt32(truncatingIfNeeded: st.st_ctim.tv_nsec),
+                      entry.ino == UInt32(truncatingIfNeeded: st.st_ino),
+                      before(st.st_mtim, indexStat.st_mtim), before(st.st_ctim, indexStat.st_mtim) else { continue }
+                clean[path] = entry.id.hex
+            }
+            return clean
+        }
+    }
+
+    /// An index entry for a regular, non-executable file holding blob `blob`, with its stat data as git
+    /// records it (times, device, inode, owner, size truncated to 32 bits).
+    private func stage(_ idx: OpaquePointer, _ relative: String, blob: String, _ st: stat) throws {
+        var entry = git_index_entry()
+        entry.ctime.seconds = Int32(truncatingIfNeeded: st.st_ctim.tv_sec)
+        entry.ctime.nanoseconds = UInt32(truncatingIfNeeded: st.st_ctim.tv_nsec)
+        entry.mtime.seconds = Int32(truncatingIfNeeded: st.st_mtim.tv_sec)
+        entry.mtime.nanoseconds = UInt32(truncatingIfNeeded: st.st_mtim.tv_nsec)
+        entry.dev = UInt32(truncatingIfNeeded: st.st_rdev)  // as libgit2 records it (git ignores it)
+        entry.ino = UInt32(truncatingIfNeeded: st.st_ino)
+        entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
+        entry.uid = UInt32(truncatingIfNeeded: st.st_uid)
+        entry.gid = UInt32(truncatingIfNeeded: st.st_gid)
+        entry.file_size = UInt32(truncatingIfNeeded: st.st_size)
+        entry.id = try Self.oid(blob)
+        try relative.withCString { name in
+            entry.path = name
+            try check(git_index_add(idx, &entry), "staging \"\(relative)\"")
         }
     }
 

@@ -7,6 +7,10 @@ import Foundation
 /// Not thread-safe: use one instance from one thread at a time.
 public final class GitRepository {
     let handle: GitHandle
+    /// The in-memory backend of `writingObjectsAsOnePack` while it runs: blobs go straight into it.
+    var openPack: UnsafeMutablePointer<git_odb_backend>?
+    /// The commits written while `openPack` is set: the pack holds what they reach that is new.
+    var packedCommits: [git_oid] = []
     /// The absolute path of the work tree, without a trailing slash.
     public let workdir: String
 

@@ -87,6 +87,13 @@ public enum FileSystem {
     /// leaves out both fsyncs, for a caller that makes many writes durable at once (`syncFileSystem`) and
     /// can redo them after a crash.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
+        let tmp = try writeTemporary(bytes, beside: path, durable: durable)
+        try replace(path, withTemporary: tmp, durable: durable)
+    }
+
+    /// The first half of `writeAtomically`: `bytes` in a new 0600 temporary file in the folder of `path`
+    /// (fsynced if `durable`); returns the temporary file's path.
+    public static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
         let dir = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
@@ -111,6 +118,13 @@ public enum FileSystem {
             throw errnoText("cannot write", path, e)
         }
         close(fd)
+        return tmp
+    }
+
+    /// The second half of `writeAtomically`: the temporary file `tmp` takes the place of `path` by a rename
+    /// (and an fsync of the folder if `durable`); `path` must not be a link or a folder. On failure `tmp` is
+    /// removed.
+    public static func replace(_ path: String, withTemporary tmp: String, durable: Bool) throws {
         if kind(path) == .symlink || kind(path) == .directory {
             unlink(tmp)
             throw kind(path) == .symlink ? CoreError.symlink(path) : CoreError.io("\"\(path)\" is a directory")
@@ -120,7 +134,7 @@ public enum FileSystem {
             unlink(tmp)
             throw errnoText("cannot replace", path, e)
         }
-        if durable { syncDirectory(dir) }
+        if durable { syncDirectory((path as NSString).deletingLastPathComponent) }
     }
 
     /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`

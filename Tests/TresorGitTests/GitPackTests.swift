@@ -1,0 +1,100 @@
+// Tests for writing a change's objects as one pack and for staging files from known blob ids, checked with real git.
+import Foundation
+import XCTest
+@testable import TresorGit
+
+final class GitPackTests: XCTestCase {
+    private func looseObjects(_ dir: String) throws -> Int {
+        let counts = try git("count-objects", "-v", in: dir)
+        return Int(counts.split(separator: "\n").first { $0.hasPrefix("count: ") }!.dropFirst(7))!
+    }
+
+    private func packs(_ dir: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: dir + "/.git/objects/pack").filter { $0.hasSuffix(".pack") }
+    }
+
+    func testAChangeWrittenAsOnePackHoldsExactlyItsNewObjects() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        try write("kept", to: "kept.json", in: temp.path)
+        try write("old", to: "dir/changed.json", in: temp.path)
+        let first = try repo.commit(message: "First", adding: ["kept.json", "dir/changed.json"])
+        let loose = try looseObjects(temp.path)
+
+        let second = try repo.writingObjectsAsOnePack { () -> String in
+            var changes: [GitTreeChange] = [.put(path: "dir/changed.json", blob: try repo.writeBlob(Array("new".utf8)))]
+            for i in 0..<100 { changes.append(.put(path: "many/\(i).json", blob: try repo.writeBlob(Array("file \(i)".utf8)))) }
+            // Written but reached by no commit: not stored.
+            _ = try repo.writeBlob(Array("unused".utf8))
+            let tree = try repo.tree(from: first, applying: changes)
+            // Readable before the pack exists.
+            XCTAssertEqual(try repo.blob(at: first, path: "kept.json").map { String(decoding: $0, as: UTF8.self) }, "kept")
+            return try repo.writeCommit(tree: tree, parents: [first], message: "Second")
+        }
+        XCTAssertEqual(try looseObjects(temp.path), loose, "no loose object written")
+        let pack = try XCTUnwrap(try packs(temp.path).first)
+        XCTAssertEqual(try packs(temp.path).count, 1)
+        let listed = try git("verify-pack", "-v", temp.sub(".git/objects/pack/" + pack), in: temp.path)
+        let ids = Set(listed.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: " ")
+            return parts.count >= 3 && ["blob", "tree", "commit"].contains(parts[1]) ? String(parts[0]) : nil
+        })
+        // 101 blobs, the root tree, dir/ and many/, the commit; not kept.json's blob, not the unused one.
+        XCTAssertEqual(ids.count, 101 + 3 + 1)
+        XCTAssertTrue(ids.contains(second))
+        XCTAssertFalse(ids.contains(try git("rev-parse", "\(first):kept.json", in: temp.path).trimmingCharacters(in: .whitespacesAndNewlines)))
+        try write("unused", to: "unused.txt", in: temp.sub("outside"))
+        XCTAssertFalse(ids.contains(try git("hash-object", temp.sub("outside/unused.txt"), in: temp.path)))
+        try git("update-ref", "refs/heads/main", second, in: temp.path)
+        try assertFsck(temp.path)
+        XCTAssertEqual(try git("show", "\(second):many/42.json", in: temp.path), "file 42")
+        XCTAssertEqual(try git("show", "\(second):dir/changed.json", in: temp.path), "new")
+        // Afterwards objects reach the disk one by one again.
+        let later = try repo.writeBlob(Array("later".utf8))
+        XCTAssertEqual(try git("cat-file", "-p", later, in: temp.path), "later")
+        XCTAssertEqual(try looseObjects(temp.path), loose + 1)
+    }
+
+    func testNothingIsStoredWhenTheChangeFails() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        struct Stop: Error {}
+        var blob = ""
+        XCTAssertThrowsError(try repo.writingObjectsAsOnePack {
+            blob = try repo.writeBlob(Array("lost".utf8))
+            let tree = try repo.tree(from: nil, applying: [.put(path: "a.json", blob: blob)])
+            _ = try repo.writeCommit(tree: tree, parents: [], message: "Never")
+            throw Stop()
+        })
+        XCTAssertEqual(try packs(temp.path), [])
+        XCTAssertEqual(try looseObjects(temp.path), 0)
+        XCTAssertNotEqual(try runGit(["cat-file", "-e", blob], in: temp.path).status, 0)
+        let after = try repo.writeBlob(Array("kept".utf8))
+        XCTAssertEqual(try git("cat-file", "-p", after, in: temp.path), "kept")
+    }
+
+    func testFilesStagedFromTheirBlobIDsLeaveACleanStatusAndAreSeenUnchanged() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        try write("one", to: "a.json", in: temp.path)
+        try write("two", to: "d/b.json", in: temp.path)
+        Thread.sleep(forTimeInterval: 0.01)  // files older than the index written next, so not racily clean
+        let first = try repo.commit(message: "First", adding: ["a.json", "d/b.json"])
+        // Change a file as a checkout would, and stage it from the blob id alone.
+        let blob = try repo.writeBlob(Array("uno".utf8))
+        let tree = try repo.tree(from: first, applying: [.put(path: "a.json", blob: blob)])
+        let second = try repo.writeCommit(tree: tree, parents: [first], message: "Second")
+        try git("update-ref", "refs/heads/main", second, in: temp.path)
+        try write("uno", to: "a.json", in: temp.path)
+        Thread.sleep(forTimeInterval: 0.01)  // the index must be newer than the file, or git hashes it again
+        try repo.refreshIndex(paths: ["a.json"], knownBlobs: ["a.json": blob])
+        XCTAssertEqual(try git("status", "--porcelain", in: temp.path), "")
+        XCTAssertEqual(try git("ls-files", "-s", "a.json", in: temp.path), "100644 \(blob) 0\ta.json")
+
+        XCTAssertEqual(try repo.indexedBlobIDs(of: ["a.json", "d/b.json", "missing.json"]).keys.sorted(), ["a.json", "d/b.json"])
+        XCTAssertEqual(try repo.indexedBlobIDs(of: ["a.json"])["a.json"], blob)
+        // Same size, new content: the times differ, so the file is left for the caller to hash.
+        try write("dos", to: "a.json", in: temp.path)
+        XCTAssertNil(try repo.indexedBlobIDs(of: ["a.json"])["a.json"])
+    }
+}
