@@ -59,6 +59,8 @@ struct VectorError: Error, CustomStringConvertible {
         case "commit-auth": run = { try commitAuth(inputs, expected) }
         case "identity": run = { try identityFile(inputs, expected) }
         case "rekey": run = { try rekey(inputs, expected) }
+        case "search-cache": run = { try searchCache(inputs, expected) }
+        case "search-cache-open": run = { try searchCacheOpen(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }
         guard let error else { return try run() }

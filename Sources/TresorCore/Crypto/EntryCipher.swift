@@ -67,10 +67,16 @@ public final class EntryCipher: @unchecked Sendable {
     public func open(_ bytes: [UInt8], expectedPath: EntryPath?) throws -> Entry {
         let env = try Envelope.parse(bytes)
         let plaintext = try openPayload(env)
+        return try plaintext.withBytes { try entry(id: env.id, payload: $0, expectedPath: expectedPath) }
+    }
+
+    /// The entry of a decrypted payload (as `openPayload` gives it) of an entry file with envelope id `id`.
+    /// - Throws: `CoreError` of the first payload rule broken (Spec/FORMAT.md §5.5, §6.2).
+    public func entry(id: String, payload bytes: UnsafeRawBufferPointer, expectedPath: EntryPath?) throws -> Entry {
         let payload: JSONValue
-        do { payload = try plaintext.withBytes { try JSONValue.parse($0) } }
+        do { payload = try JSONValue.parse(bytes) }
         catch { throw CoreError.malformed("decrypted payload is not JSON") }
-        let entry = try Entry(id: env.id, payload: payload)
+        let entry = try Entry(id: id, payload: payload)
         if let expectedPath, entry.path != expectedPath {
             throw CoreError.pathMismatch(inner: entry.path.string, outer: expectedPath.string)
         }

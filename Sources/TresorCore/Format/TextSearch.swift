@@ -13,6 +13,30 @@ public enum TextSearch {
         return asciiContains(hay, n)
     }
 
+    /// Whether `needle` (lowercase ASCII) occurs in `hay`, folding the case of A-Z in `hay` (other bytes
+    /// compared as they are).
+    public static func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        guard hay.count >= needle.count else { return false }
+        let upper = first >= 0x61 && first <= 0x7a ? first - 0x20 : first
+        var start = 0
+        let last = hay.count - needle.count
+        while start <= last {
+            let b = hay[start]
+            if b == first || b == upper {
+                var j = 1
+                while j < needle.count {
+                    let h = hay[start + j]
+                    if (h >= 0x41 && h <= 0x5a ? h | 0x20 : h) != needle[j] { break }
+                    j += 1
+                }
+                if j == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
     /// Whether `needle` (lowercase ASCII) occurs in `hay` (ASCII), folding the case of A-Z in `hay`.
     static func asciiContains(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty else { return true }

@@ -18,21 +18,23 @@ struct Grep: ParsableCommand {
         var failed = false
         var any = false
         let progress = ProgressLine("Searching")
-        let all = try vault.readAll(prefix: prefix, progress: progress.report)
+        // The local search cache decrypts only what changed since the last search (Spec/FORMAT.md §10).
+        let all = try vault.searchCandidates(lowercasedNeedle: needle, prefix: prefix, progress: progress.report)
         progress.finish()
-        for (path, result) in all {
-            let entry: Entry
-            switch result {
-            case .success(let e): entry = e
-            case .failure(let e): Output.warning(e.message); failed = true; continue
-            }
+        for candidate in all.candidates {
+            let path = candidate.path
             var matches: [(String, String)] = []
-            for name in entry.fields.keys.sorted() {
-                for line in Grep.lines(entry.fields[name]!.value.displayText) where TextSearch.contains(line, lowercasedNeedle: needle) {
-                    matches.append((name, line))
-                }
-                if TextSearch.contains(name, lowercasedNeedle: needle) && !matches.contains(where: { $0.0 == name }) {
-                    matches.append((name, entry.fields[name]!.value.displayText.split(separator: "\n").first.map(String.init) ?? ""))
+            switch candidate.entry {
+            case nil: break  // its payload cannot contain the text: only the path may match
+            case .failure(let e)?: Output.warning(e.message); failed = true; continue
+            case .success(let entry)?:
+                for name in entry.fields.keys.sorted() {
+                    for line in Grep.lines(entry.fields[name]!.value.displayText) where TextSearch.contains(line, lowercasedNeedle: needle) {
+                        matches.append((name, line))
+                    }
+                    if TextSearch.contains(name, lowercasedNeedle: needle) && !matches.contains(where: { $0.0 == name }) {
+                        matches.append((name, entry.fields[name]!.value.displayText.split(separator: "\n").first.map(String.init) ?? ""))
+                    }
                 }
             }
             if matches.isEmpty && TextSearch.contains(path.string, lowercasedNeedle: needle) { matches.append(("path", path.string)) }

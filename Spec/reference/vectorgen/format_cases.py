@@ -463,6 +463,34 @@ def header_v3_vectors(out):
                 dict(inputs, passphrase="correct horse battery stapler"), "wrong-passphrase")
 
 
+def search_cache_vectors(out):
+    gmail = gmail_entry()
+    gmail_file = seal_entry(gmail, ENTRY_NONCE, VAULT_KEY)
+    cafe = cafe_entry()
+    cafe_file = seal_entry(cafe, sequence(0x90, 24), VAULT_KEY)
+    records = [{"path": "Email/gmail.json", "file": text(gmail_file), "id": ENTRY_ID,
+                "payload": text(cj.dumps(gmail.payload())), "modified": 1767225600123456789,
+                "changed": 1767225600223456789, "inode": 4242},
+               {"path": "Bank/Caf\u00e9.json", "file": text(cafe_file), "id": OTHER_ENTRY_ID,
+                "payload": text(cj.dumps(cafe.payload())), "modified": 1767225660000000001,
+                "changed": 1767225660000000001, "inode": 77}]
+    inputs = {"vault_key": hexstr(VAULT_KEY), "vault_id": VAULT_ID, "nonce": hexstr(sequence(0xa0, 24)), "records": records}
+    out.success("search-cache", "search-cache",
+                "a search cache of two entry files (Spec/FORMAT.md §10): records sorted by path bytes, sealed under "
+                "subkey id 5 with the vault id in the additional data", inputs)
+    sealed = format_tests.search_cache_file(inputs)["file"]
+    out.success("search-cache-open", "search-cache-open", "the cache file of vector search-cache opened",
+                {"vault_key": hexstr(VAULT_KEY), "vault_id": VAULT_ID, "file": sealed})
+    out.failure("search-cache-other-vault", "search-cache-open",
+                "the cache file of vector search-cache opened as another vault's (the vault id is in the additional data)",
+                {"vault_key": hexstr(VAULT_KEY), "vault_id": "00000000-0000-4000-8000-000000000000", "file": sealed}, "malformed")
+    flipped = bytearray(bytes.fromhex(sealed))
+    flipped[-1] ^= 1
+    out.failure("search-cache-flipped-byte", "search-cache-open", "the cache file of vector search-cache with its last "
+                "byte changed", {"vault_key": hexstr(VAULT_KEY), "vault_id": VAULT_ID, "file": hexstr(bytes(flipped))},
+                "malformed")
+
+
 def vectors():
     out = FormatVectors()
     kdf_vectors(out)
@@ -472,4 +500,5 @@ def vectors():
     edit_vectors(out)
     identity_vectors(out)
     header_v3_vectors(out)
+    search_cache_vectors(out)
     return out

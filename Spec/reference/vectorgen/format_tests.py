@@ -7,6 +7,7 @@ from tresorref.entry import Entry
 from tresorref.envelope import parse_envelope, open_entry_file
 from tresorref.header import parse_header
 from tresorref import recipients
+from tresorref import search_cache
 
 
 def kdf(inputs):
@@ -104,6 +105,33 @@ def commit_auth(inputs):
             "tag": b64encode(primitives.commit_tag(vault_key, inputs["content"].encode("utf-8")))}
 
 
+def cache_records(inputs):
+    """The records of a search-cache vector: each entry file's blob id computed from the file itself."""
+    records = []
+    for r in inputs["records"]:
+        file = r["file"].encode("utf-8")
+        records.append({"path": r["path"], "blob_id": search_cache.blob_id(file), "size": len(file),
+                        "modified": r["modified"], "changed": r["changed"], "inode": r["inode"], "id": r["id"],
+                        "payload": r["payload"].encode("utf-8")})
+    return records
+
+
+def search_cache_file(inputs):
+    """§10: the cache key, each file's blob id and the sealed cache file; opening it gives the records back."""
+    vault_key = bytes.fromhex(inputs["vault_key"])
+    records = cache_records(inputs)
+    data = search_cache.seal(vault_key, inputs["vault_id"], bytes.fromhex(inputs["nonce"]), records)
+    assert search_cache.open_cache(data, vault_key, inputs["vault_id"]) == sorted(records, key=lambda r: r["path"].encode())
+    return {"cache_key": hexstr(primitives.subkey(vault_key, search_cache.SUBKEY_SEARCH_CACHE)),
+            "blob_ids": [hexstr(r["blob_id"]) for r in records], "file": hexstr(data)}
+
+
+def search_cache_open(inputs):
+    """§10: a cache file opened with a vault key and vault id: its records' paths, or [malformed]."""
+    records = search_cache.open_cache(bytes.fromhex(inputs["file"]), bytes.fromhex(inputs["vault_key"]), inputs["vault_id"])
+    return {"paths": [r["path"] for r in records]}
+
+
 def entry(inputs):
     file = inputs["file"].encode("utf-8")
     vault_key = bytes.fromhex(inputs["vault_key"])
@@ -142,4 +170,5 @@ def edit(inputs):
 
 
 TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "passwd": passwd, "edit": edit,
-         "commit-auth": commit_auth, "identity": identity, "rekey": rekey}
+         "commit-auth": commit_auth, "identity": identity, "rekey": rekey,
+         "search-cache": search_cache_file, "search-cache-open": search_cache_open}

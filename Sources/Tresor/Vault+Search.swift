@@ -1,0 +1,146 @@
+// Searching every entry with the local search cache: only files that changed since the last search are
+// decrypted, and only payloads that can contain the text are parsed.
+import Foundation
+import TresorCore
+
+/// One entry of a search: `entry` is nil when its payload cannot contain the text searched for (only its
+/// path may match); otherwise the entry read, or why it could not be.
+public struct SearchCandidate: Sendable {
+    public var path: EntryPath
+    public var entry: Result<Entry, VaultError>?
+}
+
+/// The entries of a search and what the cache saved.
+public struct SearchCandidates: Sendable {
+    /// Every entry below the prefix, in path order.
+    public var candidates: [SearchCandidate]
+    /// How many entry files had to be decrypted (not in the cache, or changed since).
+    public var decrypted: Int
+}
+
+extension Vault {
+    /// Every entry below `prefix` for a search for `needle` (lowercased), in path order, reading the local
+    /// search cache (Spec/FORMAT.md §10) and bringing it up to date: an entry file whose `lstat` data or blob
+    /// id is what the cache recorded is not decrypted again. When the needle is printable ASCII without `"`
+    /// or `\`, an entry whose payload is ASCII and does not contain it (ignoring case) is not parsed: its
+    /// `entry` is nil. A cache that is missing, damaged or sealed under another key is rebuilt silently.
+    /// - Throws: `VaultError.vaultLocked`.
+    public func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
+                                 progress: VaultProgressHandler? = nil) throws -> SearchCandidates {
+        let cipher = try requireCipher()
+        let cacheKey = try SearchCache.key(vaultKey: try currentVaultKey())
+        let cachePath = root + "/" + SearchCache.relativePath
+        let vaultID = header.vaultID
+        var cache = (try? FileSystem.read(cachePath, limit: SearchCache.maxFileBytes))
+            .flatMap { try? SearchCache.open($0, key: cacheKey, vaultID: vaultID) } ?? SearchCache()
+        // A record whose file changed in or after the moment the cache was written may hide a second change
+        // within the same clock tick (git's "racily clean" entries): its file is hashed again, not trusted.
+        var cacheStat = stat()
+        let written = lstat(cachePath, &cacheStat) == 0 ? Int64(cacheStat.st_mtim.tv_sec) * 1_000_000_000 + Int64(cacheStat.st_mtim.tv_nsec) : 0
+        let paths = list(prefix: prefix).paths
+        let needleBytes = Array(needle.utf8)
+        let filterable = needleBytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f && $0 != 0x22 && $0 != 0x5c }
+
+        var results = [SearchCandidate?](repeating: nil, count: paths.count)
+        var fresh = [SearchCache.Record?](repeating: nil, count: paths.count)
+        let known = cache.records
+        let lock = NSLock()
+        var done = 0, decryptedCount = 0
+        results.withUnsafeMutableBufferPointer { out in
+            fresh.withUnsafeMutableBufferPointer { newRecords in
+                let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    for i in stride(from: chunk, to: paths.count, by: chunks) {
+                        let path = paths[i]
+                        let outcome = Vault.searchOne(path, file: root + "/" + path.filePath, cached: known[path.filePath], cipher: cipher,
+                                                      store: store, cacheWritten: written)
+                        switch outcome {
+                        case .failure(let error): out[i] = SearchCandidate(path: path, entry: .failure(error))
+                        case .success(let (record, isNew, decrypted)):
+                            if isNew { newRecords[i] = record }
+                            if decrypted { lock.lock(); decryptedCount += 1; lock.unlock() }
+                            out[i] = SearchCandidate(path: path, entry: Vault.candidate(record, path: path, needle: needleBytes,
+                                                                                         filterable: filterable, cipher: cipher))
+                        }
+                        lock.lock(); done += 1; progress?(.entries(done: done, total: paths.count)); lock.unlock()
+                    }
+                }
+            }
+        }
+        // Bring the cache up to date: new and changed files in, files that are gone out (below `prefix` only).
+        var changed = false
+        for record in fresh.compactMap({ $0 }) {
+            cache.records[record.filePath] = record
+            changed = true
+        }
+        let listed = Set(paths.map(\.filePath))
+        for key in cache.records.keys where !listed.contains(key) && Vault.isBelow(key, prefix: prefix) {
+            cache.records[key] = nil
+            changed = true
+        }
+        if changed, let bytes = try? SearchCache.seal(Array(cache.records.values), key: cacheKey, vaultID: vaultID,
+                                                      nonce: Sodium.randomBytes(Sodium.nonceBytes)) {
+            try? FileSystem.makeDirectories(".git/tresor", under: root)
+            try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)
+        }
+        return SearchCandidates(candidates: results.map { $0! }, decrypted: decryptedCount)
+    }
+
+    /// The record for one entry file: the cached one when the file's `lstat` data is what the cache recorded
+    /// (and the file did not change in or after the moment the cache was written) or, failing that, when its
+    /// blob id is; otherwise the file decrypted. `isNew`: the cache must record it; `decrypted`: it was.
+    static func searchOne(_ path: EntryPath, file: String, cached: SearchCache.Record?, cipher: EntryCipher, store: EntryStore,
+                          cacheWritten: Int64) -> Result<(SearchCache.Record, isNew: Bool, decrypted: Bool), VaultError> {
+        var st = stat()
+        guard lstat(file, &st) == 0 else {
+            return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(errno)))")))
+        }
+        let modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        let changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        if let cached, st.st_mode & S_IFMT == S_IFREG, cached.size == UInt64(st.st_size), cached.modified == modified,
+           cached.changed == changed, cached.inode == UInt64(st.st_ino), modified < cacheWritten, changed < cacheWritten {
+            return .success((cached, false, false))
+        }
+        do {
+            let bytes = try store.readEntryFile(path)
+            let blob = SearchCache.blobID(of: bytes)
+            var record: SearchCache.Record
+            var decrypted = false
+            if let cached, cached.blobID == blob {
+                record = cached
+            } else {
+                let envelope = try Envelope.parse(bytes)
+                record = SearchCache.Record(filePath: path.filePath, blobID: blob, size: 0, modified: 0, changed: 0, inode: 0,
+                                            id: envelope.id, payload: try cipher.openPayload(envelope))
+                decrypted = true
+            }
+            record.size = UInt64(st.st_size); record.modified = modified; record.changed = changed; record.inode = UInt64(st.st_ino)
+            return .success((record, true, decrypted))
+        } catch let e as CoreError {
+            return .failure(.entry(path: path.string, e))
+        } catch {
+            return .failure(.entry(path: path.string, .io("\(error)")))
+        }
+    }
+
+    /// The entry of a record, or nil when its ASCII payload cannot contain the needle.
+    static func candidate(_ record: SearchCache.Record, path: EntryPath, needle: [UInt8], filterable: Bool,
+                          cipher: EntryCipher) -> Result<Entry, VaultError>? {
+        if filterable, !needle.isEmpty {
+            let possible = record.withPayload { p -> Bool in
+                let bytes = p.bindMemory(to: UInt8.self)
+                return bytes.contains { $0 >= 0x80 } || TextSearch.asciiContains(bytes, needle)
+            }
+            if !possible { return nil }
+        }
+        do { return .success(try record.withPayload { try cipher.entry(id: record.id, payload: $0, expectedPath: path) }) }
+        catch let e as CoreError { return .failure(.entry(path: path.string, e)) }
+        catch { return .failure(.entry(path: path.string, .io("\(error)"))) }
+    }
+
+    static func isBelow(_ filePath: String, prefix: String?) -> Bool {
+        guard let prefix, !prefix.isEmpty else { return true }
+        let p = prefix.precomposedStringWithCanonicalMapping.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        return filePath.hasPrefix(p + "/") || filePath == p + EntryPath.fileExtension
+    }
+}
