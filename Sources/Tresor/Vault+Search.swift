@@ -128,8 +128,7 @@ extension Vault {
                           cipher: EntryCipher) -> Result<Entry, VaultError>? {
         if filterable, !needle.isEmpty {
             let possible = record.withPayload { p -> Bool in
-                let bytes = p.bindMemory(to: UInt8.self)
-                return bytes.contains { $0 >= 0x80 } || TextSearch.asciiContains(bytes, needle)
+                !TextSearch.isASCII(p) || TextSearch.asciiContains(p.assumingMemoryBound(to: UInt8.self), needle)
             }
             if !possible { return nil }
         }

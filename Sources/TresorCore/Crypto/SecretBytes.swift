@@ -22,6 +22,17 @@ public final class SecretBytes: @unchecked Sendable {
         _ = sodium_mlock(p, max(count, 1))
     }
 
+    /// A buffer of `count` bytes whose contents the caller overwrites at once (decryption output): not
+    /// zero-filled first, which for megabytes costs as much as the decryption.
+    internal init(overwrittenCount count: Int) {
+        Sodium.ensureInitialized()
+        precondition(count >= 0)
+        let p = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        pointer = p
+        self.count = count
+        _ = sodium_mlock(p, max(count, 1))
+    }
+
     /// A copy of `bytes`. The caller should wipe its own copy where it can.
     public convenience init<C: Collection>(copying bytes: C) where C.Element == UInt8 {
         self.init(count: bytes.count)

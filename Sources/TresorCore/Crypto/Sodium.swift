@@ -93,24 +93,28 @@ public enum Sodium {
     /// XChaCha20-Poly1305-IETF decryption into a zeroing buffer.
     /// - Throws: `CryptoError.authenticationFailed` on a wrong key or any changed byte.
     public static func open(_ ciphertext: [UInt8], key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
+        try ciphertext.withUnsafeBytes { try open($0, key: key, nonce: nonce, ad: ad) }
+    }
+
+    /// `open` of ciphertext bytes in place (a part of a larger buffer, without copying it out).
+    static func open(_ ciphertext: UnsafeRawBufferPointer, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
         ensureInitialized()
         guard key.count == keyBytes else { throw CryptoError.badLength("key") }
         guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
         guard ciphertext.count >= tagBytes else { throw CryptoError.authenticationFailed }
-        let out = SecretBytes(count: ciphertext.count - tagBytes)
+        let out = SecretBytes(overwrittenCount: ciphertext.count - tagBytes)
         var outLen: UInt64 = 0
+        let c = ciphertext.assumingMemoryBound(to: UInt8.self)
         let rc = out.withMutableBytes { o in
-            ciphertext.withUnsafeBufferPointer { c in
-                key.withBytes { k in
-                    nonce.withUnsafeBufferPointer { n in
-                        ad.withUnsafeBufferPointer { a in
-                            crypto_aead_xchacha20poly1305_ietf_decrypt(
-                                o.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                &outLen, nil,
-                                c.baseAddress!, UInt64(c.count),
-                                a.baseAddress, UInt64(a.count),
-                                n.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                        }
+            key.withBytes { k in
+                nonce.withUnsafeBufferPointer { n in
+                    ad.withUnsafeBufferPointer { a in
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            o.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            &outLen, nil,
+                            c.baseAddress!, UInt64(c.count),
+                            a.baseAddress, UInt64(a.count),
+                            n.baseAddress!, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
                     }
                 }
             }

@@ -1,4 +1,5 @@
 // Case-insensitive substring search for `find` and `grep`, with a byte loop for ASCII text.
+import Foundation
 
 /// Searching names and field text, ignoring case.
 public enum TextSearch {
@@ -17,24 +18,43 @@ public enum TextSearch {
     /// compared as they are).
     public static func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
         guard let first = needle.first else { return true }
-        guard hay.count >= needle.count else { return false }
+        guard hay.count >= needle.count, let base = hay.baseAddress else { return false }
         let upper = first >= 0x61 && first <= 0x7a ? first - 0x20 : first
-        var start = 0
         let last = hay.count - needle.count
-        while start <= last {
-            let b = hay[start]
-            if b == first || b == upper {
-                var j = 1
-                while j < needle.count {
-                    let h = hay[start + j]
-                    if (h >= 0x41 && h <= 0x5a ? h | 0x20 : h) != needle[j] { break }
-                    j += 1
-                }
-                if j == needle.count { return true }
-            }
-            start += 1
+        // Candidates for the first byte come from memchr (vectorised in libc), one search per spelling, each
+        // resumed only when its candidate is used.
+        func next(_ byte: UInt8, from: Int) -> Int {
+            guard from <= last, let p = memchr(base + from, Int32(byte), last - from + 1) else { return Int.max }
+            return base.distance(to: p.assumingMemoryBound(to: UInt8.self))
         }
-        return false
+        var lower = next(first, from: 0)
+        var capital = upper == first ? Int.max : next(upper, from: 0)
+        while true {
+            let start = min(lower, capital)
+            if start == Int.max { return false }
+            var j = 1
+            while j < needle.count {
+                let h = hay[start + j]
+                if (h >= 0x41 && h <= 0x5a ? h | 0x20 : h) != needle[j] { break }
+                j += 1
+            }
+            if j == needle.count { return true }
+            if start == lower { lower = next(first, from: start + 1) } else { capital = next(upper, from: start + 1) }
+        }
+    }
+
+    /// Whether every byte of `bytes` is ASCII (below 0x80), eight bytes at a time.
+    public static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < bytes.count {
+            if bytes[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Whether `needle` (lowercase ASCII) occurs in `hay` (ASCII), folding the case of A-Z in `hay`.

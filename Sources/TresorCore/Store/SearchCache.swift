@@ -87,7 +87,12 @@ public struct SearchCache: Sendable {
         }
         let nonce = Array(bytes[head..<(head + Sodium.nonceBytes)])
         let plain: SecretBytes
-        do { plain = try Sodium.open(Array(bytes[(head + Sodium.nonceBytes)...]), key: key, nonce: nonce, ad: associatedData(vaultID: vaultID)) }
+        do {
+            plain = try bytes.withUnsafeBytes { all in
+                try Sodium.open(UnsafeRawBufferPointer(rebasing: all[(head + Sodium.nonceBytes)...]), key: key, nonce: nonce,
+                                ad: associatedData(vaultID: vaultID))
+            }
+        }
         catch { throw CoreError.malformed("the search cache does not open with this key") }
         var records: [String: Record] = [:]
         try plain.withBytes { p in
