@@ -50,6 +50,19 @@ final class CommandTests: CLITestCase {
         let hits = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(gj.utf8)) as? [[String: Any]])
         XCTAssertEqual(hits.count, 3)
         XCTAssertEqual(try tresor("grep", "zzz-no-match").code, 1)
+
+        // The searches left a sealed cache inside .git (Spec/FORMAT.md §10): private, never in the tree,
+        // holding no value in the clear; an edit is found by the next search; a damaged cache is rebuilt.
+        let cache = vaultDir + "/.git/tresor/search-cache"
+        let mode = (try FileManager.default.attributesOfItem(atPath: cache)[.posixPermissions] as? NSNumber)?.intValue
+        XCTAssertEqual(mode, 0o600)
+        XCTAssertEqual(try git("status", "--porcelain").stdout, "")
+        XCTAssertNil(String(decoding: try Data(contentsOf: URL(fileURLWithPath: cache)), as: UTF8.self).range(of: "hunter2"))
+        try ok("edit", "Email/gmail", "--set", "username=alice@renamed.example")
+        XCTAssertEqual(try ok("grep", "renamed.example").stdout, "Email/gmail: username: alice@renamed.example\n")
+        try Data("not a cache".utf8).write(to: URL(fileURLWithPath: cache))
+        XCTAssertEqual(try ok("grep", "hunter2").stdout, "Email/gmail: password: hunter2-gmail\n")
+        XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: cache)).count > 100)
     }
 
     func testTreeAtATerminal() throws {
