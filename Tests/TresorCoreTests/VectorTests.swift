@@ -59,6 +59,10 @@ struct VectorError: Error, CustomStringConvertible {
         case "commit-auth": run = { try commitAuth(inputs, expected) }
         case "identity": run = { try identityFile(inputs, expected) }
         case "rekey": run = { try rekey(inputs, expected) }
+        case "scope": run = { try scope(inputs, expected) }
+        case "scoped-entry": run = { try scopedEntry(inputs, expected) }
+        case "commit-auth-v4": run = { try commitAuthV4(inputs, expected) }
+        case "scope-rekey": run = { try scopeRekey(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }
         guard let error else { return try run() }

@@ -50,6 +50,19 @@ public struct VaultAuthenticator: Sendable {
         return Sodium.equalInConstantTime(proof, expected)
     }
 
+    /// `scope` with its tag set, this being the scope key's authenticator (Spec/FORMAT.md §3.12.2).
+    public func authenticated(_ scope: ScopeHeader) throws -> ScopeHeader {
+        var h = scope
+        h.auth = try Sodium.keyedHash(scope.authenticatedBytes, key: headerKey)
+        return h
+    }
+
+    /// Checks a scope header's tag under this (the scope's) key. - Throws: `CoreError.headerNotAuthentic`.
+    public func verify(_ scope: ScopeHeader) throws {
+        guard let auth = scope.auth, let expected = try? Sodium.keyedHash(scope.authenticatedBytes, key: headerKey),
+              Sodium.equalInConstantTime(auth, expected) else { throw CoreError.headerNotAuthentic }
+    }
+
     /// Checks a version 2 header's tag. - Throws: `CoreError.headerNotAuthentic`.
     public func verify(_ header: VaultHeader) throws {
         guard header.version >= 2 else { return }
