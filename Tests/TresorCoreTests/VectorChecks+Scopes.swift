@@ -87,18 +87,27 @@ extension FormatVectorTests {
 
     /// Spec/FORMAT.md §3.12.6: C without every tag line; each key's tag must be carried and verify.
     func commitAuthV4(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
-        let (content, fields) = CommitTags.split(Array(try str(i, "commit").utf8))
+        let (content, found) = CommitTags.split(Array(try str(i, "commit").utf8))
+        guard let fields = found else { throw CoreError.malformed("a tag field twice or continued") }
         var keys: [String: [UInt8]] = [:]
         if i["vault_key"] != nil { keys[CommitTags.vaultField] = try bytes(i, "vault_key") }
         for (id, k) in i["scope_keys"]?.objectValue ?? [:] { keys[CommitTags.field(scopeID: id)] = try bytes(["k": k], "k") }
         for (field, key) in keys {
             let auth = try VaultAuthenticator(vaultKey: SecretBytes(copying: key))
-            guard let value = fields[field], auth.verifyCommit(content: content, value: value) else { throw CoreError.authenticationFailed }
+            guard let value = fields[field], auth.verifyCommit(content: content, fields: Array(fields.keys), value: value) else {
+                throw CoreError.authenticationFailed
+            }
             if let tags = e?["tags"]?.objectValue { #expect(tags[field]?.stringValue == value) }
         }
         guard let e else { return }
         #expect(content == Array(try str(e, "content").utf8))
+        #expect(fields.keys.sorted() == (e["fields"]?.arrayValue ?? []).compactMap(\.stringValue))
         #expect(UInt64(e["tags"]?.objectValue?.count ?? 0) == UInt64(keys.count))
+        // What every tag covers, spelled out here.
+        let names = fields.keys.sorted()
+        let covered = names == ["tresor-auth"] ? Array("tresor-commit\u{0}".utf8) + content
+            : Array("tresor-commit\u{0}".utf8) + content + Array("\u{0}tresor-fields\u{0}".utf8) + names.flatMap { Array($0.utf8) + [0] }
+        #expect(hex(covered) == (try str(e, "tagged_message")))
     }
 
     /// Spec/FORMAT.md §3.12.5: the library's own scope rekey compared with the vector's up to the sealed boxes and

@@ -2,7 +2,8 @@
 import Foundation
 
 /// Splits a raw commit object into C, its content without every `tresor-auth` and `tresor-auth-<scope id>` header
-/// line, and the values of those fields; a field that appears twice or has a continuation line carries no tag.
+/// line, and the values of those fields; when a field appears twice or has a continuation line the commit carries no
+/// tag at all (nil fields). Every tag also covers the names of the fields (`VaultAuthenticator.commitTag(_:fields:)`).
 public enum CommitTags {
     public static let vaultField = VaultAuthenticator.commitField
 
@@ -10,8 +11,8 @@ public enum CommitTags {
     public static func field(scopeID: String) -> String { vaultField + "-" + scopeID }
 
     /// - Returns: C and the fields (name → value) found in the commit's header.
-    public static func split(_ raw: [UInt8]) -> (content: [UInt8], fields: [String: String]) {
-        var kept: [UInt8] = [], fields: [String: String] = [:], broken: Set<String> = []
+    public static func split(_ raw: [UInt8]) -> (content: [UInt8], fields: [String: String]?) {
+        var kept: [UInt8] = [], fields: [String: String] = [:], broken = false
         var lineStart = 0, inHeader = true, lastField: String?
         let prefix = Array(vaultField.utf8)
         while lineStart < raw.count {
@@ -22,18 +23,18 @@ public enum CommitTags {
             if inHeader, line.starts(with: prefix) {
                 let name = line.firstIndex(of: 0x20).map { String(decoding: raw[lineStart..<$0], as: UTF8.self) } ?? ""
                 if name == vaultField || name.hasPrefix(vaultField + "-") {
-                    if fields[name] != nil { broken.insert(name) }
+                    if fields[name] != nil { broken = true }
                     fields[name] = String(decoding: raw[(lineStart + name.utf8.count + 1)..<lineEnd], as: UTF8.self)
                     lastField = name
                     lineStart = next
                     continue
                 }
             }
-            if inHeader, let f = lastField, line.first == 0x20 { broken.insert(f) }
+            if inHeader, lastField != nil, line.first == 0x20 { broken = true }
             lastField = nil
             kept += raw[lineStart..<next]
             lineStart = next
         }
-        return (kept, fields.filter { !broken.contains($0.key) })
+        return (kept, broken ? nil : fields)
     }
 }

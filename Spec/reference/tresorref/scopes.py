@@ -260,26 +260,34 @@ class ScopeHeader:
 
 
 def commit_content_v4(commit):
-    """§3.12.6: C, the commit's content without every `tresor-auth` and `tresor-auth-*` header line, and the
-    header fields of those lines (name → value); a field twice or continued carries no tag."""
+    """§3.12.6: C, the commit's content without every `tresor-auth` and `tresor-auth-*` header line, and the header
+    fields of those lines (name → value); None for the fields when one is twice or continued (no tag at all)."""
     head, sep, message = commit.partition(b"\n\n")
     lines = head.split(b"\n")
-    kept, fields, bad = [], {}, set()
+    kept, fields, broken = [], {}, False
     for i, line in enumerate(lines):
         name = line.split(b" ", 1)[0]
         if name == b"tresor-auth" or name.startswith(b"tresor-auth-"):
             continued = i + 1 < len(lines) and lines[i + 1].startswith(b" ")
-            if name in fields or continued:
-                bad.add(name)
+            broken = broken or name in fields or continued
             fields[name] = line[len(name) + 1:]
         else:
             kept.append(line)
-    return b"\n".join(kept) + sep + message, {k.decode(): v.decode() for k, v in fields.items() if k not in bad}
+    content = b"\n".join(kept) + sep + message
+    return content, None if broken else {k.decode(): v.decode() for k, v in fields.items()}
 
 
-def scope_commit_tag(scope_key, content):
-    """§3.12.6: the `tresor-auth-<scope id>` value: the commit key of the scope key over "tresor-commit" 0x00 || C."""
-    return primitives.commit_tag(scope_key, content)
+def tagged_message(content, field_names):
+    """§3.12.6: what every tag of a commit with tag fields `field_names` covers."""
+    names = sorted(n.encode() for n in field_names)
+    if names == [b"tresor-auth"]:
+        return b"tresor-commit\x00" + bytes(content)
+    return b"tresor-commit\x00" + bytes(content) + b"\x00tresor-fields\x00" + b"".join(n + b"\x00" for n in names)
+
+
+def commit_tag_v4(key, content, field_names):
+    """The value of one tag field: the commit key of `key` over `tagged_message`."""
+    return primitives.keyed_hash(primitives.subkey(key, primitives.SUBKEY_COMMIT), tagged_message(content, field_names))
 
 
 def _rekeyed(self, old_key, new_key, vault_key, removing, ephemeral_secrets, vault_slot_nonce):

@@ -589,20 +589,30 @@ def scope_vectors(out):
             "author alice <alice@example.com> 1768469400 +0000\ncommitter alice <alice@example.com> 1768469400 +0000\n")
     message = "\nEdit Team/wiki: password\n"
     content = (body + message).encode()
-    vault_tag = b64encode(primitives.commit_tag(VAULT_KEY, content))
-    team_tag = b64encode(primitives.commit_tag(TEAM_KEY, content))
+    both = ["tresor-auth", "tresor-auth-" + TEAM_ID]
+    vault_tag = b64encode(sc.commit_tag_v4(VAULT_KEY, content, both))
+    team_tag = b64encode(sc.commit_tag_v4(TEAM_KEY, content, both))
     commit = body + "tresor-auth " + vault_tag + "\ntresor-auth-" + TEAM_ID + " " + team_tag + "\n" + message
-    out.success("commit-auth-v4", "commit-auth-v4", "a commit tagged with the vault key and Team's key: C leaves out both lines",
-                {"commit": commit, "vault_key": key_hex, "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}})
-    out.success("commit-auth-v4-scope-only", "commit-auth-v4", "carol's commit: only Team's tag, checked alone",
-                {"commit": body + "tresor-auth-" + TEAM_ID + " " + team_tag + "\n" + message,
+    out.success("commit-auth-v4", "commit-auth-v4", "a commit tagged with the vault key and Team's key: C leaves out "
+                "both lines, and each tag covers the names of both", {"commit": commit, "vault_key": key_hex,
+                                                                      "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}})
+    only = ["tresor-auth-" + TEAM_ID]
+    carol_tag = b64encode(sc.commit_tag_v4(TEAM_KEY, content, only))
+    out.success("commit-auth-v4-scope-only", "commit-auth-v4", "carol's commit: only Team's tag",
+                {"commit": body + "tresor-auth-" + TEAM_ID + " " + carol_tag + "\n" + message,
                  "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}})
+    vault_only = b64encode(sc.commit_tag_v4(VAULT_KEY, content, ["tresor-auth"]))
+    out.success("commit-auth-v4-vault-only", "commit-auth-v4", "a commit with the vault tag alone: exactly the tag of §7.1",
+                {"commit": body + "tresor-auth " + vault_only + "\n" + message, "vault_key": key_hex})
+    out.failure("commit-auth-v4-scope-tag-removed", "commit-auth-v4", "the Team tag line removed from a commit tagged with "
+                "both keys (a new commit id): the vault tag no longer verifies",
+                {"commit": body + "tresor-auth " + vault_tag + "\n" + message, "vault_key": key_hex}, "authentication-failed")
     out.failure("commit-auth-v4-wrong-scope-key", "commit-auth-v4", "Team's tag made with Ops's key",
-                {"commit": body + "tresor-auth-" + TEAM_ID + " " + b64encode(primitives.commit_tag(OPS_KEY, content)) + "\n" + message,
+                {"commit": body + "tresor-auth-" + TEAM_ID + " " + b64encode(sc.commit_tag_v4(OPS_KEY, content, only)) + "\n" + message,
                  "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}}, "authentication-failed")
-    twice = body + "tresor-auth-" + TEAM_ID + " " + team_tag + "\ntresor-auth-" + TEAM_ID + " " + team_tag + "\n" + message
-    out.failure("commit-auth-v4-field-twice", "commit-auth-v4", "Team's field twice: the commit carries no Team tag",
-                {"commit": twice, "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}}, "authentication-failed")
+    twice = body + "tresor-auth-" + TEAM_ID + " " + carol_tag + "\ntresor-auth-" + TEAM_ID + " " + carol_tag + "\n" + message
+    out.failure("commit-auth-v4-field-twice", "commit-auth-v4", "Team's field twice: the commit carries no tag",
+                {"commit": twice, "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}}, "malformed")
     # Removing a scope member rekeys the scope only (§3.12.5).
     inputs = {"vault_header": vault, "path": team_path, "file": team, "vault_key": key_hex, "remove": "dave",
               "new_scope_key": hexstr(NEW_TEAM_KEY), "ephemeral_secrets": [hexstr(EPHEMERAL[1])],

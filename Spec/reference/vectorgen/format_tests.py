@@ -218,14 +218,17 @@ def commit_auth_v4(inputs):
     """§3.12.6: C without every tresor-auth line, and each given key's tag, which the commit must carry."""
     from tresorref.errors import fail
     content, fields = scopes.commit_content_v4(inputs["commit"].encode("utf-8"))
+    if fields is None:
+        fail("malformed", "a tag field appears twice or is continued")
     keys = {"tresor-auth": inputs["vault_key"]} if "vault_key" in inputs else {}
     keys.update({"tresor-auth-" + sid: k for sid, k in inputs.get("scope_keys", {}).items()})
     tags = {}
     for field, k in sorted(keys.items()):
-        tags[field] = b64encode(primitives.commit_tag(bytes.fromhex(k), content))
+        tags[field] = b64encode(scopes.commit_tag_v4(bytes.fromhex(k), content, fields))
         if fields.get(field) != tags[field]:
             fail("authentication-failed", "the commit carries no valid %s" % field)
-    return {"content": content.decode("utf-8"), "tags": tags}
+    return {"content": content.decode("utf-8"), "fields": sorted(fields), "tags": tags,
+            "tagged_message": hexstr(scopes.tagged_message(content, fields))}
 
 
 def scope_rekey(inputs):
