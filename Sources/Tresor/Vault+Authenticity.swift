@@ -11,9 +11,55 @@ extension Vault {
     }
 
     /// Whether commit `rev` carries a tag that verifies with this vault's key (Spec/FORMAT.md §7.1).
+    /// The tag fields are read as Spec/FORMAT.md §3.12.6 says, which for a commit with the one field `tresor-auth` is §7.1.
     func isAuthentic(_ rev: String, repo: GitRepository) -> Bool {
-        guard let authenticator, let field = try? repo.authenticationField(VaultAuthenticator.commitField, of: rev) else { return false }
-        return authenticator.verifyCommit(content: field.content, value: field.value)
+        if header.version >= FormatVersion.scopedHeader { return isAuthenticByKeys(rev, repo: repo) }
+        guard let authenticator, let raw = try? repo.rawCommit(rev) else { return false }
+        let (content, found) = CommitTags.split(raw)
+        guard let fields = found, let value = fields[CommitTags.vaultField] else { return false }
+        return authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value)
+    }
+
+    /// Spec/FORMAT.md §3.12.6 for one commit of a version 4 vault: it carries at least one tag that verifies under a key
+    /// this process holds, and every file it changes (against every parent) whose governing key this process holds is
+    /// covered by a valid tag of that key. What other keys govern cannot be checked here.
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository) -> Bool {
+        guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
+        let (content, found) = CommitTags.split(raw)
+        guard let fields = found else { return false }
+        let names = Array(fields.keys)
+        var valid: Set<String> = []
+        if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
+            valid.insert(CommitTags.vaultField)
+        }
+        for (id, keys) in scopeKeys {
+            let field = CommitTags.field(scopeID: id)
+            if let v = fields[field], keys.authenticator.verifyCommit(content: content, fields: names, value: v) { valid.insert(field) }
+        }
+        guard !valid.isEmpty else { return false }
+        func headerAt(_ r: String) -> VaultHeader? {
+            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+                  let bytes = try? repo.blob(id: id) else { return nil }
+            return try? VaultHeader.parse(bytes)
+        }
+        // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
+        var changed: Set<String>?
+        for parent in info.parents {
+            guard let paths = try? repo.changes(from: parent, to: rev).map(\.path) else { return false }
+            changed = changed.map { $0.intersection(paths) } ?? Set(paths)
+        }
+        if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
+        let headers = ([rev] + info.parents).map(headerAt)
+        for path in changed ?? [] {
+            for h in headers {
+                var governing = CommitTags.vaultField
+                if let id = ScopeHeader.scopeID(ofPath: path) { governing = CommitTags.field(scopeID: id) }
+                else if let h, let entry = EntryPath(filePath: path), let id = h.scope(containing: entry) { governing = CommitTags.field(scopeID: id) }
+                let held = governing == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(governing.dropFirst(CommitTags.vaultField.count + 1))] != nil
+                if held, !valid.contains(governing) { return false }
+            }
+        }
+        return true
     }
 
     /// The header version commit `rev` holds (2 when it cannot be read: the strict assumption).
@@ -121,6 +167,7 @@ extension Vault {
             if !arrived.isEmpty { throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: arrived) }
         }
         let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
+        reader.scopeKeys = scopeKeys
         do { _ = try reader.readIncoming(head, minimumGeneration: 0) }
         catch VaultError.hostileRemote(let file, let problem) {
             throw VaultError.commitMadeWithGitRefused(commit: head, file: file, problem: problem)
@@ -129,6 +176,8 @@ extension Vault {
         var remerged = false
         let info = try Vault.git { try repo.commitInfo(head) }
         if info.parents.count == 2 {
+            // Merging again needs every entry: not with scopes (some may be under keys this process does not hold).
+            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
             let (ours, theirs) = (info.parents[0], info.parents[1])
             let base = try Vault.git { try repo.mergeBase(ours, theirs) }
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,

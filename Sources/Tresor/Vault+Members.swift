@@ -88,7 +88,9 @@ extension Vault {
             } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath(filePath: file.path) != nil {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) {
+                    // Entries in scopes stay under their scope keys (Spec/FORMAT.md §3.12.5).
+                    guard let path = EntryPath(filePath: file.path), header.scope(containing: path) == nil else { continue }
                     let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
                     do { txn.putFile(file.path, try newCipher.reseal(bytes, from: oldCipher)) }
                     catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
@@ -96,6 +98,17 @@ extension Vault {
                 }
             }
             txn.putHeader(newHeader)
+            // Each open scope's vault slot wrapped again under the new vault key; closed scopes stay as they are.
+            for id in header.scopes.keys.sorted() {
+                let path = ScopeHeader.relativePath(scopeID: id)
+                guard let bytes = try txn.file(path) else { continue }
+                do {
+                    let scope = try ScopeHeader.parse(bytes)
+                    guard scope.vaultSlot != nil else { continue }
+                    guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: scope.folder, scope: scope.folder) }
+                    txn.putFile(path, try keys.authenticator.authenticated(try scope.rewrappingVaultSlot(scopeKey: keys.key, newVaultKey: newKey)).serialized())
+                } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+            }
             txn.newVaultKey = newKey
             txn.message = (member.map { "Remove member \($0) and rekey" } ?? "Rekey") + ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
             return RekeyOutcome(entries: count, members: newHeader.recipientSlots.count, generation: newHeader.generation,

@@ -37,6 +37,8 @@ extension Vault {
             }
             let header: VaultHeader
             do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }
+            // Spec/FORMAT.md §3.12.6 (what each replica checks per key) is not implemented for clone and sync yet.
+            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
             try SyncSetup.configure(repo)
             let vault = Vault(root: root, header: header, repo: repo)
             vault.createdDirectory = !existed
@@ -81,8 +83,9 @@ extension Vault {
     public func verifyAll() throws {
         let repo = try repository()
         guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
-            .readIncoming(head, minimumGeneration: 0)
+        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        reader.scopeKeys = scopeKeys
+        _ = try reader.readIncoming(head, minimumGeneration: 0)
     }
 
     /// Removes a clone that failed its checks.
