@@ -143,12 +143,25 @@ extension Vault {
         throw VaultError.foreignCommits(foreign)
     }
 
+    /// A scope-only member (Spec/FORMAT.md §3.12.6) cannot vouch for anything outside its scopes, so it takes in nothing;
+    /// but what arrived by plain git (`git pull`) and breaks the per-key rule for the keys it holds is refused here too.
+    private func refuseFetchedForScopeOnly(_ repo: GitRepository) throws {
+        guard let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }
+        let fetched = try Vault.git { try repo.references(matching: "refs/remotes/*") }
+        for ref in fetched where (try? repo.contains(ref.commit, head)) == true {
+            let info = try Vault.git { try repo.commitInfo(head) }
+            let paths = (try? repo.changes(from: info.parents.first, to: head).map(\.path)) ?? []
+            throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: [ForeignCommit(id: head, summary: info.summary, paths: paths)])
+        }
+    }
+
     /// Takes in commits made on this replica with plain git (`git commit`, `git pull` through the drivers)
     /// that tresor has not authenticated yet: checks HEAD like content from a remote, re-merges a merge git
     /// made with tresor's rules (git's own result stays under `refs/tresor/git-merge/…`), and commits an
     /// authenticated commit on top, so other replicas accept them (Spec/TRANSACTIONS.md §3, Spec/MERGE.md §13.4).
     /// Runs under the vault lock. Without the key it does nothing; the next command with the key does it.
     func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
+        if cipher == nil, !scopeKeys.isEmpty { return try refuseFetchedForScopeOnly(repo) }
         guard let cipher, let authenticator else { return }
         let known = try knownFormatVersion(repo)
         guard known >= 2, let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }

@@ -136,6 +136,8 @@ public final class VaultTransaction {
     /// Stages the removal of the entry at `path`. - Throws: `VaultError.entryNotFound` if there is none.
     public func remove(_ path: EntryPath) throws {
         guard try contains(path) else { throw VaultError.entryNotFound(path: path.string, suggestions: []) }
+        // Only a holder of the key that seals it may change it, removing included (Spec/FORMAT.md §3.12.6).
+        _ = try cipher(for: path)
         staged[path.filePath] = .some(nil)
     }
 

@@ -17,6 +17,7 @@ struct Grep: ParsableCommand {
         var results: [JSONValue] = []
         var failed = false
         var any = false
+        var locked = 0
         let progress = ProgressLine("Searching")
         let all = try vault.readAll(prefix: prefix, progress: progress.report)
         progress.finish()
@@ -24,6 +25,7 @@ struct Grep: ParsableCommand {
             let entry: Entry
             switch result {
             case .success(let e): entry = e
+            case .failure(.noKeyFor): locked += 1; continue  // under a key this member does not hold: skipped, counted
             case .failure(let e): Output.warning(e.message); failed = true; continue
             }
             var matches: [(String, String)] = []
@@ -46,6 +48,7 @@ struct Grep: ParsableCommand {
             }
         }
         if json { Output.json(.array(results)) }
+        if locked > 0 { Output.status("skipped \(locked) entr\(locked == 1 ? "y" : "ies") sealed under keys you do not hold") }
         if failed { throw ExitCode(ExitStatus.error) }
         if !any { throw ExitCode(ExitStatus.noMatch) }
     }
