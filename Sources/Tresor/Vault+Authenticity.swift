@@ -143,15 +143,31 @@ extension Vault {
         throw VaultError.foreignCommits(foreign)
     }
 
-    /// A scope-only member (Spec/FORMAT.md §3.12.6) cannot vouch for anything outside its scopes, so it takes in nothing;
-    /// but what arrived by plain git (`git pull`) and breaks the per-key rule for the keys it holds is refused here too.
-    private func refuseFetchedForScopeOnly(_ repo: GitRepository) throws {
-        guard let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }
-        let fetched = try Vault.git { try repo.references(matching: "refs/remotes/*") }
-        for ref in fetched where (try? repo.contains(ref.commit, head)) == true {
-            let info = try Vault.git { try repo.commitInfo(head) }
-            let paths = (try? repo.changes(from: info.parents.first, to: head).map(\.path)) ?? []
-            throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: [ForeignCommit(id: head, summary: info.summary, paths: paths)])
+    /// The last commit whose history this replica checked by the per-key rule (local, never pushed).
+    static let verifiedRef = "refs/tresor/verified"
+
+    /// Spec/FORMAT.md §3.12.6 on this replica (version 4): every commit since the last one checked (`verifiedRef`), not
+    /// only HEAD, must pass the per-key rule for the keys this process holds, since a tag under one key vouches for
+    /// nothing under another. Commits that arrived by plain git (`git pull`) and break it are refused; when all pass,
+    /// HEAD becomes the last one checked. Commits made here with git are left to the adoption that follows.
+    /// - Throws: `VaultError.unauthenticatedCommitsFetched`.
+    func checkKeyRule(_ repo: GitRepository) throws {
+        guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
+        let hidden = repo.resolve(Vault.verifiedRef).map { [$0] } ?? []
+        var broken: [ForeignCommit] = []
+        for c in try Vault.git({ try repo.commits(from: [head], excluding: hidden) }).prefix(10000) {
+            guard headerVersion(at: c.id, repo: repo) >= FormatVersion.scopedHeader, !isAuthenticByKeys(c.id, repo: repo) else { continue }
+            let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
+            broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
+            if broken.count >= 50 { break }
+        }
+        guard !broken.isEmpty else {
+            try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
+            return
+        }
+        for ref in try Vault.git({ try repo.references(matching: "refs/remotes/*") }) {
+            let arrived = broken.filter { (try? repo.contains(ref.commit, $0.id)) == true }
+            if !arrived.isEmpty { throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: arrived) }
         }
     }
 
@@ -161,7 +177,10 @@ extension Vault {
     /// authenticated commit on top, so other replicas accept them (Spec/TRANSACTIONS.md §3, Spec/MERGE.md §13.4).
     /// Runs under the vault lock. Without the key it does nothing; the next command with the key does it.
     func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
-        if cipher == nil, !scopeKeys.isEmpty { return try refuseFetchedForScopeOnly(repo) }
+        if header.version >= FormatVersion.scopedHeader, cipher != nil || !scopeKeys.isEmpty {
+            try checkKeyRule(repo)
+            if cipher == nil { return }  // a scope-only member vouches for nothing outside its scopes: it adopts nothing
+        }
         guard let cipher, let authenticator else { return }
         let known = try knownFormatVersion(repo)
         guard known >= 2, let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }

@@ -186,6 +186,14 @@ final class ScopeTests: CLITestCase {
         try pull()
         XCTAssertNotEqual(try tresor("adopt").code, 0)
         _ = try git("reset", "-q", "--hard", tip)
+        // Hidden below a commit with a valid vault tag (which vouches for nothing under Team's key): refused, naming it.
+        let hidden = try a.commit(rollback, parents: [tip])
+        try a.push(try tagged(a, try a.commit(rollback, parents: [hidden]), [(CommitTags.vaultField, vaultKey)]))
+        try pull()
+        let refused = try tresor("adopt")
+        XCTAssertNotEqual(refused.code, 0)
+        XCTAssertTrue(refused.stderr.contains(String(hidden.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
+        _ = try git("reset", "-q", "--hard", tip)
         // Tagged with Team's key (carol's own rollback), it is taken.
         try a.push(try tagged(a, try a.commit(rollback, parents: [tip]), [(CommitTags.field(scopeID: id), teamKey)]))
         try pull()

@@ -61,7 +61,8 @@ struct Audit: ParsableCommand {
                     .object(["path": .string(entry.path.string), "findings": .array(entry.findings.map(Audit.json))])
                 }),
                 "totals": .object(["audited": .integer(report.entries.count), "flagged": .integer(report.flagged.count),
-                                   "unreadable": .integer(failures.count), "skipped": .integer(skipped)]
+                                   "unreadable": .integer(failures.count)]
+                                  .merging(skipped == 0 ? [:] : ["skipped": .integer(skipped)]) { a, _ in a }
                                   .merging(Audit.reasons.map { ($0, JSONValue.integer(totals[$0] ?? 0)) }) { a, _ in a }),
                 "errors": .array(failures.map { failure -> JSONValue in
                     .object(["path": .string(failure.path.string), "message": .string(failure.error.message)])
