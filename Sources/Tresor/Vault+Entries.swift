@@ -140,6 +140,8 @@ extension Vault {
     /// An early check, before asking a person anything, that `path` can be created (the transaction
     /// checks again). - Throws: `VaultError.entryExists` (unless `force`), `.caseCollision`, `.entry`.
     public func checkNew(_ path: EntryPath, force: Bool) throws {
+        // Before asking anything: the key that will seal it (Spec/FORMAT.md §3.12.3).
+        if isUnlocked { _ = try cipher(for: path, header: header) }
         switch store.kind(of: path) {
         case .missing: break
         case .file: if !force { throw VaultError.entryExists(path: path.string) }

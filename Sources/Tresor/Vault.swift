@@ -184,7 +184,7 @@ public final class Vault {
     }
 
     func requireAuthenticator() throws -> VaultAuthenticator {
-        guard let authenticator else { throw VaultError.vaultLocked }
+        guard let authenticator else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return authenticator
     }
 
@@ -195,12 +195,12 @@ public final class Vault {
 
     /// The vault key, for creating a session. Only after `unlock`. - Throws: `VaultError.vaultLocked`.
     public func currentVaultKey() throws -> SecretBytes {
-        guard let vaultKey else { throw VaultError.vaultLocked }
+        guard let vaultKey else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return vaultKey
     }
 
     func requireCipher() throws -> EntryCipher {
-        guard let cipher else { throw VaultError.vaultLocked }
+        guard let cipher else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return cipher
     }
 

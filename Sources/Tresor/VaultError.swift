@@ -49,6 +49,8 @@ public enum VaultError: Error, Equatable, Sendable {
     /// The entry at `path` is sealed under a key this process does not hold: the key of the scope at folder `scope`,
     /// or the vault key when `scope` is nil (a scope-only member, Spec/FORMAT.md §3.12.4).
     case noKeyFor(path: String, scope: String?)
+    /// What was asked needs the vault key, and this process holds only scope keys (a scope-only member).
+    case needsVaultKey
     /// No scope has the folder `folder`.
     case noSuchScope(folder: String)
     /// A scope at `folder` cannot be made: `other` is that folder, inside it, or around it (no nested scopes).

@@ -19,6 +19,7 @@ public final class VaultTransaction {
     /// Set by creating a scope or rekeying one: scope keys the commit is tagged with and the vault uses from then on.
     var newScopeKeys: [String: ScopeKeys] = [:]
     private var parsedHeader: (bytes: [UInt8], header: VaultHeader)?
+    private var baseHeaderBytes: [UInt8]??
     /// Vault-relative file path → new bytes, or nil to remove the file.
     private(set) var staged: [String: [UInt8]?] = [:]
 
@@ -71,7 +72,10 @@ public final class VaultTransaction {
 
     /// The vault header as of this transaction.
     public func header() throws -> VaultHeader {
-        guard let bytes = try file(VaultHeader.relativePath) else { throw VaultError.header(.malformed("no vault header")) }
+        // Read from git once: every `put` asks which key seals its entry (Spec/FORMAT.md §3.12.3).
+        if baseHeaderBytes == nil, staged[VaultHeader.relativePath] == nil { baseHeaderBytes = .some(try file(VaultHeader.relativePath)) }
+        let current = staged[VaultHeader.relativePath] ?? baseHeaderBytes ?? nil
+        guard let bytes = current else { throw VaultError.header(.malformed("no vault header")) }
         if let parsedHeader, parsedHeader.bytes == bytes { return parsedHeader.header }
         do {
             let h = try VaultHeader.parse(bytes)

@@ -23,7 +23,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor: return ExitStatus.auth
+        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
         case .entryNotFound: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -66,6 +66,8 @@ extension VaultError {
             return "cannot open \(q(p)): it is in the scope \(q(scope)), whose key you do not hold\nhint: a member of \(q(scope)) can add you: 'tresor member add --scope \(scope) NAME PUBLIC-KEY'"
         case .noKeyFor(let p, nil):
             return "cannot open \(q(p)): it is outside the scopes you hold, under the vault key\nhint: a member of the vault can add you: 'tresor member add NAME PUBLIC-KEY'"
+        case .needsVaultKey:
+            return "this needs the vault key, and you hold only the keys of scopes\nhint: a member of the vault can do it, or add you: 'tresor member add NAME PUBLIC-KEY'"
         case .noSuchScope(let f): return "no scope \(q(f))\nhint: 'tresor scope ls' lists the scopes"
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"

@@ -65,7 +65,14 @@ final class ScopeTests: CLITestCase {
         XCTAssertEqual(try withIdentity("carol", "edit", "Email/gmail", "--set", "username=x").code, 3)
         XCTAssertEqual(try withIdentity("carol", "rm", "Email/gmail").code, 3)
         XCTAssertEqual(try withIdentity("carol", "mv", "Team/wiki", "Out/wiki").code, 3)
-        XCTAssertNotEqual(try withIdentity("carol", "member", "add", "mallory", try newIdentity("mallory")).code, 0)
+        XCTAssertEqual(try withIdentity("carol", "member", "add", "mallory", try newIdentity("mallory")).code, 3)
+        let create = try withIdentity("carol", "scope", "create", "Email")
+        XCTAssertEqual(create.code, 3)
+        XCTAssertTrue(create.stderr.contains("this needs the vault key, and you hold only the keys of scopes"), create.stderr)
+        // Adding an entry outside her scope is refused before anything is generated or asked.
+        let add = try withIdentity("carol", "add", "Bank/x", "--generate")
+        XCTAssertEqual(add.code, 3)
+        XCTAssertFalse(add.stderr.contains("Generated"), add.stderr)
         // grep and audit skip what she cannot open and say so.
         let grep = try withIdentity("carol", "grep", "secret")
         XCTAssertTrue(grep.stdout.contains("Team/wiki") && !grep.stdout.contains("Email/gmail"), grep.stdout)
