@@ -20,9 +20,9 @@ extension Vault {
         return authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value)
     }
 
-    /// Spec/FORMAT.md §3.12.6 for one commit of a version 4 vault: it carries at least one tag that verifies under a key
-    /// this process holds, and every file it changes (against every parent) whose governing key this process holds is
-    /// covered by a valid tag of that key. What other keys govern cannot be checked here.
+    /// Spec/FORMAT.md §3.12.6 for one commit of a version 4 vault: every file it changes (against every parent) whose
+    /// governing key this process holds is covered by a valid tag of that key. What other keys govern cannot be checked
+    /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
     func isAuthenticByKeys(_ rev: String, repo: GitRepository) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
@@ -36,7 +36,6 @@ extension Vault {
             let field = CommitTags.field(scopeID: id)
             if let v = fields[field], keys.authenticator.verifyCommit(content: content, fields: names, value: v) { valid.insert(field) }
         }
-        guard !valid.isEmpty else { return false }
         func headerAt(_ r: String) -> VaultHeader? {
             guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
                   let bytes = try? repo.blob(id: id) else { return nil }
@@ -143,8 +142,14 @@ extension Vault {
         throw VaultError.foreignCommits(foreign)
     }
 
-    /// The last commit whose history this replica checked by the per-key rule (local, never pushed).
-    static let verifiedRef = "refs/tresor/verified"
+    /// The last commit whose history this replica checked by the per-key rule with the keys this process holds (local,
+    /// never pushed): one ref per set of keys, since what one set checked says nothing for keys it did not hold.
+    var verifiedRef: String {
+        let names = (cipher != nil ? ["vault"] : []) + scopeKeys.keys.sorted()
+        var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a of the key names (ids, not key material)
+        for byte in names.joined(separator: ",").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return "refs/tresor/verified/" + String(hash, radix: 16)
+    }
 
     /// Spec/FORMAT.md §3.12.6 on this replica (version 4): every commit since the last one checked (`verifiedRef`), not
     /// only HEAD, must pass the per-key rule for the keys this process holds, since a tag under one key vouches for
@@ -153,7 +158,7 @@ extension Vault {
     /// - Throws: `VaultError.unauthenticatedCommitsFetched`.
     func checkKeyRule(_ repo: GitRepository) throws {
         guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        let hidden = repo.resolve(Vault.verifiedRef).map { [$0] } ?? []
+        let hidden = repo.resolve(verifiedRef).map { [$0] } ?? []
         var broken: [ForeignCommit] = []
         for c in try Vault.git({ try repo.commits(from: [head], excluding: hidden) }).prefix(10000) {
             guard headerVersion(at: c.id, repo: repo) >= FormatVersion.scopedHeader, !isAuthenticByKeys(c.id, repo: repo) else { continue }
@@ -162,7 +167,7 @@ extension Vault {
             if broken.count >= 50 { break }
         }
         guard !broken.isEmpty else {
-            try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
+            try Vault.git { try repo.setRef(name: verifiedRef, to: head) }
             return
         }
         for ref in try Vault.git({ try repo.references(matching: "refs/remotes/*") }) {

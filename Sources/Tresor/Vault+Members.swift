@@ -148,6 +148,8 @@ extension Vault {
         let cutoff = Int64(removal.date.timeIntervalSince1970 * 1000) + 999
         var found: [(EntryPath, [String])] = []
         for path in list().paths {
+            // Entries under a key this process does not hold (a closed scope) are not this member's to audit.
+            guard canOpen(path) else { continue }
             let entry = try read(path)
             guard ids.contains(entry.id) else { continue }
             let fields = entry.fields.filter { $0.value.modified.milliseconds <= cutoff }.map(\.key).sorted()

@@ -210,4 +210,33 @@ final class ScopeTests: CLITestCase {
         XCTAssertEqual(show.code, 0, show.stderr)
         XCTAssertFalse(show.stdout.contains("v2"))
     }
+
+    func testAVaultOnlyHolderCannotForgeAClosedScopeAndPassesItsChangesOn() throws {
+        try teamVault(closed: true)
+        XCTAssertTrue(try ok("scope", "ls").stdout.hasPrefix("Team\tclosed\tcarol"))
+        // The passphrase opens the vault key, not the closed scope.
+        let show = try tresor("show", "Team/wiki")
+        XCTAssertEqual(show.code, 3)
+        XCTAssertTrue(show.stderr.contains("whose key you do not hold"), show.stderr)
+        XCTAssertEqual(try tresor("mv", "Team/wiki", "Notes/wiki").code, 3)
+        XCTAssertEqual(try tresor("rm", "Team/wiki").code, 3)
+        try ok("add", "Notes/x", "--password-stdin", stdin: "x\n")
+        try withIdentity("carol", "edit", "Team/wiki", "--set", "username=v2")
+        let a = try bareRemote()
+        let tip = try a.tip
+        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
+        let rollback = try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old))
+        let vaultKey = try VaultHeader.parse(Array(try String(contentsOfFile: vaultDir + "/.tresor/vault.json", encoding: .utf8).utf8))
+            .unlock(passphrase: SecretBytes(utf8: try String(contentsOfFile: passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)))
+        // A holder of the vault key alone rolls Team/wiki back and tags it with the only key it holds.
+        let forged = try tagged(a, try a.commit(rollback, parents: [tip]), [(CommitTags.vaultField, vaultKey)])
+        try a.push(forged)
+        try pull()
+        // The owner (vault key only) cannot check it and passes it on; carol, who holds Team, refuses it.
+        let passed = try tresor("adopt")
+        XCTAssertEqual(passed.code, 0, passed.stderr)
+        let refused = try withIdentity("carol", "adopt")
+        XCTAssertNotEqual(refused.code, 0)
+        XCTAssertTrue(refused.stderr.contains(String(forged.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
+    }
 }
