@@ -159,11 +159,14 @@ extension Vault {
     /// Removes a member from the scope at `folder` and rekeys that scope only (Spec/FORMAT.md §3.12.5): a new scope key,
     /// every entry in the folder re-encrypted, the remaining slots sealed again, the vault slot wrapped again, the rekey
     /// proof, one commit tagged with the new scope key. The vault key and everything outside the scope stay.
-    /// - Throws: `VaultError.noSuchScope`, `.noKeyFor`, `.header(.noSuchMember)`, transaction errors.
+    /// - Throws: `VaultError.noSuchScope`, `.noKeyFor`, `.needsVaultKey` (an open scope, without the vault key),
+    ///   `.header(.noSuchMember)`, transaction errors.
     @discardableResult
     public func removeMember(_ name: String, fromScope folder: String) throws -> RekeyOutcome {
         let id = try scopeID(folder: folder)
         guard let old = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
+        // An open scope's new key is wrapped again for the holders of the vault key: that needs the vault key.
+        if (try scopeHeader(id)).vaultSlot != nil, vaultKeyIfHeld == nil { throw VaultError.needsVaultKey }
         let newKey = SecretBytes.random(count: Sodium.keyBytes)
         let new = try ScopeKeys(newKey)
         let outcome = try transaction { txn -> RekeyOutcome in

@@ -106,6 +106,10 @@ final class ScopeTests: CLITestCase {
     func testRemovingAScopeMemberRekeysOnlyThatScope() throws {
         try teamVault(members: ["carol", "dave"])
         XCTAssertEqual(try withIdentity("dave", "show", "Team/wiki").code, 0)
+        // Team is open: its new key is wrapped for the holders of the vault key, which carol does not hold.
+        let carolRemoves = try withIdentity("carol", "member", "rm", "--scope", "Team", "dave")
+        XCTAssertEqual(carolRemoves.code, 3, carolRemoves.stderr)
+        XCTAssertTrue(carolRemoves.stderr.contains("needs the vault key"), carolRemoves.stderr)
         let before = try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let rm = try ok("member", "rm", "--scope", "Team", "dave")
         XCTAssertTrue(rm.stderr.contains("1 entry re-encrypted"), rm.stderr)
