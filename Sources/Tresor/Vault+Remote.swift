@@ -37,8 +37,6 @@ extension Vault {
             }
             let header: VaultHeader
             do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }
-            // Spec/FORMAT.md §3.12.6 (what each replica checks per key) is not implemented for clone and sync yet.
-            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
             try SyncSetup.configure(repo)
             let vault = Vault(root: root, header: header, repo: repo)
             vault.createdDirectory = !existed
@@ -55,13 +53,17 @@ extension Vault {
     public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
-        try requireAuthentic(incoming: tip, ours: nil, repo: repo)
+        if header.version >= FormatVersion.scopedHeader { try requireFetchedByKeys(tip: tip, excluding: [], repo: repo) }
+        else { try requireAuthentic(incoming: tip, ours: nil, repo: repo) }
         // A version 1 tip over history that held version 2: the authentication was stripped (a downgrade).
         let version = headerVersion(at: tip, repo: repo)
         if version < FormatVersion.header, try highestHeaderVersion(from: tip, stopAt: FormatVersion.header, repo: repo) > version {
             throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .downgrade(version: version))
         }
-        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        let reader = header.version >= FormatVersion.scopedHeader
+            ? SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
+            : SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        reader.scopeKeys = scopeKeys
         reader.progress = progress
         _ = try reader.readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }

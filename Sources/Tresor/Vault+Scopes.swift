@@ -33,7 +33,16 @@ extension Vault {
     func scopeHeader(_ id: String) throws -> ScopeHeader {
         let path = ScopeHeader.relativePath(scopeID: id)
         do {
-            let s = try ScopeHeader.parse(try FileSystem.read(store.absolute(path), limit: 1 << 20))
+            var bytes: [UInt8]
+            if FileSystem.kind(store.absolute(path)) == .missing, FileSystem.kind(root + "/" + Vault.cloneMarker) == .file,
+               let repo = try? repository(), let tip = repo.resolve(Vault.incomingRef("origin")),
+               let id = try? repo.blobID(at: tip, path: path), (try? repo.blobSize(id: id)) ?? Int.max <= 1 << 20 {
+                // A clone not checked out yet: the scope header of the fetched commit (checked by `completeClone`).
+                bytes = try Vault.git { try repo.blob(id: id) }
+            } else {
+                bytes = try FileSystem.read(store.absolute(path), limit: 1 << 20)
+            }
+            let s = try ScopeHeader.parse(bytes)
             try s.checkPlace(in: header, path: path)
             return s
         } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }

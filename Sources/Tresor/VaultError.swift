@@ -57,7 +57,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case scopeNests(folder: String, other: String)
     /// A scope header (`path`) that does not parse, does not belong here, or is not authentic.
     case scopeHeader(path: String, CoreError)
-    /// Syncing a vault with scopes (format version 4) is not implemented yet: refused before anything changes.
+    /// Merging diverged histories of a vault with scopes (format version 4) is not implemented yet: refused before
+    /// anything changes (sync fast-forwards and pushes).
     case scopedSyncUnsupported
     case session(SessionProblem)
 

@@ -19,8 +19,10 @@ struct VaultSnapshot {
 /// Decrypts blobs once each, whichever commit they appear in.
 final class SnapshotReader {
     let repo: GitRepository
-    let cipher: EntryCipher
-    let authenticator: VaultAuthenticator
+    /// The vault key's cipher and authenticator; nil for a scope-only member (Spec/FORMAT.md §3.12.4), who checks
+    /// entries outside its scopes for shape only and cannot check the vault header's tag.
+    let cipher: EntryCipher?
+    let authenticator: VaultAuthenticator?
     /// The local header: the vault id every header must carry, and the version a header may not go below.
     let local: VaultHeader
     private var cache: [String: Entry] = [:]
@@ -29,7 +31,7 @@ final class SnapshotReader {
     /// Told of each entry checked by `readIncoming`.
     var progress: VaultProgressHandler?
 
-    init(repo: GitRepository, cipher: EntryCipher, authenticator: VaultAuthenticator, local: VaultHeader) {
+    init(repo: GitRepository, cipher: EntryCipher?, authenticator: VaultAuthenticator?, local: VaultHeader) {
         self.repo = repo; self.cipher = cipher; self.authenticator = authenticator; self.local = local
     }
 
@@ -58,7 +60,8 @@ final class SnapshotReader {
         guard files.contains(where: { $0.path == VaultHeader.relativePath }) else {
             throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .header(.malformed("the vault header is missing")))
         }
-        let kept = files.filter { !unchanged.contains($0.path + "\u{0}" + $0.blob) }
+        // The header always: it says which key seals each entry that is checked (Spec/FORMAT.md §3.12.3).
+        let kept = files.filter { $0.path == VaultHeader.relativePath || !unchanged.contains($0.path + "\u{0}" + $0.blob) }
         return try snapshot(kept, check: true, minimumGeneration: minimumGeneration)
     }
 
@@ -83,17 +86,17 @@ final class SnapshotReader {
                 }
             } else if let entryPath = EntryPath(filePath: path) {
                 var cipher = self.cipher
-                if !scopes.isEmpty, let id = snap.header?.scope(containing: entryPath) {
-                    guard let keys = scopeKeys[id] else {
+                if !scopes.isEmpty, let id = snap.header?.scope(containing: entryPath) { cipher = scopeKeys[id]?.cipher }
+                do {
+                    guard let cipher else {
                         // Sealed under a key this process does not hold: its shape is all that can be checked.
                         do { _ = try Envelope.parse(try Vault.git { try repo.blob(id: blob) }) }
                         catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .entry(e)) }
                         snap.unreadable.append(path)
                         continue
                     }
-                    cipher = keys.cipher
+                    snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path, cipher: cipher))
                 }
-                snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path, cipher: cipher))
                 done += 1
                 if check { progress?(.entries(done: done, total: total)) }
             }
@@ -109,7 +112,9 @@ final class SnapshotReader {
         guard header.vaultID == local.vaultID else { throw VaultError.header(.differentVault(ours: local.vaultID, theirs: header.vaultID)) }
         guard check else { return header }
         if header.version < local.version { throw VaultError.hostileRemote(file: path, problem: .downgrade(version: header.version)) }
-        do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        if let authenticator {
+            do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        }
         if let minimum = minimumGeneration, header.version >= 2, header.generation < minimum {
             throw VaultError.hostileRemote(file: path, problem: .header(.headerReplayed(generation: header.generation, minimum: minimum)))
         }

@@ -73,7 +73,7 @@ extension VaultError {
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
         case .scopedSyncUnsupported:
-            return "this vault has scopes (format version 4), which this tresor cannot sync yet; nothing was changed"
+            return "this replica and the remote both changed this vault, which has scopes (format version 4): tresor cannot merge such histories yet; nothing was changed\nhint: sync before changing, so that one side fast-forwards"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"

@@ -243,4 +243,88 @@ final class ScopeTests: CLITestCase {
         XCTAssertNotEqual(refused.code, 0)
         XCTAssertTrue(refused.stderr.contains(String(forged.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
     }
+
+    // MARK: Sync
+
+    /// The owner's vault pushed to a new bare remote, and carol's clone of it (with her identity only).
+    func syncedClone() throws -> (remote: String, clone: String) {
+        try teamVault()
+        let remote = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try ok("remote", "add", "origin", remote)
+        try ok("sync")
+        let clone = dir + "/carol-vault"
+        let r = try tresor(["clone", remote, clone, "--identity", dir + "/carol"], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        return (remote, clone)
+    }
+
+    func carol(_ clone: String, _ args: String...) throws -> CLIResult {
+        try tresor(args + ["--vault", clone, "--identity", dir + "/carol"], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+    }
+
+    func testScopeOnlyMemberClonesReadsEditsAndSyncs() throws {
+        let (_, clone) = try syncedClone()
+        XCTAssertTrue(try carol(clone, "show", "Team/wiki").stdout.contains("team-secret"))
+        XCTAssertEqual(try carol(clone, "show", "Email/gmail").code, 3)
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        let push = try carol(clone, "sync")
+        XCTAssertEqual(push.code, 0, push.stderr)
+        // The owner fast-forwards to her commit; her change and the owner's next ones travel both ways.
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertTrue(try ok("show", "Team/wiki").stdout.contains("carol"))
+        try ok("edit", "Team/wiki", "--set", "notes=from the owner")
+        try ok("edit", "Email/gmail", "--set", "notes=root only")
+        try ok("sync")
+        let pull = try carol(clone, "sync")
+        XCTAssertEqual(pull.code, 0, pull.stderr)
+        XCTAssertTrue(try carol(clone, "show", "Team/wiki").stdout.contains("from the owner"))
+        // The root entry she cannot read came along unread, byte for byte.
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout,
+                       try git("rev-parse", "HEAD:Email/gmail.json").stdout)
+        // Both changed since the last sync: merging such histories is refused, nothing changes.
+        try ok("edit", "Team/wiki", "--set", "notes=owner again")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol2").code, 0)
+        let before = try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+        let diverged = try carol(clone, "sync")
+        XCTAssertNotEqual(diverged.code, 0)
+        XCTAssertTrue(diverged.stderr.contains("cannot merge such histories yet; nothing was changed"), diverged.stderr)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout, before)
+    }
+
+    func testRewritingTeamFilesOnTheRemoteIsRefusedByAMemberOnSync() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("edit", "Team/wiki", "--set", "username=v2")
+        try ok("sync")
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let tip = try a.tip
+        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
+        let rollback = try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old))
+        let forged = try a.commit(rollback, parents: [tip])
+        try a.push(forged)
+        let before = try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+        let r = try carol(clone, "sync")
+        XCTAssertNotEqual(r.code, 0)
+        XCTAssertTrue(r.stderr.contains(String(forged.prefix(12))) && r.stderr.contains("Team/wiki.json"), r.stderr)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout, before)
+        // The owner refuses it too.
+        XCTAssertNotEqual(try tresor("sync").code, 0)
+    }
+
+    func testScopeOnlyMembersRootChangeIsRefusedByTheOwnerOnSync() throws {
+        let (remote, _) = try syncedClone()
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let (id, teamKey) = try scopeKey("Team", member: "carol")
+        let tip = try a.tip
+        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip]),
+                                  [(CommitTags.field(scopeID: id), teamKey)])
+        try a.push(deleting)
+        let r = try tresor("sync")
+        XCTAssertNotEqual(r.code, 0)
+        XCTAssertTrue(r.stderr.contains(String(deleting.prefix(12))) && r.stderr.contains("Email/gmail.json"), r.stderr)
+        XCTAssertTrue(try ok("show", "Email/gmail").stdout.contains("root-secret"))
+    }
 }
