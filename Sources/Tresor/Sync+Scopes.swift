@@ -59,9 +59,10 @@ extension Vault {
         }
         // Merging two histories of a vault with scopes (files this replica may not read) is not implemented yet.
         guard base == ours else { throw VaultError.scopedSyncUnsupported }
-        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine)
+        let successors = scopeSuccessors(at: theirs, repo: quarantine)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors)
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
-        checker.scopeKeys = scopeKeys
+        checker.scopeKeys = scopeKeys.merging(successors) { $1 }
         checker.progress = progress
         let local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
         let minimum = try SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header).readHeader(ours)?.generation ?? 0
@@ -74,6 +75,7 @@ extension Vault {
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
         outcome.recoveryRef = recovery
         try publish(repo, from: ours, to: theirs, paths: paths, reflog: "tresor: fast-forward to \(theirs)", knownStale: false)
+        scopeKeys.merge(successors) { $1 }
         try Vault.git { try repo.setRef(name: verifiedRef, to: theirs) }
         outcome.pulled = true
         outcome.fastForwarded = true
@@ -83,10 +85,31 @@ extension Vault {
         return .done
     }
 
+    /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that
+    /// its credential opens, authentic under that key, with a rekey proof that verifies under the key held: scope id →
+    /// the new key. (One step: a replica several rekeys of a scope behind is refused by the per-key rule.)
+    func scopeSuccessors(at tip: String, repo: GitRepository) -> [String: ScopeKeys] {
+        var found: [String: ScopeKeys] = [:]
+        let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
+        for (id, held) in scopeKeys {
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let blob = try? repo.blobID(at: tip, path: path), (try? repo.blobSize(id: blob)) ?? Int.max <= 1 << 20,
+                  let bytes = try? repo.blob(id: blob), let s = try? ScopeHeader.parse(bytes), (try? held.authenticator.verify(s)) == nil,
+                  let proof = s.rekeyProof else { continue }
+            var key: SecretBytes?
+            if let vaultKey = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
+            if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            guard let key, let next = try? ScopeKeys(key), (try? next.authenticator.verify(s)) != nil,
+                  held.authenticator.verifyRekeyProof(proof, newKey: key) else { continue }
+            found[id] = next
+        }
+        return found
+    }
+
     /// Spec/FORMAT.md §3.12.6 on fetched commits: every commit reachable from `tip` and not from `excluding` is of format
     /// version 4 and passes the per-key rule for the keys this process holds.
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
-    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository) throws {
+    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:]) throws {
         var broken: [ForeignCommit] = []
         for c in try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000) {
             // A header that does not parse counts as version 0: refused below, never skipped.
@@ -99,7 +122,7 @@ extension Vault {
             }
             // History from before the first scope (a clone's) is vouched for by the vault tag of the commit that made it.
             if excluding.isEmpty, version < FormatVersion.scopedHeader { continue }
-            guard version < FormatVersion.scopedHeader || !isAuthenticByKeys(c.id, repo: repo) else { continue }
+            guard version < FormatVersion.scopedHeader || !isAuthenticByKeys(c.id, repo: repo, successors: successors) else { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }

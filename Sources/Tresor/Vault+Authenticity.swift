@@ -23,7 +23,9 @@ extension Vault {
     /// Spec/FORMAT.md §3.12.6 for one commit of a version 4 vault: every file it changes (against every parent) whose
     /// governing key this process holds is covered by a valid tag of that key. What other keys govern cannot be checked
     /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
-    func isAuthenticByKeys(_ rev: String, repo: GitRepository) -> Bool {
+    /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
+    /// count as the held key's.
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:]) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
@@ -34,7 +36,9 @@ extension Vault {
         }
         for (id, keys) in scopeKeys {
             let field = CommitTags.field(scopeID: id)
-            if let v = fields[field], keys.authenticator.verifyCommit(content: content, fields: names, value: v) { valid.insert(field) }
+            guard let v = fields[field] else { continue }
+            if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
+                || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
         }
         func headerAt(_ r: String) -> VaultHeader? {
             guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,

@@ -247,8 +247,8 @@ final class ScopeTests: CLITestCase {
     // MARK: Sync
 
     /// The owner's vault pushed to a new bare remote, and carol's clone of it (with her identity only).
-    func syncedClone() throws -> (remote: String, clone: String) {
-        try teamVault()
+    func syncedClone(members: [String] = ["carol"]) throws -> (remote: String, clone: String) {
+        try teamVault(members: members)
         let remote = dir + "/remote.git"
         XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
         try ok("remote", "add", "origin", remote)
@@ -326,5 +326,20 @@ final class ScopeTests: CLITestCase {
         XCTAssertNotEqual(r.code, 0)
         XCTAssertTrue(r.stderr.contains(String(deleting.prefix(12))) && r.stderr.contains("Email/gmail.json"), r.stderr)
         XCTAssertTrue(try ok("show", "Email/gmail").stdout.contains("root-secret"))
+    }
+
+    func testAScopeRekeyElsewhereIsFollowedByItsMembers() throws {
+        let (_, clone) = try syncedClone(members: ["carol", "dave"])
+        try ok("member", "rm", "--scope", "Team", "dave")
+        try ok("sync")
+        // Carol holds Team's old key: the new one is sealed to her, and its rekey proof verifies under the old one.
+        let pull = try carol(clone, "sync")
+        XCTAssertEqual(pull.code, 0, pull.stderr)
+        XCTAssertTrue(try carol(clone, "show", "Team/wiki").stdout.contains("team-secret"))
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=after").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        let owner = try tresor("sync")
+        XCTAssertEqual(owner.code, 0, owner.stderr)
+        XCTAssertTrue(try ok("show", "Team/wiki").stdout.contains("after"))
     }
 }
