@@ -46,6 +46,10 @@ extension Vault {
     /// `progress` hears of the objects received and sent and of the entries checked.
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
                      progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
+        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 (fast-forward and push only, for now).
+        if header.version >= FormatVersion.scopedHeader {
+            return try syncScoped(remote: remote, credentials: credentials, maxRounds: maxRounds, progress: progress)
+        }
         _ = try requireCipher()
         let repo = try repository()
         var outcome = SyncOutcome(remote: remote)
@@ -375,7 +379,7 @@ extension Vault {
     }
 
     /// The work-tree files at `paths` must be what commit `rev` has: the update would overwrite them.
-    private func requireUnchangedWorkTree(_ repo: GitRepository, at rev: String, paths: [String]) throws {
+    func requireUnchangedWorkTree(_ repo: GitRepository, at rev: String, paths: [String]) throws {
         for path in paths {
             try checkWorkTreeFolders(of: path)
             let expected = try Vault.git { try repo.blobID(at: rev, path: path) }
@@ -389,7 +393,7 @@ extension Vault {
     }
 
     /// Pushes main; false when the remote moved meanwhile (fetch and merge again).
-    private func push(_ repo: GitRepository, _ remote: String, _ credentials: GitCredentials, _ progress: VaultProgressHandler?) throws -> Bool {
+    func push(_ repo: GitRepository, _ remote: String, _ credentials: GitCredentials, _ progress: VaultProgressHandler?) throws -> Bool {
         do { try repo.push(remote: remote, credentials: credentials, progress: progress.git); return true }
         catch GitError.pushRejected, GitError.notFastForward { return false }
         catch let e as GitError { throw VaultError.git(e) }

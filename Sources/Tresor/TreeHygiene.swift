@@ -118,6 +118,8 @@ struct TreeHygiene {
     /// A file is the header, `.gitattributes`, or an entry file at a valid entry path.
     private func checkFile(_ path: String, depth: Int) throws {
         if path == VaultHeader.relativePath || path == SyncSetup.attributesFile { return }
+        // A scope header (Spec/FORMAT.md §3.12.2); the snapshot checks that the vault header lists it.
+        if ScopeHeader.scopeID(ofPath: path) != nil { return }
         if path.hasPrefix(EntryStore.metadataDirectory + "/") { throw refuse(path, .foreignFile) }
         guard EntryPath(filePath: path) != nil else { throw refuse(path, .foreignFile) }
     }

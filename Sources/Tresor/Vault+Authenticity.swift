@@ -11,9 +11,58 @@ extension Vault {
     }
 
     /// Whether commit `rev` carries a tag that verifies with this vault's key (Spec/FORMAT.md §7.1).
+    /// The tag fields are read as Spec/FORMAT.md §3.12.6 says, which for a commit with the one field `tresor-auth` is §7.1.
     func isAuthentic(_ rev: String, repo: GitRepository) -> Bool {
-        guard let authenticator, let field = try? repo.authenticationField(VaultAuthenticator.commitField, of: rev) else { return false }
-        return authenticator.verifyCommit(content: field.content, value: field.value)
+        if header.version >= FormatVersion.scopedHeader { return isAuthenticByKeys(rev, repo: repo) }
+        guard let authenticator, let raw = try? repo.rawCommit(rev) else { return false }
+        let (content, found) = CommitTags.split(raw)
+        guard let fields = found, let value = fields[CommitTags.vaultField] else { return false }
+        return authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value)
+    }
+
+    /// Spec/FORMAT.md §3.12.6 for one commit of a version 4 vault: every file it changes (against every parent) whose
+    /// governing key this process holds is covered by a valid tag of that key. What other keys govern cannot be checked
+    /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
+    /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
+    /// count as the held key's.
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:]) -> Bool {
+        guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
+        let (content, found) = CommitTags.split(raw)
+        guard let fields = found else { return false }
+        let names = Array(fields.keys)
+        var valid: Set<String> = []
+        if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
+            valid.insert(CommitTags.vaultField)
+        }
+        for (id, keys) in scopeKeys {
+            let field = CommitTags.field(scopeID: id)
+            guard let v = fields[field] else { continue }
+            if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
+                || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
+        }
+        func headerAt(_ r: String) -> VaultHeader? {
+            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+                  let bytes = try? repo.blob(id: id) else { return nil }
+            return try? VaultHeader.parse(bytes)
+        }
+        // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
+        var changed: Set<String>?
+        for parent in info.parents {
+            guard let paths = try? repo.changes(from: parent, to: rev).map(\.path) else { return false }
+            changed = changed.map { $0.intersection(paths) } ?? Set(paths)
+        }
+        if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
+        let headers = ([rev] + info.parents).map(headerAt)
+        for path in changed ?? [] {
+            for h in headers {
+                var governing = CommitTags.vaultField
+                if let id = ScopeHeader.scopeID(ofPath: path) { governing = CommitTags.field(scopeID: id) }
+                else if let h, let entry = EntryPath(filePath: path), let id = h.scope(containing: entry) { governing = CommitTags.field(scopeID: id) }
+                let held = governing == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(governing.dropFirst(CommitTags.vaultField.count + 1))] != nil
+                if held, !valid.contains(governing) { return false }
+            }
+        }
+        return true
     }
 
     /// The header version commit `rev` holds (2 when it cannot be read: the strict assumption).
@@ -97,12 +146,50 @@ extension Vault {
         throw VaultError.foreignCommits(foreign)
     }
 
+    /// The last commit whose history this replica checked by the per-key rule with the keys this process holds (local,
+    /// never pushed): one ref per set of keys, since what one set checked says nothing for keys it did not hold.
+    var verifiedRef: String {
+        let names = (cipher != nil ? ["vault"] : []) + scopeKeys.keys.sorted()
+        var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a of the key names (ids, not key material)
+        for byte in names.joined(separator: ",").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        return "refs/tresor/verified/" + String(hash, radix: 16)
+    }
+
+    /// Spec/FORMAT.md §3.12.6 on this replica (version 4): every commit since the last one checked (`verifiedRef`), not
+    /// only HEAD, must pass the per-key rule for the keys this process holds, since a tag under one key vouches for
+    /// nothing under another. Commits that arrived by plain git (`git pull`) and break it are refused; when all pass,
+    /// HEAD becomes the last one checked. Commits made here with git are left to the adoption that follows.
+    /// - Throws: `VaultError.unauthenticatedCommitsFetched`.
+    func checkKeyRule(_ repo: GitRepository) throws {
+        guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
+        let hidden = repo.resolve(verifiedRef).map { [$0] } ?? []
+        var broken: [ForeignCommit] = []
+        for c in try Vault.git({ try repo.commits(from: [head], excluding: hidden) }).prefix(10000) {
+            guard headerVersion(at: c.id, repo: repo) >= FormatVersion.scopedHeader, !isAuthenticByKeys(c.id, repo: repo) else { continue }
+            let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
+            broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
+            if broken.count >= 50 { break }
+        }
+        guard !broken.isEmpty else {
+            try Vault.git { try repo.setRef(name: verifiedRef, to: head) }
+            return
+        }
+        for ref in try Vault.git({ try repo.references(matching: "refs/remotes/*") }) {
+            let arrived = broken.filter { (try? repo.contains(ref.commit, $0.id)) == true }
+            if !arrived.isEmpty { throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: arrived) }
+        }
+    }
+
     /// Takes in commits made on this replica with plain git (`git commit`, `git pull` through the drivers)
     /// that tresor has not authenticated yet: checks HEAD like content from a remote, re-merges a merge git
     /// made with tresor's rules (git's own result stays under `refs/tresor/git-merge/…`), and commits an
     /// authenticated commit on top, so other replicas accept them (Spec/TRANSACTIONS.md §3, Spec/MERGE.md §13.4).
     /// Runs under the vault lock. Without the key it does nothing; the next command with the key does it.
     func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
+        if header.version >= FormatVersion.scopedHeader, cipher != nil || !scopeKeys.isEmpty {
+            try checkKeyRule(repo)
+            if cipher == nil { return }  // a scope-only member vouches for nothing outside its scopes: it adopts nothing
+        }
         guard let cipher, let authenticator else { return }
         let known = try knownFormatVersion(repo)
         guard known >= 2, let head = try Vault.git({ try repo.headCommitID() }), !isAuthentic(head, repo: repo) else { return }
@@ -121,6 +208,7 @@ extension Vault {
             if !arrived.isEmpty { throw VaultError.unauthenticatedCommitsFetched(ref: ref.name, commits: arrived) }
         }
         let reader = SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
+        reader.scopeKeys = scopeKeys
         do { _ = try reader.readIncoming(head, minimumGeneration: 0) }
         catch VaultError.hostileRemote(let file, let problem) {
             throw VaultError.commitMadeWithGitRefused(commit: head, file: file, problem: problem)
@@ -129,6 +217,8 @@ extension Vault {
         var remerged = false
         let info = try Vault.git { try repo.commitInfo(head) }
         if info.parents.count == 2 {
+            // Merging again needs every entry: not with scopes (some may be under keys this process does not hold).
+            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
             let (ours, theirs) = (info.parents[0], info.parents[1])
             let base = try Vault.git { try repo.mergeBase(ours, theirs) }
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,

@@ -99,7 +99,7 @@ extension Vault {
 
     /// Decrypts one entry from the work tree, checking that its inner path matches its file.
     public func read(_ path: EntryPath) throws -> Entry {
-        let cipher = try requireCipher()
+        let cipher = try cipher(for: path, header: header)
         do { return try cipher.open(try store.readEntryFile(path), expectedPath: path) }
         catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
     }
@@ -113,7 +113,9 @@ extension Vault {
 
     /// Decrypts `paths` on all cores, results in the same order; `progress` is called under a lock.
     func decrypt(_ paths: [EntryPath], progress: VaultProgressHandler? = nil) throws -> [(path: EntryPath, result: Result<Entry, VaultError>)] {
-        let cipher = try requireCipher()
+        guard isUnlocked else { throw VaultError.vaultLocked }
+        let header = self.header
+        let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
         var results = [Result<Entry, VaultError>?](repeating: nil, count: paths.count)
         let lock = NSLock()
         var done = 0
@@ -121,7 +123,8 @@ extension Vault {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in stride(from: chunk, to: paths.count, by: chunks) {
                 let r: Result<Entry, VaultError>
-                do { r = .success(try cipher.open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
+                do { r = .success(try ciphers[i].get().open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
+                catch let e as VaultError { r = .failure(e) }
                 catch let e as CoreError { r = .failure(.entry(path: paths[i].string, e)) }
                 catch { r = .failure(.entry(path: paths[i].string, .io("\(error)"))) }
                 lock.lock()
@@ -137,6 +140,8 @@ extension Vault {
     /// An early check, before asking a person anything, that `path` can be created (the transaction
     /// checks again). - Throws: `VaultError.entryExists` (unless `force`), `.caseCollision`, `.entry`.
     public func checkNew(_ path: EntryPath, force: Bool) throws {
+        // Before asking anything: the key that will seal it (Spec/FORMAT.md §3.12.3).
+        if isUnlocked { _ = try cipher(for: path, header: header) }
         switch store.kind(of: path) {
         case .missing: break
         case .file: if !force { throw VaultError.entryExists(path: path.string) }

@@ -89,7 +89,11 @@ extension Vault {
             var count = 0
             if let base = txn.base {
                 // The repository is read on this thread; the cryptography runs on every core.
-                let files = try Vault.git({ try txn.repo.treeEntries(at: base) }).filter { EntryPath(filePath: $0.path) != nil }
+                // Entries in scopes stay under their scope keys (Spec/FORMAT.md §3.12.5).
+                let files = try Vault.git({ try txn.repo.treeEntries(at: base) }).filter { file in
+                    guard let path = EntryPath(filePath: file.path) else { return false }
+                    return header.scope(containing: path) == nil
+                }
                 let old = try files.map { file in try Vault.git { try txn.repo.blob(id: file.id) } }
                 var resealed = [Result<[UInt8], CoreError>](repeating: .failure(.io("")), count: files.count)
                 resealed.withUnsafeMutableBufferPointer { out in
@@ -111,6 +115,17 @@ extension Vault {
                 }
             }
             txn.putHeader(newHeader)
+            // Each open scope's vault slot wrapped again under the new vault key; closed scopes stay as they are.
+            for id in header.scopes.keys.sorted() {
+                let path = ScopeHeader.relativePath(scopeID: id)
+                guard let bytes = try txn.file(path) else { continue }
+                do {
+                    let scope = try ScopeHeader.parse(bytes)
+                    guard scope.vaultSlot != nil else { continue }
+                    guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: scope.folder, scope: scope.folder) }
+                    txn.putFile(path, try keys.authenticator.authenticated(try scope.rewrappingVaultSlot(scopeKey: keys.key, newVaultKey: newKey)).serialized())
+                } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+            }
             txn.newVaultKey = newKey
             txn.message = (member.map { "Remove member \($0) and rekey" } ?? "Rekey") + ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
             return RekeyOutcome(entries: count, members: newHeader.recipientSlots.count, generation: newHeader.generation,
@@ -150,6 +165,8 @@ extension Vault {
         let cutoff = Int64(removal.date.timeIntervalSince1970 * 1000) + 999
         var found: [(EntryPath, [String])] = []
         for path in list().paths {
+            // Entries under a key this process does not hold (a closed scope) are not this member's to audit.
+            guard canOpen(path) else { continue }
             let entry = try read(path)
             guard ids.contains(entry.id) else { continue }
             let fields = entry.fields.filter { $0.value.modified.milliseconds <= cutoff }.map(\.key).sorted()

@@ -53,13 +53,17 @@ extension Vault {
     public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
-        try requireAuthentic(incoming: tip, ours: nil, repo: repo)
+        if header.version >= FormatVersion.scopedHeader { try requireFetchedByKeys(tip: tip, excluding: [], repo: repo) }
+        else { try requireAuthentic(incoming: tip, ours: nil, repo: repo) }
         // A version 1 tip over history that held version 2: the authentication was stripped (a downgrade).
         let version = headerVersion(at: tip, repo: repo)
         if version < FormatVersion.header, try highestHeaderVersion(from: tip, stopAt: FormatVersion.header, repo: repo) > version {
             throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .downgrade(version: version))
         }
-        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        let reader = header.version >= FormatVersion.scopedHeader
+            ? SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
+            : SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        reader.scopeKeys = scopeKeys
         reader.progress = progress
         _ = try reader.readIncoming(tip, minimumGeneration: 0)
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
@@ -81,8 +85,9 @@ extension Vault {
     public func verifyAll() throws {
         let repo = try repository()
         guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        _ = try SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
-            .readIncoming(head, minimumGeneration: 0)
+        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
+        reader.scopeKeys = scopeKeys
+        _ = try reader.readIncoming(head, minimumGeneration: 0)
     }
 
     /// Removes a clone that failed its checks.

@@ -27,42 +27,55 @@ extension Vault {
     /// - Throws: `VaultError.vaultLocked`.
     public func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
                                  progress: VaultProgressHandler? = nil) throws -> SearchCandidates {
-        let cipher = try requireCipher()
-        let cacheKey = try SearchCache.key(vaultKey: try currentVaultKey())
+        guard isUnlocked else { throw VaultError.vaultLocked }
+        let header = self.header
+        // The cache is sealed under the vault key: a member holding only scope keys searches without one.
+        let cacheKey = (try? currentVaultKey()).flatMap { try? SearchCache.key(vaultKey: $0) }
         let cachePath = root + "/" + SearchCache.relativePath
         let vaultID = header.vaultID
-        var cache = (try? FileSystem.read(cachePath, limit: SearchCache.maxFileBytes))
-            .flatMap { try? SearchCache.open($0, key: cacheKey, vaultID: vaultID) } ?? SearchCache()
+        var cache = cacheKey.flatMap { key in
+            (try? FileSystem.read(cachePath, limit: SearchCache.maxFileBytes)).flatMap { try? SearchCache.open($0, key: key, vaultID: vaultID) }
+        } ?? SearchCache()
         // A record whose file changed in or after the moment the cache was written may hide a second change
         // within the same clock tick (git's "racily clean" entries): its file is hashed again, not trusted.
         var cacheStat = stat()
         let written = lstat(cachePath, &cacheStat) == 0 ? Int64(cacheStat.st_mtim.tv_sec) * 1_000_000_000 + Int64(cacheStat.st_mtim.tv_nsec) : 0
         let paths = list(prefix: prefix).paths
+        // Each entry under the key of its place (Spec/FORMAT.md §3.12.3).
+        let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
         let needleBytes = Array(needle.utf8)
         let filterable = needleBytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f && $0 != 0x22 && $0 != 0x5c }
 
         var results = [SearchCandidate?](repeating: nil, count: paths.count)
         var fresh = [SearchCache.Record?](repeating: nil, count: paths.count)
+        // Files that no longer open (another key since, damaged): their records leave the cache.
+        var unreadable = [Bool](repeating: false, count: paths.count)
         let known = cache.records
         let lock = NSLock()
         var done = 0, decryptedCount = 0
         results.withUnsafeMutableBufferPointer { out in
             fresh.withUnsafeMutableBufferPointer { newRecords in
-                let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                    for i in stride(from: chunk, to: paths.count, by: chunks) {
-                        let path = paths[i]
-                        let outcome = Vault.searchOne(path, file: root + "/" + path.filePath, cached: known[path.filePath], cipher: cipher,
-                                                      store: store, cacheWritten: written)
-                        switch outcome {
-                        case .failure(let error): out[i] = SearchCandidate(path: path, entry: .failure(error))
-                        case .success(let (record, isNew, decrypted)):
-                            if isNew { newRecords[i] = record }
-                            if decrypted { lock.lock(); decryptedCount += 1; lock.unlock() }
-                            out[i] = SearchCandidate(path: path, entry: Vault.candidate(record, path: path, needle: needleBytes,
-                                                                                         filterable: filterable, cipher: cipher))
+                unreadable.withUnsafeMutableBufferPointer { failed in
+                    let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                        for i in stride(from: chunk, to: paths.count, by: chunks) {
+                            let path = paths[i]
+                            let outcome = ciphers[i].flatMap { cipher in
+                                Vault.searchOne(path, file: root + "/" + path.filePath, cached: known[path.filePath], cipher: cipher,
+                                                store: store, cacheWritten: written).map { ($0.0, $0.isNew, $0.decrypted, cipher) }
+                            }
+                            switch outcome {
+                            case .failure(let error):
+                                out[i] = SearchCandidate(path: path, entry: .failure(error))
+                                failed[i] = true
+                            case .success(let (record, isNew, decrypted, cipher)):
+                                if isNew { newRecords[i] = record }
+                                if decrypted { lock.lock(); decryptedCount += 1; lock.unlock() }
+                                out[i] = SearchCandidate(path: path, entry: Vault.candidate(record, path: path, needle: needleBytes,
+                                                                                             filterable: filterable, cipher: cipher))
+                            }
+                            lock.lock(); done += 1; progress?(.entries(done: done, total: paths.count)); lock.unlock()
                         }
-                        lock.lock(); done += 1; progress?(.entries(done: done, total: paths.count)); lock.unlock()
                     }
                 }
             }
@@ -73,12 +86,16 @@ extension Vault {
             cache.records[record.filePath] = record
             changed = true
         }
+        for (path, failed) in zip(paths, unreadable) where failed && cache.records[path.filePath] != nil {
+            cache.records[path.filePath] = nil
+            changed = true
+        }
         let listed = Set(paths.map(\.filePath))
         for key in cache.records.keys where !listed.contains(key) && Vault.isBelow(key, prefix: prefix) {
             cache.records[key] = nil
             changed = true
         }
-        if changed, let bytes = try? SearchCache.seal(Array(cache.records.values), key: cacheKey, vaultID: vaultID,
+        if changed, let cacheKey, let bytes = try? SearchCache.seal(Array(cache.records.values), key: cacheKey, vaultID: vaultID,
                                                       nonce: Sodium.randomBytes(Sodium.nonceBytes)) {
             try? FileSystem.makeDirectories(".git/tresor", under: root)
             try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)

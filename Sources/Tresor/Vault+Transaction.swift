@@ -57,10 +57,15 @@ extension Vault {
         defer { lock.release() }
         try recover(repo)
         try adoptCommitsMadeWithGit(repo)
-        let txn = VaultTransaction(repo: repo, cipher: cipher, base: try Vault.git { try repo.headCommitID() })
+        let txn = VaultTransaction(repo: repo, base: try Vault.git { try repo.headCommitID() }) { [unowned self] path, header in
+            try self.cipher(for: path, header: header)
+        }
         let result = try body(txn)
         if txn.hasChanges {
             do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
+            let previousScopeKeys = scopeKeys
+            scopeKeys.merge(txn.newScopeKeys) { $1 }
+            defer { if !txn.newScopeKeys.isEmpty, (try? Vault.git({ try repo.headCommitID() })) == txn.base { scopeKeys = previousScopeKeys } }
             if let key = txn.newVaultKey {
                 // A rekey's commit carries the new key's tag; on failure the vault keeps the old key.
                 let old = try currentVaultKey()

@@ -26,6 +26,8 @@ public final class Vault {
     var historyKeys: [SecretBytes] = []
     private(set) var cipher: EntryCipher?
     private(set) var authenticator: VaultAuthenticator?
+    /// The keys of the scopes this process opened (scope id → key), Spec/FORMAT.md §3.12.4.
+    var scopeKeys: [String: ScopeKeys] = [:]
 
     /// How long a change waits for another process's change to finish, in seconds.
     public var lockTimeout: TimeInterval = 20
@@ -131,7 +133,12 @@ public final class Vault {
     ///   `.header(.authenticationFailed)` for a changed slot, `.header(.headerNotAuthentic)`.
     public func unlock(identity: Identity) throws {
         do { try unlock(vaultKey: try header.unlock(identity: identity)) }
-        catch let e as CoreError { throw VaultError.header(e) }
+        catch CoreError.notARecipient where header.version >= FormatVersion.scopedHeader {
+            // A scope-only member (Spec/FORMAT.md §3.12.4): the scopes it is a member of, or no key at all.
+            try openScopes(vaultKey: nil, identity: identity)
+            guard !scopeKeys.isEmpty else { throw VaultError.header(.notARecipient) }
+        } catch let e as CoreError { throw VaultError.header(e) }
+        if vaultKey != nil { try openScopes(vaultKey: nil, identity: identity) }
         credential = .identity(identity)
     }
 
@@ -146,6 +153,7 @@ public final class Vault {
         cipher = newCipher
         authenticator = newAuthenticator
         vaultKey = key
+        if header.version >= FormatVersion.scopedHeader { try openScopes(vaultKey: key, identity: nil) }
     }
 
     /// Uses `key` from now on without checking the header against it (a rekey or a sync that took in a
@@ -160,6 +168,14 @@ public final class Vault {
     /// makes no commit without it; a version 1 vault tags its commits when the key is at hand.
     /// - Throws: `VaultError.vaultLocked` for a version 2 vault before `unlock`.
     func commitAuthentication() throws -> GitCommitAuthentication? {
+        // With scope keys (Spec/FORMAT.md §3.12.6): a tag per key held, each covering the names of all of them.
+        if !scopeKeys.isEmpty {
+            var tags: [(String, VaultAuthenticator)] = scopeKeys.map { (CommitTags.field(scopeID: $0.key), $0.value.authenticator) }
+            if let authenticator { tags.append((CommitTags.vaultField, authenticator)) }
+            tags.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+            let names = tags.map(\.0)
+            return GitCommitAuthentication { content in try tags.map { ($0.0, try $0.1.commitTag(content, fields: names)) } }
+        }
         guard let authenticator else {
             if header.version >= 2 { throw VaultError.vaultLocked }
             return nil
@@ -168,20 +184,23 @@ public final class Vault {
     }
 
     func requireAuthenticator() throws -> VaultAuthenticator {
-        guard let authenticator else { throw VaultError.vaultLocked }
+        guard let authenticator else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return authenticator
     }
 
-    public var isUnlocked: Bool { cipher != nil }
+    public var isUnlocked: Bool { cipher != nil || !scopeKeys.isEmpty }
+
+    /// Whether this process holds the vault key (a scope-only member does not, Spec/FORMAT.md §3.12.4).
+    public var holdsVaultKey: Bool { cipher != nil }
 
     /// The vault key, for creating a session. Only after `unlock`. - Throws: `VaultError.vaultLocked`.
     public func currentVaultKey() throws -> SecretBytes {
-        guard let vaultKey else { throw VaultError.vaultLocked }
+        guard let vaultKey else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return vaultKey
     }
 
     func requireCipher() throws -> EntryCipher {
-        guard let cipher else { throw VaultError.vaultLocked }
+        guard let cipher else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return cipher
     }
 

@@ -46,6 +46,20 @@ public enum VaultError: Error, Equatable, Sendable {
     case rekeyedElsewhere(remote: String)
     /// An operation that needs the vault key ran before `unlock`.
     case vaultLocked
+    /// The entry at `path` is sealed under a key this process does not hold: the key of the scope at folder `scope`,
+    /// or the vault key when `scope` is nil (a scope-only member, Spec/FORMAT.md §3.12.4).
+    case noKeyFor(path: String, scope: String?)
+    /// What was asked needs the vault key, and this process holds only scope keys (a scope-only member).
+    case needsVaultKey
+    /// No scope has the folder `folder`.
+    case noSuchScope(folder: String)
+    /// A scope at `folder` cannot be made: `other` is that folder, inside it, or around it (no nested scopes).
+    case scopeNests(folder: String, other: String)
+    /// A scope header (`path`) that does not parse, does not belong here, or is not authentic.
+    case scopeHeader(path: String, CoreError)
+    /// Merging diverged histories of a vault with scopes (format version 4) is not implemented yet: refused before
+    /// anything changes (sync fast-forwards and pushes).
+    case scopedSyncUnsupported
     case session(SessionProblem)
 
     // Git and sync

@@ -10,6 +10,8 @@ struct VaultSnapshot {
     var entries: [String: (blob: String, entry: Entry)] = [:]
     var header: VaultHeader?
     var headerBlob: String?
+    /// Entry files under a scope key this process does not hold: checked for shape only, not in `entries`.
+    var unreadable: [String] = []
 
     var entryList: [Entry] { entries.values.map(\.entry) }
 }
@@ -17,15 +19,19 @@ struct VaultSnapshot {
 /// Decrypts blobs once each, whichever commit they appear in.
 final class SnapshotReader {
     let repo: GitRepository
-    let cipher: EntryCipher
-    let authenticator: VaultAuthenticator
+    /// The vault key's cipher and authenticator; nil for a scope-only member (Spec/FORMAT.md §3.12.4), who checks
+    /// entries outside its scopes for shape only and cannot check the vault header's tag.
+    let cipher: EntryCipher?
+    let authenticator: VaultAuthenticator?
     /// The local header: the vault id every header must carry, and the version a header may not go below.
     let local: VaultHeader
     private var cache: [String: Entry] = [:]
+    /// The keys of the scopes this process holds (scope id → keys): entries in other scopes are checked for shape only.
+    var scopeKeys: [String: ScopeKeys] = [:]
     /// Told of each entry checked by `readIncoming`.
     var progress: VaultProgressHandler?
 
-    init(repo: GitRepository, cipher: EntryCipher, authenticator: VaultAuthenticator, local: VaultHeader) {
+    init(repo: GitRepository, cipher: EntryCipher?, authenticator: VaultAuthenticator?, local: VaultHeader) {
         self.repo = repo; self.cipher = cipher; self.authenticator = authenticator; self.local = local
     }
 
@@ -54,7 +60,8 @@ final class SnapshotReader {
         guard files.contains(where: { $0.path == VaultHeader.relativePath }) else {
             throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .header(.malformed("the vault header is missing")))
         }
-        let kept = files.filter { !unchanged.contains($0.path + "\u{0}" + $0.blob) }
+        // The header always: it says which key seals each entry that is checked (Spec/FORMAT.md §3.12.3).
+        let kept = files.filter { $0.path == VaultHeader.relativePath || !unchanged.contains($0.path + "\u{0}" + $0.blob) }
         return try snapshot(kept, check: true, minimumGeneration: minimumGeneration)
     }
 
@@ -62,16 +69,34 @@ final class SnapshotReader {
         var snap = VaultSnapshot()
         let total = files.count { EntryPath(filePath: $0.0) != nil }
         var done = 0
+        // The header first: it says which key seals each entry (Spec/FORMAT.md §3.12.3).
+        if let (_, blob) = files.first(where: { $0.0 == VaultHeader.relativePath }) {
+            snap.header = try header(blob, check: check, minimumGeneration: minimumGeneration)
+            snap.headerBlob = blob
+        }
+        let scopes = snap.header?.scopes ?? [:]
         for (path, blob) in files {
             if path == VaultHeader.relativePath {
-                snap.header = try header(blob, check: check, minimumGeneration: minimumGeneration)
-                snap.headerBlob = blob
+                continue
+            } else if let id = ScopeHeader.scopeID(ofPath: path) {
+                try scopeHeader(blob, id: id, path: path, vault: snap.header)
             } else if path == SyncSetup.attributesFile {
                 if check, try Vault.git({ try repo.blob(id: blob) }) != Array(SyncSetup.attributes.utf8) {
                     throw VaultError.hostileRemote(file: path, problem: .attributesChanged)
                 }
             } else if let entryPath = EntryPath(filePath: path) {
-                snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path))
+                var cipher = self.cipher
+                if !scopes.isEmpty, let id = snap.header?.scope(containing: entryPath) { cipher = scopeKeys[id]?.cipher }
+                do {
+                    guard let cipher else {
+                        // Sealed under a key this process does not hold: its shape is all that can be checked.
+                        do { _ = try Envelope.parse(try Vault.git { try repo.blob(id: blob) }) }
+                        catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .entry(e)) }
+                        snap.unreadable.append(path)
+                        continue
+                    }
+                    snap.entries[path] = (blob, try entry(blob, path: entryPath, file: path, cipher: cipher))
+                }
                 done += 1
                 if check { progress?(.entries(done: done, total: total)) }
             }
@@ -87,14 +112,26 @@ final class SnapshotReader {
         guard header.vaultID == local.vaultID else { throw VaultError.header(.differentVault(ours: local.vaultID, theirs: header.vaultID)) }
         guard check else { return header }
         if header.version < local.version { throw VaultError.hostileRemote(file: path, problem: .downgrade(version: header.version)) }
-        do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        if let authenticator {
+            do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+        }
         if let minimum = minimumGeneration, header.version >= 2, header.generation < minimum {
             throw VaultError.hostileRemote(file: path, problem: .header(.headerReplayed(generation: header.generation, minimum: minimum)))
         }
         return header
     }
 
-    private func entry(_ blob: String, path: EntryPath, file: String) throws -> Entry {
+    /// A scope header: listed by the vault header with its folder, and authentic when this process holds its key.
+    private func scopeHeader(_ blob: String, id: String, path: String, vault: VaultHeader?) throws {
+        do {
+            guard let vault, vault.scopes[id] != nil else { throw CoreError.malformed("the vault header lists no scope \(id)") }
+            let s = try ScopeHeader.parse(try Vault.git { try repo.blob(id: blob) })
+            try s.checkPlace(in: vault, path: path)
+            if let keys = scopeKeys[id] { try keys.authenticator.verify(s) }
+        } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
+    }
+
+    private func entry(_ blob: String, path: EntryPath, file: String, cipher: EntryCipher) throws -> Entry {
         if let e = cache[blob], e.path == path { return e }
         do {
             let e = try cipher.open(try Vault.git { try repo.blob(id: blob) }, expectedPath: path)

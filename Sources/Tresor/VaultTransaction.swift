@@ -12,23 +12,31 @@ public final class VaultTransaction {
     /// The commit message; whoever stages a change sets it.
     public var message = ""
     let repo: GitRepository
-    private let cipher: EntryCipher?
+    /// The cipher of the key that seals an entry path under a header (the vault's keys, Spec/FORMAT.md §3.12.3).
+    private let cipherFor: (EntryPath, VaultHeader) throws -> EntryCipher
     /// Set by a rekey: the commit is authenticated with this vault key, which the vault uses from then on.
     var newVaultKey: SecretBytes?
+    /// Set by creating a scope or rekeying one: scope keys the commit is tagged with and the vault uses from then on.
+    var newScopeKeys: [String: ScopeKeys] = [:]
+    private var parsedHeader: (bytes: [UInt8], header: VaultHeader)?
+    private var baseHeaderBytes: [UInt8]??
     /// Vault-relative file path → new bytes, or nil to remove the file.
     private(set) var staged: [String: [UInt8]?] = [:]
 
-    init(repo: GitRepository, cipher: EntryCipher?, base: String?) {
+    init(repo: GitRepository, base: String?, cipherFor: @escaping (EntryPath, VaultHeader) throws -> EntryCipher) {
         self.repo = repo
-        self.cipher = cipher
+        self.cipherFor = cipherFor
         self.base = base
     }
 
     var hasChanges: Bool { !staged.isEmpty }
 
-    private func requireCipher() throws -> EntryCipher {
-        guard let cipher else { throw VaultError.vaultLocked }
-        return cipher
+    /// The cipher for the entry at `path` as this transaction's header places it. - Throws: `VaultError.noKeyFor`,
+    /// `.vaultLocked`.
+    private func cipher(for path: EntryPath) throws -> EntryCipher {
+        let h = try header()
+        if !newScopeKeys.isEmpty, let id = h.scope(containing: path), let keys = newScopeKeys[id] { return keys.cipher }
+        return try cipherFor(path, h)
     }
 
     // MARK: Reading
@@ -51,7 +59,8 @@ public final class VaultTransaction {
     /// - Throws: `VaultError.entry` for a file that does not open.
     public func entry(at path: EntryPath) throws -> Entry? {
         guard let bytes = try file(path.filePath) else { return nil }
-        do { return try requireCipher().open(bytes, expectedPath: path) }
+        let cipher = try cipher(for: path)
+        do { return try cipher.open(bytes, expectedPath: path) }
         catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
     }
 
@@ -63,8 +72,16 @@ public final class VaultTransaction {
 
     /// The vault header as of this transaction.
     public func header() throws -> VaultHeader {
-        guard let bytes = try file(VaultHeader.relativePath) else { throw VaultError.header(.malformed("no vault header")) }
-        do { return try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
+        // Read from git once: every `put` asks which key seals its entry (Spec/FORMAT.md §3.12.3).
+        if baseHeaderBytes == nil, staged[VaultHeader.relativePath] == nil { baseHeaderBytes = .some(try file(VaultHeader.relativePath)) }
+        let current = staged[VaultHeader.relativePath] ?? baseHeaderBytes ?? nil
+        guard let bytes = current else { throw VaultError.header(.malformed("no vault header")) }
+        if let parsedHeader, parsedHeader.bytes == bytes { return parsedHeader.header }
+        do {
+            let h = try VaultHeader.parse(bytes)
+            parsedHeader = (bytes, h)
+            return h
+        } catch let e as CoreError { throw VaultError.header(e) }
     }
 
     /// The names in folder `folder` ("" for the root): the base commit's, with staged changes applied.
@@ -115,13 +132,16 @@ public final class VaultTransaction {
     public func put(_ entry: Entry) throws {
         var entry = entry
         entry.capHistory()
-        do { staged[entry.path.filePath] = .some(try requireCipher().seal(entry)) }
+        let cipher = try cipher(for: entry.path)
+        do { staged[entry.path.filePath] = .some(try cipher.seal(entry)) }
         catch let e as CoreError { throw VaultError.entry(path: entry.path.string, e) }
     }
 
     /// Stages the removal of the entry at `path`. - Throws: `VaultError.entryNotFound` if there is none.
     public func remove(_ path: EntryPath) throws {
         guard try contains(path) else { throw VaultError.entryNotFound(path: path.string, suggestions: []) }
+        // Only a holder of the key that seals it may change it, removing included (Spec/FORMAT.md §3.12.6).
+        _ = try cipher(for: path)
         staged[path.filePath] = .some(nil)
     }
 

@@ -3,11 +3,12 @@
 internal import CGit2
 import Foundation
 
-/// How a commit is authenticated: an extra header field whose value is computed from the commit's content.
+/// How a commit is authenticated: extra header fields whose values are computed from the commit's content without them.
 public struct GitCommitAuthentication {
-    public var field: String
-    public var tag: ([UInt8]) throws -> String
-    public init(field: String, tag: @escaping ([UInt8]) throws -> String) { self.field = field; self.tag = tag }
+    /// The fields (name, value) for a commit content; written after the `committer` line in this order.
+    public var fields: ([UInt8]) throws -> [(name: String, value: String)]
+    public init(field: String, tag: @escaping ([UInt8]) throws -> String) { self.fields = { [(field, try tag($0))] } }
+    public init(fields: @escaping ([UInt8]) throws -> [(name: String, value: String)]) { self.fields = fields }
 }
 
 /// One change to a tree: a regular file at `path` (a blob already in the object database), or no file there.
@@ -104,14 +105,50 @@ extension GitRepository {
                         try check(git_commit_create_buffer(&content, repo, who, who, nil, text.ptr, treePointer, constPointers.count, &constPointers),
                                   "preparing the commit")
                         let bytes = Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size))
-                        let tag = try authentication.tag(bytes)
-                        try check(git_commit_create_with_signature(&id, repo, content.ptr, tag, authentication.field), "creating the commit")
+                        let fields = try authentication.fields(bytes)
+                        if fields.count == 1 {
+                            try check(git_commit_create_with_signature(&id, repo, content.ptr, fields[0].value, fields[0].name), "creating the commit")
+                        } else {
+                            id = try writeObject(Self.inserting(fields, into: bytes), repo: repo)
+                        }
                     }
                 }
             }
         }
         if openPack != nil { packedCommits.append(id) }
         return id.hex
+    }
+
+    /// `content` with a `name value` line per field after its `committer` line (where libgit2 puts a signature).
+    static func inserting(_ fields: [(name: String, value: String)], into content: [UInt8]) -> [UInt8] {
+        var lineStart = 0
+        while lineStart < content.count {
+            let lineEnd = content[lineStart...].firstIndex(of: 0x0A) ?? content.count
+            if lineEnd == lineStart { break }
+            if content[lineStart..<lineEnd].starts(with: Array("committer ".utf8)) {
+                let at = min(lineEnd + 1, content.count)
+                return Array(content[..<at]) + fields.flatMap { Array("\($0.name) \($0.value)\n".utf8) } + Array(content[at...])
+            }
+            lineStart = lineEnd + 1
+        }
+        return content
+    }
+
+    private func writeObject(_ bytes: [UInt8], repo: OpaquePointer) throws -> git_oid {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repo), "opening the object database")
+        defer { git_odb_free(odb) }
+        var id = git_oid()
+        try bytes.withUnsafeBytes { buffer in
+            _ = try check(git_odb_write(&id, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_COMMIT), "creating the commit")
+        }
+        return id
+    }
+
+    /// The raw content of commit `rev` (what git hashes after `commit <size>\0`). - Throws: `GitError.unknownRevision`.
+    public func rawCommit(_ rev: String) throws -> [UInt8] {
+        let id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
+        return try rawObject(id.hex)
     }
 
     /// The value of the extra header field `field` of commit `rev`, and the commit's content without it

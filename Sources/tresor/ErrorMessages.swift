@@ -23,7 +23,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient): return ExitStatus.auth
+        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
         case .entryNotFound: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -62,6 +62,18 @@ extension VaultError {
         case .rekeyedElsewhere(let remote):
             return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
+        case .noKeyFor(let p, let scope?):
+            return "cannot open \(q(p)): it is in the scope \(q(scope)), whose key you do not hold\nhint: a member of \(q(scope)) can add you: 'tresor member add --scope \(scope) NAME PUBLIC-KEY'"
+        case .noKeyFor(let p, nil):
+            return "cannot open \(q(p)): it is outside the scopes you hold, under the vault key\nhint: a member of the vault can add you: 'tresor member add NAME PUBLIC-KEY'"
+        case .needsVaultKey:
+            return "this needs the vault key, and you hold only the keys of scopes\nhint: a member of the vault can do it, or add you: 'tresor member add NAME PUBLIC-KEY'"
+        case .noSuchScope(let f): return "no scope \(q(f))\nhint: 'tresor scope ls' lists the scopes"
+        case .scopeNests(let f, let o):
+            return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
+        case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
+        case .scopedSyncUnsupported:
+            return "this replica and the remote both changed this vault, which has scopes (format version 4): tresor cannot merge such histories yet; nothing was changed\nhint: sync before changing, so that one side fast-forwards"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"

@@ -27,6 +27,7 @@ extension FormatVectorTests {
         if let key { try VaultAuthenticator(vaultKey: key).verify(h) }
         guard let e else { return }
         if h.version >= 3 { try recipientSlots(h, e) }
+        if h.version >= 4 { #expect(h.scopes == (e["scopes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)) }
         if h.version >= 2, let key {
             #expect(UInt64(h.generation) == (try int(e, "generation")))
             #expect(hex(try Sodium.deriveSubkey(from: key, id: 3, context: "tresorv1")) == (try str(e, "header_key")))

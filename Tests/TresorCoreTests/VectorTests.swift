@@ -61,6 +61,10 @@ struct VectorError: Error, CustomStringConvertible {
         case "rekey": run = { try rekey(inputs, expected) }
         case "search-cache": run = { try searchCache(inputs, expected) }
         case "search-cache-open": run = { try searchCacheOpen(inputs, expected) }
+        case "scope": run = { try scope(inputs, expected) }
+        case "scoped-entry": run = { try scopedEntry(inputs, expected) }
+        case "commit-auth-v4": run = { try commitAuthV4(inputs, expected) }
+        case "scope-rekey": run = { try scopeRekey(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }
         guard let error else { return try run() }

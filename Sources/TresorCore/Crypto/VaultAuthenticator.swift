@@ -23,6 +23,22 @@ public struct VaultAuthenticator: Sendable {
         Base64.encode(try Sodium.keyedHash(Array("tresor-commit".utf8) + [0] + content, key: commitKey))
     }
 
+    /// The tag of a version 4 commit carrying the tag fields `fields` (Spec/FORMAT.md §3.12.6): as `commitTag(_:)` when
+    /// the only field is `tresor-auth`, else over C and the sorted field names, so no tag line can be added or removed.
+    public func commitTag(_ content: [UInt8], fields: [String]) throws -> String {
+        let names = fields.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        guard names != [Array(Self.commitField.utf8)] else { return try commitTag(content) }
+        var message = Array("tresor-commit".utf8) + [0] + content + [0] + Array("tresor-fields".utf8) + [0]
+        for n in names { message += n + [0] }
+        return Base64.encode(try Sodium.keyedHash(message, key: commitKey))
+    }
+
+    /// Whether `value` is the tag of a version 4 commit's `content` with tag fields `fields`, in constant time.
+    public func verifyCommit(content: [UInt8], fields: [String], value: String) -> Bool {
+        guard let expected = try? commitTag(content, fields: fields) else { return false }
+        return Sodium.equalInConstantTime(Array(expected.utf8), Array(value.utf8))
+    }
+
     /// Whether `value` is the tag of `content`, compared in constant time.
     public func verifyCommit(content: [UInt8], value: String) -> Bool {
         guard let expected = try? commitTag(content) else { return false }
@@ -48,6 +64,19 @@ public struct VaultAuthenticator: Sendable {
     public func verifyRekeyProof(_ proof: [UInt8]?, newKey: SecretBytes) -> Bool {
         guard let proof, let expected = try? rekeyProof(newKey: newKey) else { return false }
         return Sodium.equalInConstantTime(proof, expected)
+    }
+
+    /// `scope` with its tag set, this being the scope key's authenticator (Spec/FORMAT.md §3.12.2).
+    public func authenticated(_ scope: ScopeHeader) throws -> ScopeHeader {
+        var h = scope
+        h.auth = try Sodium.keyedHash(scope.authenticatedBytes, key: headerKey)
+        return h
+    }
+
+    /// Checks a scope header's tag under this (the scope's) key. - Throws: `CoreError.headerNotAuthentic`.
+    public func verify(_ scope: ScopeHeader) throws {
+        guard let auth = scope.auth, let expected = try? Sodium.keyedHash(scope.authenticatedBytes, key: headerKey),
+              Sodium.equalInConstantTime(auth, expected) else { throw CoreError.headerNotAuthentic }
     }
 
     /// Checks a version 2 header's tag. - Throws: `CoreError.headerNotAuthentic`.

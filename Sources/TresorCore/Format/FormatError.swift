@@ -64,7 +64,7 @@ public enum CoreError: Error, Equatable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unsupportedVersion(let v):
-            return "unsupported format version \(v) (this tresor reads entry version \(FormatVersion.entry) and header versions 1 to \(FormatVersion.header))\nhint: a newer tresor wrote it: upgrade tresor"
+            return "unsupported format version \(v) (this tresor reads entry version \(FormatVersion.entry) and header versions 1 to \(FormatVersion.newestHeader))\nhint: a newer tresor wrote it: upgrade tresor"
         case .malformed(let why): return "not a valid Tresor file: \(why)"
         case .badEncoding(let what): return "bad encoding: \(what)"
         case .kdfOutOfBounds(let why): return "key derivation parameters refused: \(why)"
@@ -97,6 +97,10 @@ public enum FormatVersion {
     /// recipient key slots.
     /// Version 1 headers are still read (and upgraded by `tresor upgrade`).
     public static let header = 3
+    /// Version 4: version 3 with scopes (Spec/FORMAT.md §3.12.1). Written by the change that creates the first scope;
+    /// the newest version read.
+    public static let scopedHeader = 4
+    public static let newestHeader = 4
     /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
     /// header version 2).
     static let keySlot = 1

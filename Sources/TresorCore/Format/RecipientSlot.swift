@@ -96,9 +96,14 @@ public struct RecipientSlot: Equatable, Sendable {
     /// - Throws: `CoreError.malformed` for an invalid name, `CryptoError`.
     public static func seal(_ vaultKey: SecretBytes, to publicKey: RecipientKey, name: String, vaultID: String,
                             id: String = UUID().uuidString.lowercased()) throws -> RecipientSlot {
+        try seal(vaultKey, to: publicKey, name: name, binding: binding(vaultID: vaultID, slotID: id), id: id)
+    }
+
+    /// Seals `key` after `binding` (a vault's §3.8 binding or a scope's §3.12.2 one).
+    static func seal(_ key: SecretBytes, to publicKey: RecipientKey, name: String, binding: [UInt8], id: String) throws -> RecipientSlot {
         guard isValidName(name) else { throw CoreError.malformed("member name \"\(name)\" is not 1 to 64 bytes of printable NFC text") }
-        var plain = binding(vaultID: vaultID, slotID: id)
-        vaultKey.withBytes { plain += $0 }
+        var plain = binding
+        key.withBytes { plain += $0 }
         defer { Sodium.wipe(&plain) }
         let sealed = try Sodium.sealBox(SecretBytes(copying: plain), publicKey: publicKey.bytes)
         return RecipientSlot(id: id, name: name, publicKey: publicKey, sealedKey: sealed)
@@ -107,11 +112,15 @@ public struct RecipientSlot: Equatable, Sendable {
     /// The vault key, if `identity` is this slot's recipient and the box is bound to this vault and slot.
     /// - Throws: `CoreError.authenticationFailed` for another identity's slot or a changed one.
     public func open(with identity: Identity, vaultID: String) throws -> SecretBytes {
+        try open(with: identity, binding: RecipientSlot.binding(vaultID: vaultID, slotID: id))
+    }
+
+    /// The key sealed after `expected`. - Throws: `CoreError.authenticationFailed`.
+    func open(with identity: Identity, binding expected: [UInt8]) throws -> SecretBytes {
         guard identity.publicKey == publicKey else { throw CoreError.authenticationFailed }
         let plain: SecretBytes
         do { plain = try Sodium.openSealedBox(sealedKey, publicKey: publicKey.bytes, secretKey: identity.secretKey) }
         catch { throw CoreError.authenticationFailed }
-        let expected = RecipientSlot.binding(vaultID: vaultID, slotID: id)
         guard plain.count == expected.count + Sodium.keyBytes,
               plain.withBytes({ Array($0.prefix(expected.count)) }) == expected else { throw CoreError.authenticationFailed }
         return plain.withBytes { SecretBytes(copying: $0.suffix(Sodium.keyBytes)) }
@@ -126,7 +135,7 @@ public struct RecipientSlot: Equatable, Sendable {
         self.id = id; self.name = name; self.publicKey = publicKey; self.sealedKey = sealedKey
     }
 
-    init(json o: [String: JSONValue]) throws {
+    init(json o: [String: JSONValue], sealedLength: Int = RecipientSlot.sealedLength) throws {
         guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("recipient slot \"id\" is not a lowercase UUID") }
         guard let name = o["name"]?.stringValue else { throw CoreError.malformed("recipient slot has no \"name\" string") }
         guard Self.isValidName(name) else { throw CoreError.malformed("recipient slot name is not 1 to 64 bytes of printable NFC text") }
@@ -134,7 +143,7 @@ public struct RecipientSlot: Equatable, Sendable {
         let key = try RecipientKey(text: pk)
         guard let s = o["sealedKey"]?.stringValue else { throw CoreError.malformed("recipient slot has no \"sealedKey\" string") }
         guard let sealed = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("recipient slot \"sealedKey\" is not canonical base64") }
-        guard sealed.count == Self.sealedLength else { throw CoreError.badEncoding("recipient slot \"sealedKey\" is not \(Self.sealedLength) bytes") }
+        guard sealed.count == sealedLength else { throw CoreError.badEncoding("recipient slot \"sealedKey\" is not \(sealedLength) bytes") }
         self.init(id: id, name: name, publicKey: key, sealedKey: sealed)
     }
 }

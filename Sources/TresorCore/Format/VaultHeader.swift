@@ -128,6 +128,8 @@ public struct VaultHeader: Equatable, Sendable {
     /// Version 3, after a rekey: a tag under the previous key's header key over the new one, so that a replica
     /// still on the previous key can tell a rekey by a key holder from a header someone else made (§3.11).
     public var rekeyProof: [UInt8]?
+    /// Version 4: the scopes, scope id → folder (Spec/FORMAT.md §3.12.1).
+    public var scopes: [String: String] = [:]
 
     public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
                 unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil, recipientSlots: [RecipientSlot] = []) {
@@ -232,6 +234,39 @@ public struct VaultHeader: Equatable, Sendable {
         return h
     }
 
+    /// The id of the scope whose folder holds `path`, or nil when the vault key seals it (Spec/FORMAT.md §3.12.3).
+    public func scope(containing path: EntryPath) -> String? {
+        scopes.first { path.string.hasPrefix($0.value + "/") }?.key
+    }
+
+    /// The next generation with scope `id` at `folder`, as version 4 (to be authenticated by the caller).
+    /// - Throws: `CoreError.malformed` for a folder that is no entry path or that nests with another scope.
+    public func addingScope(_ id: String, folder: String) throws -> VaultHeader {
+        var h = changed()
+        h.version = max(version, FormatVersion.scopedHeader)
+        h.scopes[id] = folder
+        try Self.checkScopes(h.scopes)
+        return h
+    }
+
+    /// Spec/FORMAT.md §3.12.1: folders are NFC entry paths, at most 64, none equal to or inside another.
+    static func checkScopes(_ scopes: [String: String]) throws {
+        guard scopes.count <= maxScopes else { throw CoreError.malformed("more than \(maxScopes) scopes") }
+        for (id, folder) in scopes {
+            guard Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("a scope id is not a lowercase UUID") }
+            guard let path = try? EntryPath(folder), path.string == folder else { throw CoreError.malformed("scope folder \"\(folder)\" is not a valid NFC entry path") }
+        }
+        let folders = Array(scopes.values)
+        for (i, a) in folders.enumerated() {
+            for (j, b) in folders.enumerated() where i != j && (a == b || b.hasPrefix(a + "/")) {
+                throw CoreError.malformed("scopes \"\(a)\" and \"\(b)\" nest (nested scopes are refused)")
+            }
+        }
+    }
+
+    /// Readers refuse headers with more scopes (Spec/FORMAT.md §3.12.1).
+    public static let maxScopes = 64
+
     /// The strongest Argon2id level among the passphrase slots (never weaker than `moderate` for a slot of
     /// unknown cost): what a new slot gets unless the user asks otherwise.
     public var strongestLevel: KDFLevel {
@@ -247,6 +282,7 @@ public struct VaultHeader: Equatable, Sendable {
         o["vault"] = .string(vaultID)
         o["keySlots"] = .array(keySlots.map(\.json) + recipientSlots.map(\.json) + otherSlots)
         if version >= 3, let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
+        if version >= 4 { o["scopes"] = .object(scopes.mapValues { .string($0) }) }
         if version >= 2 {
             o["generation"] = .integer(generation)
             if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
@@ -270,7 +306,7 @@ public struct VaultHeader: Equatable, Sendable {
         guard let o = json.objectValue else { throw CoreError.malformed("vault header is not a JSON object") }
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
-        guard (1...UInt64(FormatVersion.header)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard (1...UInt64(FormatVersion.newestHeader)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
         guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
         var generation: UInt64 = 1
@@ -289,6 +325,15 @@ public struct VaultHeader: Equatable, Sendable {
             guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
             proof = b
         }
+        var scopes: [String: String] = [:]
+        if v >= 4 {
+            guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed("\"scopes\" is not an object") }
+            for (id, folder) in so {
+                guard let f = folder.stringValue else { throw CoreError.malformed("scope folder is not a string") }
+                scopes[id] = f
+            }
+            try checkScopes(scopes)
+        }
         var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
@@ -304,12 +349,14 @@ public struct VaultHeader: Equatable, Sendable {
         }
         guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
         guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
-        let reserved = v >= 3 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof"]
+        let reserved = v >= 4 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof", "scopes"]
+            : v >= 3 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof"]
             : v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
         var header = VaultHeader(version: Int(v), vaultID: id, keySlots: known, otherSlots: other,
                                  unknownMembers: o.filter { !reserved.contains($0.key) }, generation: generation, auth: auth,
                                  recipientSlots: recipients)
         header.rekeyProof = proof
+        header.scopes = scopes
         return header
     }
 }

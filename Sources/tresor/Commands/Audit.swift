@@ -50,7 +50,10 @@ struct Audit: ParsableCommand {
         if let removed { return try auditRemoved(removed, vault) }
         let pwned = try hibp.map { try PwnedPasswords(path: $0) }
         let report = try vault.audit(prefix: prefix, options: AuditOptions(maxAgeDays: maxAge, pwnedPasswords: pwned))
-        for failure in report.failures { Output.warning(failure.error.message) }
+        // Entries under keys this member does not hold (Spec/FORMAT.md §3.12.4) are skipped and counted, not errors.
+        let skipped = report.failures.filter { if case .noKeyFor = $0.error { return true }; return false }.count
+        let failures = report.failures.filter { if case .noKeyFor = $0.error { return false }; return true }
+        for failure in failures { Output.warning(failure.error.message) }
         let totals = report.totals
         if json {
             Output.json(.object([
@@ -58,9 +61,10 @@ struct Audit: ParsableCommand {
                     .object(["path": .string(entry.path.string), "findings": .array(entry.findings.map(Audit.json))])
                 }),
                 "totals": .object(["audited": .integer(report.entries.count), "flagged": .integer(report.flagged.count),
-                                   "unreadable": .integer(report.failures.count)]
+                                   "unreadable": .integer(failures.count)]
+                                  .merging(skipped == 0 ? [:] : ["skipped": .integer(skipped)]) { a, _ in a }
                                   .merging(Audit.reasons.map { ($0, JSONValue.integer(totals[$0] ?? 0)) }) { a, _ in a }),
-                "errors": .array(report.failures.map { failure -> JSONValue in
+                "errors": .array(failures.map { failure -> JSONValue in
                     .object(["path": .string(failure.path.string), "message": .string(failure.error.message)])
                 }),
             ]))
@@ -71,9 +75,10 @@ struct Audit: ParsableCommand {
             let counts = Audit.reasons.compactMap { reason in totals[reason].map { "\($0) \(Audit.label[reason]!)" } }
             Output.line("audited \(report.entries.count) entr\(report.entries.count == 1 ? "y" : "ies"): "
                         + (report.flagged.isEmpty ? "nothing found" : "\(report.flagged.count) with findings (" + counts.joined(separator: ", ") + ")")
-                        + (report.failures.isEmpty ? "" : "; \(report.failures.count) could not be read"))
+                        + (failures.isEmpty ? "" : "; \(failures.count) could not be read")
+                        + (skipped == 0 ? "" : "; \(skipped) skipped (sealed under keys you do not hold)"))
         }
-        if !report.failures.isEmpty { throw ExitCode(ExitStatus.error) }
+        if !failures.isEmpty { throw ExitCode(ExitStatus.error) }
         if !report.flagged.isEmpty { throw ExitCode(ExitStatus.problems) }
     }
 

@@ -17,6 +17,7 @@ struct Grep: ParsableCommand {
         var results: [JSONValue] = []
         var failed = false
         var any = false
+        var locked = 0
         let progress = ProgressLine("Searching")
         // The local search cache decrypts only what changed since the last search (Spec/FORMAT.md §10).
         let all = try vault.searchCandidates(lowercasedNeedle: needle, prefix: prefix, progress: progress.report)
@@ -26,6 +27,7 @@ struct Grep: ParsableCommand {
             var matches: [(String, String)] = []
             switch candidate.entry {
             case nil: break  // its payload cannot contain the text: only the path may match
+            case .failure(.noKeyFor)?: locked += 1; continue  // under a key this member does not hold: skipped, counted
             case .failure(let e)?: Output.warning(e.message); failed = true; continue
             case .success(let entry)?:
                 for name in entry.fields.keys.sorted() {
@@ -48,6 +50,7 @@ struct Grep: ParsableCommand {
             }
         }
         if json { Output.json(.array(results)) }
+        if locked > 0 { Output.status("skipped \(locked) entr\(locked == 1 ? "y" : "ies") sealed under keys you do not hold") }
         if failed { throw ExitCode(ExitStatus.error) }
         if !any { throw ExitCode(ExitStatus.noMatch) }
     }

@@ -94,6 +94,8 @@ struct MemberCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a member: one key slot sealed to their public key (no entry is re-encrypted).")
         @OptionGroup var options: VaultOptions
+        @Option(help: ArgumentHelp("Add them to this scope (a folder with its own key) instead of the whole vault.", valueName: "folder"))
+        var scope: String?
         @Argument(help: "The member's name (a person or a device).") var name: String
         @Argument(help: ArgumentHelp("Their public key (tresor1…), from 'tresor identity new'.", valueName: "public-key")) var publicKey: String
 
@@ -104,6 +106,11 @@ struct MemberCommand: ParsableCommand {
                 throw CLIError("member name \(Output.quoted(name)) is not 1 to 64 bytes of printable NFC text without leading or trailing spaces")
             }
             let vault = try options.open(unlock: true)
+            if let scope {
+                try vault.addMember(name, publicKey: key, toScope: scope)
+                Output.status("Added member \(Output.quoted(name)) (\(key.fingerprint)) to the scope \(Output.quoted(scope)): their identity now opens the entries in it, and nothing else.")
+                return
+            }
             try vault.addMember(name, publicKey: key)
             Output.status("Added member \(Output.quoted(name)) (\(key.fingerprint)): their identity now unlocks the vault.")
         }
@@ -112,10 +119,17 @@ struct MemberCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.")
         @OptionGroup var options: VaultOptions
+        @Option(help: ArgumentHelp("List the members of this scope.", valueName: "folder")) var scope: String?
 
         func run() throws {
             let vault = try options.open(unlock: false)
             if let path = options.identityPath { vault.credential = .identity(try IdentityFile.read(path)) }
+            if let scope {
+                for m in try vault.members(ofScope: scope) {
+                    Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.isThisDevice ? "\t(this device)" : "")")
+                }
+                return
+            }
             if vault.members.isEmpty { Output.status("No members: only the passphrase opens the vault. 'tresor member add NAME KEY' adds one.") }
             for m in vault.members {
                 Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.isThisDevice ? "\t(this device)" : "")")
@@ -128,11 +142,17 @@ struct MemberCommand: ParsableCommand {
             commandName: "rm", abstract: "Remove a member and rekey: nothing written afterwards opens with their identity.",
             discussion: "Values they could read before may have been copied: 'tresor audit --removed NAME' lists them to rotate.")
         @OptionGroup var options: VaultOptions
+        @Option(help: ArgumentHelp("Remove them from this scope and rekey that scope only.", valueName: "folder")) var scope: String?
         @Argument(help: "The member's name.") var name: String
         @OptionGroup var rekeyOptions: RekeyOptions
 
         func run() throws {
             let vault = try options.open(unlock: true)
+            if let scope {
+                let outcome = try vault.removeMember(name, fromScope: scope)
+                Output.status("Removed member \(Output.quoted(name)) from the scope \(Output.quoted(scope)) and rekeyed it: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted under a new scope key; nothing outside the scope changed.")
+                return
+            }
             guard vault.header.member(named: name) != nil else { throw VaultError.header(.noSuchMember(name)) }
             let (passphrase, level) = try rekeyOptions.passphrase(for: vault, options: options)
             let outcome = try vault.removeMember(name, passphrase: passphrase, level: level)

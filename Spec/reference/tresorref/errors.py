@@ -2,7 +2,7 @@
 
 KINDS = ("malformed", "unsupported-version", "bad-encoding", "kdf-out-of-bounds", "authentication-failed",
          "wrong-passphrase", "path-mismatch", "invalid-path", "invalid-field", "symlink", "io",
-         "different-vault", "header-not-authentic", "header-replayed", "not-a-recipient")
+         "different-vault", "header-not-authentic", "header-replayed", "not-a-recipient", "no-such-member")
 
 
 class FormatError(Exception):

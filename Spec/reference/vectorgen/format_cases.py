@@ -114,10 +114,10 @@ def header_vectors(out):
     ]:
         out.failure(name, "header", description, {"file": kdf_variant(key, value), "passphrase": PASSPHRASE},
                     "kdf-out-of-bounds")
-    v4 = header.to_json()
-    v4["version"] = 4
-    out.failure("header-version-4", "header", "a header of format version 4 (newer than this reader)",
-                {"file": text(cj.file_bytes(v4))}, "unsupported-version")
+    v5 = header.to_json()
+    v5["version"] = 5
+    out.failure("header-version-5", "header", "a header of format version 5 (newer than this reader)",
+                {"file": text(cj.file_bytes(v5))}, "unsupported-version")
     header_v2_vectors(out, slot)
     out.failure("header-salt-short", "header", "a 15-byte salt",
                 {"file": kdf_variant("salt", b64encode(SALT[:15]))}, "bad-encoding")
@@ -501,4 +501,153 @@ def vectors():
     identity_vectors(out)
     header_v3_vectors(out)
     search_cache_vectors(out)
+    scope_vectors(out)
     return out
+
+
+# Scopes (§3.12): an open scope Team (vault slot and carol) and a closed scope Ops (carol only).
+TEAM_ID = "7ea70000-0000-4000-8000-00000000000a"
+OPS_ID = "0b500000-0000-4000-8000-00000000000b"
+TEAM_KEY = sequence(0xc0, 32)
+OPS_KEY = sequence(0x60, 32)
+NEW_TEAM_KEY = sequence(0xa0, 32)
+CAROL_SLOT = "ca201000-0000-4000-8000-000000000003"
+DAVE_SECRET = sequence(0x01, 32)
+DAVE_SLOT = "da7e0000-0000-4000-8000-000000000004"
+TEAM_ENTRY_ID = "7e4e0000-1111-4222-8333-444444444444"
+
+
+def v4_header(scope_map=None, generation=5):
+    from tresorref.scopes import HeaderV4
+    base = v3_header()
+    return HeaderV4(VAULT_ID, base.slots, generation=generation, recipients=base.recipients,
+                    scopes={TEAM_ID: "Team", OPS_ID: "Ops"} if scope_map is None else scope_map).authenticated(VAULT_KEY)
+
+
+def team_header(folder="Team", scope_id=TEAM_ID, key=TEAM_KEY, vault_key=VAULT_KEY):
+    from tresorref import scopes as sc
+    carol = sc.ScopeRecipientSlot.seal_scope(key, public(CAROL_SECRET), "carol", VAULT_ID, scope_id, CAROL_SLOT, EPHEMERAL[2])
+    dave = sc.ScopeRecipientSlot.seal_scope(key, public(DAVE_SECRET), "dave", VAULT_ID, scope_id, DAVE_SLOT, EPHEMERAL[0])
+    vault = sc.VaultSlot.wrap(key, vault_key, VAULT_ID, scope_id, sequence(0x08, 24))
+    return sc.ScopeHeader(VAULT_ID, scope_id, folder, [carol, dave], vault, generation=2).authenticated(key)
+
+
+def ops_header():
+    from tresorref import scopes as sc
+    carol = sc.ScopeRecipientSlot.seal_scope(OPS_KEY, public(CAROL_SECRET), "carol", VAULT_ID, OPS_ID, CAROL_SLOT, EPHEMERAL[1])
+    return sc.ScopeHeader(VAULT_ID, OPS_ID, "Ops", [carol]).authenticated(OPS_KEY)
+
+
+def team_entry():
+    e = Entry(TEAM_ENTRY_ID, "Team/wiki", T0, T0)
+    e.set("username", "team", T0, "laptop")
+    e.set("password", "shared-secret-1", T0, "laptop")
+    return e
+
+
+def scope_vectors(out):
+    from tresorref import scopes as sc
+    vault = text(v4_header().serialize())
+    team, ops = text(team_header().serialize()), text(ops_header().serialize())
+    team_path, ops_path = sc.scope_file(TEAM_ID), sc.scope_file(OPS_ID)
+    carol = text(rcp.write_identity(CAROL_SECRET))
+    alice = text(rcp.write_identity(ALICE_SECRET))
+    key_hex = hexstr(VAULT_KEY)
+    out.success("header-v4-scopes", "header", "a version 4 header: version 3 and the scopes Team and Ops (scope id → folder)",
+                {"file": vault, "passphrase": PASSPHRASE})
+    nested = v4_header({TEAM_ID: "Team", OPS_ID: "Team/Ops"})
+    out.failure("header-v4-nested-scopes", "header", "a scope inside another: nested scopes are refused in this version",
+                {"file": text(nested.serialize()), "passphrase": PASSPHRASE}, "malformed")
+    hidden = v4_header({TEAM_ID: ".team"})
+    out.failure("header-v4-scope-folder-invalid", "header", "a scope folder that is no valid entry path",
+                {"file": text(hidden.serialize()), "passphrase": PASSPHRASE}, "malformed")
+    no_scopes = v4_header().to_json()
+    del no_scopes["scopes"]
+    out.failure("header-v4-without-scopes", "header", "a version 4 header without the scopes member",
+                {"file": text(cj.file_bytes(no_scopes))}, "malformed")
+    out.success("scope-vault-slot", "scope", "the open scope Team opened by a holder of the vault key through its vault slot",
+                {"vault_header": vault, "path": team_path, "file": team, "vault_key": key_hex})
+    out.success("scope-recipient", "scope", "the scope Team opened by carol, a scope-only member, through her recipient slot",
+                {"vault_header": vault, "path": team_path, "file": team, "identity": carol})
+    out.success("scope-closed-recipient", "scope", "the closed scope Ops (no vault slot) opened by its member carol",
+                {"vault_header": vault, "path": ops_path, "file": ops, "identity": carol})
+    out.failure("scope-closed-vault-key", "scope", "the vault key does not open a closed scope",
+                {"vault_header": vault, "path": ops_path, "file": ops, "vault_key": key_hex}, "not-a-recipient")
+    out.failure("scope-closed-other-identity", "scope", "an identity that is a member of the vault but not of the scope",
+                {"vault_header": vault, "path": ops_path, "file": ops, "identity": alice}, "not-a-recipient")
+    copied = ops_header()
+    copied.recipients = [team_header().recipients[0]]
+    out.failure("scope-slot-from-other-scope", "scope", "carol's Team slot copied into Ops and Ops authenticated again by "
+                "a holder of its key: the sealed key is bound to its scope and does not open",
+                {"vault_header": vault, "path": ops_path, "file": text(copied.authenticated(OPS_KEY).serialize()),
+                 "identity": carol}, "authentication-failed")
+    added = team_header().to_json()
+    added["keySlots"].insert(0, sc.ScopeRecipientSlot.seal_scope(OTHER_KEY, public(ALICE_SECRET), "alice", VAULT_ID, TEAM_ID,
+                                                                 ALICE_SLOT, EPHEMERAL[1]).to_json())
+    out.failure("scope-recipient-added", "scope", "a recipient slot added to Team by someone without its key: the tag does not verify",
+                {"vault_header": vault, "path": team_path, "file": text(cj.file_bytes(added)), "identity": carol},
+                "header-not-authentic")
+    out.failure("scope-folder-mismatch", "scope", "the Team header naming another folder than the vault header lists",
+                {"vault_header": vault, "path": team_path, "file": text(team_header(folder="Bank").serialize()),
+                 "identity": carol}, "malformed")
+    out.failure("scope-file-name-mismatch", "scope", "the Team header under the file name of another scope",
+                {"vault_header": vault, "path": ops_path, "file": team, "identity": carol}, "malformed")
+    out.failure("scope-vault-slot-other-key", "scope", "a vault slot wrapped under another vault's key",
+                {"vault_header": vault, "path": team_path, "file": text(team_header(vault_key=OTHER_KEY).serialize()),
+                 "vault_key": key_hex}, "authentication-failed")
+    # Which key seals an entry (§3.12.3).
+    scopes = {team_path: team, ops_path: ops}
+    wiki = seal_entry(team_entry(), ENTRY_NONCE, TEAM_KEY)
+    out.success("scoped-entry-team", "scoped-entry", "the entry Team/wiki is sealed under Team's key; carol opens it",
+                {"vault_header": vault, "scopes": scopes, "identity": carol, "path": "Team/wiki", "file": text(wiki)})
+    out.success("scoped-entry-team-vault-key", "scoped-entry", "the same entry opened by a holder of the vault key through Team's vault slot",
+                {"vault_header": vault, "scopes": scopes, "vault_key": key_hex, "path": "Team/wiki", "file": text(wiki)})
+    gmail = seal_entry(gmail_entry(), ENTRY_NONCE, VAULT_KEY)
+    out.success("scoped-entry-root", "scoped-entry", "an entry in no scope is sealed under the vault key",
+                {"vault_header": vault, "scopes": scopes, "vault_key": key_hex, "path": "Email/gmail", "file": text(gmail)})
+    out.failure("scoped-entry-root-scope-only", "scoped-entry", "a scope-only member cannot open an entry in no scope",
+                {"vault_header": vault, "scopes": scopes, "identity": carol, "path": "Email/gmail", "file": text(gmail)},
+                "not-a-recipient")
+    under_vault = seal_entry(team_entry(), ENTRY_NONCE, VAULT_KEY)
+    out.failure("scoped-entry-under-vault-key", "scoped-entry", "an entry in Team sealed under the vault key (moved in "
+                "without re-encryption): Team's key does not open it",
+                {"vault_header": vault, "scopes": scopes, "vault_key": key_hex, "path": "Team/wiki", "file": text(under_vault)},
+                "authentication-failed")
+    # Commit tags (§3.12.6).
+    body = ("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nparent 8c1d1f6bd0e4a7b6c0c3f0c8f2a1e9d7b6a5c4d3\n"
+            "author alice <alice@example.com> 1768469400 +0000\ncommitter alice <alice@example.com> 1768469400 +0000\n")
+    message = "\nEdit Team/wiki: password\n"
+    content = (body + message).encode()
+    both = ["tresor-auth", "tresor-auth-" + TEAM_ID]
+    vault_tag = b64encode(sc.commit_tag_v4(VAULT_KEY, content, both))
+    team_tag = b64encode(sc.commit_tag_v4(TEAM_KEY, content, both))
+    commit = body + "tresor-auth " + vault_tag + "\ntresor-auth-" + TEAM_ID + " " + team_tag + "\n" + message
+    out.success("commit-auth-v4", "commit-auth-v4", "a commit tagged with the vault key and Team's key: C leaves out "
+                "both lines, and each tag covers the names of both", {"commit": commit, "vault_key": key_hex,
+                                                                      "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}})
+    only = ["tresor-auth-" + TEAM_ID]
+    carol_tag = b64encode(sc.commit_tag_v4(TEAM_KEY, content, only))
+    out.success("commit-auth-v4-scope-only", "commit-auth-v4", "carol's commit: only Team's tag",
+                {"commit": body + "tresor-auth-" + TEAM_ID + " " + carol_tag + "\n" + message,
+                 "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}})
+    vault_only = b64encode(sc.commit_tag_v4(VAULT_KEY, content, ["tresor-auth"]))
+    out.success("commit-auth-v4-vault-only", "commit-auth-v4", "a commit with the vault tag alone: exactly the tag of §7.1",
+                {"commit": body + "tresor-auth " + vault_only + "\n" + message, "vault_key": key_hex})
+    out.failure("commit-auth-v4-scope-tag-removed", "commit-auth-v4", "the Team tag line removed from a commit tagged with "
+                "both keys (a new commit id): the vault tag no longer verifies",
+                {"commit": body + "tresor-auth " + vault_tag + "\n" + message, "vault_key": key_hex}, "authentication-failed")
+    out.failure("commit-auth-v4-wrong-scope-key", "commit-auth-v4", "Team's tag made with Ops's key",
+                {"commit": body + "tresor-auth-" + TEAM_ID + " " + b64encode(sc.commit_tag_v4(OPS_KEY, content, only)) + "\n" + message,
+                 "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}}, "authentication-failed")
+    twice = body + "tresor-auth-" + TEAM_ID + " " + carol_tag + "\ntresor-auth-" + TEAM_ID + " " + carol_tag + "\n" + message
+    out.failure("commit-auth-v4-field-twice", "commit-auth-v4", "Team's field twice: the commit carries no tag",
+                {"commit": twice, "scope_keys": {TEAM_ID: hexstr(TEAM_KEY)}}, "malformed")
+    # Removing a scope member rekeys the scope only (§3.12.5).
+    inputs = {"vault_header": vault, "path": team_path, "file": team, "vault_key": key_hex, "remove": "dave",
+              "new_scope_key": hexstr(NEW_TEAM_KEY), "ephemeral_secrets": [hexstr(EPHEMERAL[1])],
+              "vault_slot_nonce": hexstr(sequence(0x38, 24)), "entry": text(wiki), "entry_nonce": hexstr(ENTRY_NONCE2)}
+    out.success("scope-rekey-removes-member", "scope-rekey", "dave removed from Team: a new Team key, carol's slot sealed "
+                "again, the vault slot wrapped again, the next generation and a rekey proof; Team/wiki re-encrypted; the "
+                "vault key and vault header unchanged", inputs)
+    out.failure("scope-rekey-no-such-member", "scope-rekey", "removing a member the scope does not have",
+                dict(inputs, remove="erin"), "no-such-member")

@@ -8,6 +8,7 @@ from tresorref.envelope import parse_envelope, open_entry_file
 from tresorref.header import parse_header
 from tresorref import recipients
 from tresorref import search_cache
+from tresorref import scopes
 
 
 def kdf(inputs):
@@ -57,6 +58,8 @@ def header(inputs):
                 "other_slots": len(h.other_slots)}
     if h.VERSION >= 3:
         expected["recipient_slots"] = [recipient_summary(h, r) for r in h.recipients]
+    if h.VERSION >= 4:
+        expected["scopes"] = dict(h.scopes)
     if key is not None:
         expected["vault_key"] = hexstr(key)
         if h.VERSION >= 2:
@@ -172,3 +175,104 @@ def edit(inputs):
 TESTS = {"kdf": kdf, "entry-key": entry_key, "header": header, "entry": entry, "passwd": passwd, "edit": edit,
          "commit-auth": commit_auth, "identity": identity, "rekey": rekey,
          "search-cache": search_cache_file, "search-cache-open": search_cache_open}
+
+
+# Scopes (§3.12)
+
+def _identity(inputs):
+    if "identity" not in inputs:
+        return None
+    sk, pk, _ = recipients.read_identity(inputs["identity"].encode("utf-8"), passphrase(inputs, "identity_passphrase"))
+    return sk, pk
+
+
+def _vault(inputs):
+    """The version 4 vault header of a scope vector, checked with the vault key when one is given."""
+    h = parse_header(inputs["vault_header"].encode("utf-8"))
+    key = bytes.fromhex(inputs["vault_key"]) if "vault_key" in inputs else None
+    if key is not None:
+        h.verify(key)
+    return h, key
+
+
+def _open_scope(h, vault_key, ident, path, data):
+    """§3.12.2 and §3.12.4: a scope header checked against its place, opened, authenticated."""
+    s = scopes.ScopeHeader.parse(data)
+    s.check_place(h, path)
+    key = s.unlock(vault_key, ident)
+    s.verify(key)
+    assert s.serialize() == data, "re-serializing the scope header changed it"
+    return s, key
+
+
+def scope(inputs):
+    """§3.12.2: a scope header, opened with the vault key (vault slot) or an identity (recipient slot)."""
+    h, vault_key = _vault(inputs)
+    s, key = _open_scope(h, vault_key, _identity(inputs), inputs["path"], inputs["file"].encode("utf-8"))
+    out = {"scope": s.scope_id, "folder": s.folder, "generation": s.generation, "scope_key": hexstr(key),
+           "entry_key": hexstr(primitives.subkey(key, primitives.SUBKEY_ENTRY)),
+           "header_key": hexstr(primitives.subkey(key, primitives.SUBKEY_HEADER)),
+           "authenticated_bytes": hexstr(s.authenticated_bytes()), "auth": hexstr(s.auth),
+           "recipient_slots": [{"id": r.id, "name": r.name, "public_key": hexstr(r.public_key),
+                                "sealed_key": hexstr(r.sealed_key),
+                                "binding": hexstr(scopes.scope_binding(s.vault_id, s.scope_id, r.id))}
+                               for r in s.recipients]}
+    if s.vault_slot is not None:
+        out["vault_slot"] = {"nonce": hexstr(s.vault_slot.nonce), "wrapped_key": hexstr(s.vault_slot.wrapped_key),
+                             "additional_data": hexstr(scopes.vault_slot_ad(s.vault_id, s.scope_id))}
+        if vault_key is not None:
+            out["vault_slot"]["scope_wrap_key"] = hexstr(scopes.scope_wrap_key(vault_key))
+    return out
+
+
+def scoped_entry(inputs):
+    """§3.12.3: the key that seals an entry is its scope's, or the vault key outside every scope."""
+    from tresorref.errors import fail
+    h, vault_key = _vault(inputs)
+    sid = h.scope_of(inputs["path"])
+    if sid is None:
+        if vault_key is None:
+            fail("not-a-recipient", "an entry in no scope needs the vault key")
+        key = vault_key
+    else:
+        path = scopes.scope_file(sid)
+        _, key = _open_scope(h, vault_key, _identity(inputs), path, inputs["scopes"][path].encode("utf-8"))
+    file = inputs["file"].encode("utf-8")
+    e, plaintext = open_entry_file(file, key, inputs["path"])
+    return {"key": sid or "vault", "entry_key": hexstr(primitives.subkey(key, primitives.SUBKEY_ENTRY)),
+            "plaintext": plaintext.decode("utf-8")}
+
+
+def commit_auth_v4(inputs):
+    """§3.12.6: C without every tresor-auth line, and each given key's tag, which the commit must carry."""
+    from tresorref.errors import fail
+    content, fields = scopes.commit_content_v4(inputs["commit"].encode("utf-8"))
+    if fields is None:
+        fail("malformed", "a tag field appears twice or is continued")
+    keys = {"tresor-auth": inputs["vault_key"]} if "vault_key" in inputs else {}
+    keys.update({"tresor-auth-" + sid: k for sid, k in inputs.get("scope_keys", {}).items()})
+    tags = {}
+    for field, k in sorted(keys.items()):
+        tags[field] = b64encode(scopes.commit_tag_v4(bytes.fromhex(k), content, fields))
+        if fields.get(field) != tags[field]:
+            fail("authentication-failed", "the commit carries no valid %s" % field)
+    return {"content": content.decode("utf-8"), "fields": sorted(fields), "tags": tags,
+            "tagged_message": hexstr(scopes.tagged_message(content, fields))}
+
+
+def scope_rekey(inputs):
+    """§3.12.5: removing a scope member rekeys that scope only, with every random input given."""
+    h, vault_key = _vault(inputs)
+    s, old_key = _open_scope(h, vault_key, _identity(inputs), inputs["path"], inputs["file"].encode("utf-8"))
+    new_key = bytes.fromhex(inputs["new_scope_key"])
+    new = s.rekeyed(old_key, new_key, vault_key, inputs.get("remove"),
+                    [bytes.fromhex(e) for e in inputs["ephemeral_secrets"]], bytes.fromhex(inputs["vault_slot_nonce"]))
+    file = new.serialize()
+    fmt, env = parse_envelope(inputs["entry"].encode("utf-8"))
+    payload = fmt.open_payload(env, old_key)
+    entry_file = fmt.seal(payload, env.id, bytes.fromhex(inputs["entry_nonce"]), new_key)
+    return {"file": file.decode("utf-8"), "generation": new.generation, "rekey_proof": hexstr(new.rekey_proof),
+            "entry": entry_file.decode("utf-8"), "entry_key": hexstr(fmt.entry_key(new_key))}
+
+
+TESTS.update({"scope": scope, "scoped-entry": scoped_entry, "commit-auth-v4": commit_auth_v4, "scope-rekey": scope_rekey})

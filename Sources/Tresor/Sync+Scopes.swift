@@ -1,0 +1,132 @@
+// Sync and clone of a vault with scopes (Spec/FORMAT.md §3.12.6): fetched commits checked per key; fast-forward and push.
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    private enum ScopedStep { case done, push }
+
+    /// `sync` for a version 4 vault: what the remote brings must pass the per-key rule for the keys this process holds
+    /// (every fetched commit) and the file checks as far as those keys reach; then it is fast-forwarded, or this
+    /// replica's commits are pushed. Diverged histories are not merged yet: refused before anything changes.
+    /// - Throws: `VaultError.foreignCommits`, `.hostileRemote`, `.scopedSyncUnsupported` (diverged), `.git`.
+    func syncScoped(remote: String, credentials: GitCredentials, maxRounds: Int, progress: VaultProgressHandler?) throws -> SyncOutcome {
+        guard isUnlocked else { throw VaultError.vaultLocked }
+        let repo = try repository()
+        var outcome = SyncOutcome(remote: remote)
+        let incoming = Vault.incomingRef(remote)
+        let url = try Vault.git { try repo.url(ofRemote: remote) }
+        defer { try? repo.deleteRef(name: incoming) }
+        while outcome.rounds < maxRounds {
+            outcome.rounds += 1
+            try? repo.deleteRef(name: incoming)
+            removeAbandonedQuarantines()
+            let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
+            defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
+            let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
+            do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: progress.git) }
+            catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
+            catch let e as GitError { throw VaultError.git(e) }
+            let step = try scopedStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote,
+                                      incoming: incoming, outcome: &outcome, progress: progress)
+            try? repo.deleteRef(name: incoming)
+            switch step {
+            case .done: return outcome
+            case .push:
+                if try push(repo, remote, credentials, progress) { outcome.pushed = true; return outcome }
+            }
+        }
+        throw VaultError.remoteKeptMoving(remote: remote, attempts: maxRounds)
+    }
+
+    private func scopedStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, incoming: String,
+                            outcome: inout SyncOutcome, progress: VaultProgressHandler?) throws -> ScopedStep {
+        let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
+        defer { lock.release() }
+        try recover(repo)
+        try adoptCommitsMadeWithGit(repo)
+        guard let ours = try Vault.git({ try repo.headCommitID() }) else { throw VaultError.git(.unknownRevision("HEAD")) }
+        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return .push }
+        let tracking = GitRepository.trackingRef(remote: remote)
+        if ours == theirs {
+            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+            return .done
+        }
+        let base = try Vault.git { try quarantine.mergeBase(ours, theirs) }
+        if base == theirs {
+            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+            return .push
+        }
+        // Merging two histories of a vault with scopes (files this replica may not read) is not implemented yet.
+        guard base == ours else { throw VaultError.scopedSyncUnsupported }
+        let successors = scopeSuccessors(at: theirs, repo: quarantine)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors)
+        let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
+        checker.scopeKeys = scopeKeys.merging(successors) { $1 }
+        checker.progress = progress
+        let local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
+        let minimum = try SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header).readHeader(ours)?.generation ?? 0
+        _ = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
+        try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
+        let paths = try Vault.git { try repo.changes(from: ours, to: theirs) }.map(\.path)
+        try requireUnchangedWorkTree(repo, at: ours, paths: paths)
+        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+        let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
+        try Vault.git { try repo.setRef(name: recovery, to: ours) }
+        outcome.recoveryRef = recovery
+        try publish(repo, from: ours, to: theirs, paths: paths, reflog: "tresor: fast-forward to \(theirs)", knownStale: false)
+        scopeKeys.merge(successors) { $1 }
+        try Vault.git { try repo.setRef(name: verifiedRef, to: theirs) }
+        outcome.pulled = true
+        outcome.fastForwarded = true
+        try reloadHeader()
+        // Scopes created elsewhere that this process's keys open.
+        try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+        return .done
+    }
+
+    /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that
+    /// its credential opens, authentic under that key, with a rekey proof that verifies under the key held: scope id →
+    /// the new key. (One step: a replica several rekeys of a scope behind is refused by the per-key rule.)
+    func scopeSuccessors(at tip: String, repo: GitRepository) -> [String: ScopeKeys] {
+        var found: [String: ScopeKeys] = [:]
+        let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
+        for (id, held) in scopeKeys {
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let blob = try? repo.blobID(at: tip, path: path), (try? repo.blobSize(id: blob)) ?? Int.max <= 1 << 20,
+                  let bytes = try? repo.blob(id: blob), let s = try? ScopeHeader.parse(bytes), (try? held.authenticator.verify(s)) == nil,
+                  let proof = s.rekeyProof else { continue }
+            var key: SecretBytes?
+            if let vaultKey = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
+            if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            guard let key, let next = try? ScopeKeys(key), (try? next.authenticator.verify(s)) != nil,
+                  held.authenticator.verifyRekeyProof(proof, newKey: key) else { continue }
+            found[id] = next
+        }
+        return found
+    }
+
+    /// Spec/FORMAT.md §3.12.6 on fetched commits: every commit reachable from `tip` and not from `excluding` is of format
+    /// version 4 and passes the per-key rule for the keys this process holds.
+    /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
+    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:]) throws {
+        var broken: [ForeignCommit] = []
+        for c in try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000) {
+            // A header that does not parse counts as version 0: refused below, never skipped.
+            let version = (try? repo.blobID(at: c.id, path: VaultHeader.relativePath)).flatMap { $0 }
+                .flatMap { id in (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes ? try? repo.blob(id: id) : nil }
+                .flatMap { try? VaultHeader.parse($0) }?.version ?? 0
+            if version == 0 {
+                broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: [VaultHeader.relativePath]))
+                continue
+            }
+            // History from before the first scope (a clone's) is vouched for by the vault tag of the commit that made it.
+            if excluding.isEmpty, version < FormatVersion.scopedHeader { continue }
+            guard version < FormatVersion.scopedHeader || !isAuthenticByKeys(c.id, repo: repo, successors: successors) else { continue }
+            let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
+            broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
+            if broken.count >= 50 { break }
+        }
+        if !broken.isEmpty { throw VaultError.foreignCommits(broken) }
+    }
+}

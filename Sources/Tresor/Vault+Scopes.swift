@@ -1,0 +1,209 @@
+// Scopes: folders with a key and members of their own; which key opens an entry; creating scopes and changing members.
+import Foundation
+import TresorCore
+import TresorGit
+
+/// The keys of one opened scope (Spec/FORMAT.md §3.12): its entry cipher and its authenticator (scope header, commits).
+struct ScopeKeys {
+    let key: SecretBytes
+    let cipher: EntryCipher
+    let authenticator: VaultAuthenticator
+
+    init(_ key: SecretBytes) throws {
+        do { self.key = key; cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
+        catch { throw VaultError.session(.wrongToken) }
+    }
+}
+
+/// A scope as `scope ls` shows it.
+public struct ScopeInfo: Equatable, Sendable {
+    public var id: String
+    public var folder: String
+    /// The names of its members (recipient slots).
+    public var members: [String]
+    /// Whether every holder of the vault key holds it (it has a vault slot).
+    public var isOpen: Bool
+    /// Whether this process opened its key.
+    public var isHeld: Bool
+}
+
+extension Vault {
+    /// The scope header of scope `id` in the work tree, checked against the vault header (not yet its tag).
+    /// - Throws: `VaultError.scopeHeader`.
+    func scopeHeader(_ id: String) throws -> ScopeHeader {
+        let path = ScopeHeader.relativePath(scopeID: id)
+        do {
+            var bytes: [UInt8]
+            if FileSystem.kind(store.absolute(path)) == .missing, FileSystem.kind(root + "/" + Vault.cloneMarker) == .file,
+               let repo = try? repository(), let tip = repo.resolve(Vault.incomingRef("origin")),
+               let id = try? repo.blobID(at: tip, path: path), (try? repo.blobSize(id: id)) ?? Int.max <= 1 << 20 {
+                // A clone not checked out yet: the scope header of the fetched commit (checked by `completeClone`).
+                bytes = try Vault.git { try repo.blob(id: id) }
+            } else {
+                bytes = try FileSystem.read(store.absolute(path), limit: 1 << 20)
+            }
+            let s = try ScopeHeader.parse(bytes)
+            try s.checkPlace(in: header, path: path)
+            return s
+        } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+    }
+
+    /// Opens every scope `vaultKey` (through vault slots) or `identity` (through recipient slots) opens, and checks
+    /// each one's tag (Spec/FORMAT.md §3.12.4). Scopes neither opens are left closed.
+    /// - Throws: `VaultError.scopeHeader` for a scope header that is malformed or not authentic.
+    func openScopes(vaultKey: SecretBytes?, identity: Identity?) throws {
+        for id in header.scopes.keys.sorted() where scopeKeys[id] == nil {
+            let s = try scopeHeader(id)
+            var key: SecretBytes?
+            do {
+                if let vaultKey, s.vaultSlot != nil { key = try s.unlock(vaultKey: vaultKey) }
+                else if let identity { key = try s.unlock(identity: identity) }
+            } catch CoreError.notARecipient { key = nil }
+            catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+            guard let key else { continue }
+            let keys = try ScopeKeys(key)
+            do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+            scopeKeys[id] = keys
+        }
+    }
+
+    /// The cipher of the key that seals `path` under `header` (Spec/FORMAT.md §3.12.3).
+    /// - Throws: `VaultError.noKeyFor` when this process does not hold that key, `.vaultLocked` before `unlock`.
+    func cipher(for path: EntryPath, header: VaultHeader) throws -> EntryCipher {
+        guard !header.scopes.isEmpty, let id = header.scope(containing: path) else {
+            if let cipher { return cipher }
+            if !scopeKeys.isEmpty { throw VaultError.noKeyFor(path: path.string, scope: nil) }
+            throw VaultError.vaultLocked
+        }
+        if let keys = scopeKeys[id] { return keys.cipher }
+        if cipher == nil, scopeKeys.isEmpty { throw VaultError.vaultLocked }
+        throw VaultError.noKeyFor(path: path.string, scope: header.scopes[id])
+    }
+
+    /// Whether this process can open the entry at `path` (it holds the key that seals it).
+    public func canOpen(_ path: EntryPath) -> Bool { (try? cipher(for: path, header: header)) != nil }
+
+    /// The scopes of the vault, by folder.
+    public func scopes() throws -> [ScopeInfo] {
+        try header.scopes.sorted { $0.value < $1.value }.map { id, folder in
+            let s = try scopeHeader(id)
+            return ScopeInfo(id: id, folder: folder, members: s.recipientSlots.map(\.name), isOpen: s.vaultSlot != nil, isHeld: scopeKeys[id] != nil)
+        }
+    }
+
+    /// The id of the scope at `folder`. - Throws: `VaultError.noSuchScope`.
+    func scopeID(folder: String) throws -> String {
+        let f = folder.precomposedStringWithCanonicalMapping.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard let id = header.scopes.first(where: { $0.value == f })?.key else { throw VaultError.noSuchScope(folder: f) }
+        return id
+    }
+
+    /// The members of the scope at `folder`. - Throws: `VaultError.noSuchScope`, `.scopeHeader`.
+    public func members(ofScope folder: String) throws -> [Member] {
+        let s = try scopeHeader(try scopeID(folder: folder))
+        let mine: RecipientKey? = { if case .identity(let i) = credential { return i.publicKey }; return nil }()
+        return s.recipientSlots.map { Member(name: $0.name, publicKey: $0.publicKey, isThisDevice: $0.publicKey == mine) }
+    }
+
+    /// Creates a scope at `folder` (Spec/FORMAT.md §3.12.5): a new scope key sealed to `members` and, unless `closed`,
+    /// wrapped for the holders of the vault key; the vault header at version 4 listing it; the entries already in the
+    /// folder re-encrypted under the scope key. One commit, tagged with the vault key and the new scope key.
+    /// - Throws: `VaultError.vaultLocked` without the vault key, `.scopeNests`, `.header`, transaction errors.
+    /// - Returns: how many entries were re-encrypted.
+    @discardableResult
+    public func createScope(_ folder: EntryPath, members: [(name: String, key: RecipientKey)], closed: Bool = false) throws -> Int {
+        let vaultKey = try currentVaultKey()
+        let authenticator = try requireAuthenticator()
+        let oldCipher = try requireCipher()
+        let (count, id, key) = try transaction { txn -> (Int, String, SecretBytes) in
+            let current = try txn.header()
+            guard current.version >= 2 else { throw VaultError.formatTooOld(version: current.version, required: 2) }
+            if let other = current.scopes.values.first(where: { $0 == folder.string || $0.hasPrefix(folder.string + "/") || folder.string.hasPrefix($0 + "/") }) {
+                throw VaultError.scopeNests(folder: folder.string, other: other)
+            }
+            let scope: ScopeHeader, key: SecretBytes, newHeader: VaultHeader
+            do {
+                (scope, key) = try ScopeHeader.create(vaultID: current.vaultID, folder: folder.string, vaultKey: closed ? nil : vaultKey, members: members)
+                newHeader = try authenticator.authenticated(try current.addingScope(scope.scopeID, folder: folder.string))
+            } catch let e as CoreError { throw VaultError.header(e) }
+            let keys = try ScopeKeys(key)
+            var count = 0
+            if let base = txn.base {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder.string + "/") && EntryPath(filePath: file.path) != nil {
+                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
+                    do { txn.putFile(file.path, try keys.cipher.reseal(bytes, from: oldCipher)) }
+                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                    count += 1
+                }
+            }
+            txn.putHeader(newHeader)
+            txn.putFile(ScopeHeader.relativePath(scopeID: scope.scopeID), try keys.authenticator.authenticated(scope).serialized())
+            txn.newScopeKeys[scope.scopeID] = keys
+            txn.message = "Create scope \(folder)" + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted" : "")
+            return (count, scope.scopeID, key)
+        }
+        try reloadHeader()
+        scopeKeys[id] = try ScopeKeys(key)
+        try recordFormatVersion(header.version)
+        return count
+    }
+
+    /// Adds a member to the scope at `folder`: one recipient slot sealed to `publicKey`, the scope header's next
+    /// generation authenticated under the scope key; no entry changes (Spec/FORMAT.md §3.12.5). Commits "Add member NAME to scope FOLDER".
+    /// - Throws: `VaultError.noSuchScope`, `.noKeyFor` without the scope key, `.header(.memberExists)`.
+    public func addMember(_ name: String, publicKey: RecipientKey, toScope folder: String) throws {
+        let id = try scopeID(folder: folder)
+        guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
+        try transaction { txn in
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: folder) }
+            do {
+                let s = try ScopeHeader.parse(bytes)
+                txn.putFile(path, try keys.authenticator.authenticated(try s.addingMember(name, publicKey: publicKey, scopeKey: keys.key)).serialized())
+            } catch let e as CoreError { throw VaultError.header(e) }
+            txn.message = "Add member \(name) to scope \(header.scopes[id] ?? folder)"
+        }
+    }
+
+    /// Removes a member from the scope at `folder` and rekeys that scope only (Spec/FORMAT.md §3.12.5): a new scope key,
+    /// every entry in the folder re-encrypted, the remaining slots sealed again, the vault slot wrapped again, the rekey
+    /// proof, one commit tagged with the new scope key. The vault key and everything outside the scope stay.
+    /// - Throws: `VaultError.noSuchScope`, `.noKeyFor`, `.needsVaultKey` (an open scope, without the vault key),
+    ///   `.header(.noSuchMember)`, transaction errors.
+    @discardableResult
+    public func removeMember(_ name: String, fromScope folder: String) throws -> RekeyOutcome {
+        let id = try scopeID(folder: folder)
+        guard let old = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
+        // An open scope's new key is wrapped again for the holders of the vault key: that needs the vault key.
+        if (try scopeHeader(id)).vaultSlot != nil, vaultKeyIfHeld == nil { throw VaultError.needsVaultKey }
+        let newKey = SecretBytes.random(count: Sodium.keyBytes)
+        let new = try ScopeKeys(newKey)
+        let outcome = try transaction { txn -> RekeyOutcome in
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: folder) }
+            let rekeyed: ScopeHeader
+            do {
+                let s = try ScopeHeader.parse(bytes)
+                rekeyed = try new.authenticator.authenticated(try s.rekeyed(newKey: newKey, vaultKey: vaultKeyIfHeld, removing: name,
+                                                                            proof: try old.authenticator.rekeyProof(newKey: newKey)))
+            } catch let e as CoreError { throw VaultError.header(e) }
+            let scopeFolder = header.scopes[id] ?? folder
+            var count = 0
+            if let base = txn.base {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") && EntryPath(filePath: file.path) != nil {
+                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
+                    do { txn.putFile(file.path, try new.cipher.reseal(bytes, from: old.cipher)) }
+                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                    count += 1
+                }
+            }
+            txn.putFile(path, rekeyed.serialized())
+            txn.newScopeKeys[id] = new
+            txn.message = "Remove member \(name) from scope \(scopeFolder) and rekey it: \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
+            return RekeyOutcome(entries: count, members: rekeyed.recipientSlots.count, generation: rekeyed.generation, droppedOtherSlots: 0)
+        }
+        return outcome
+    }
+
+    var vaultKeyIfHeld: SecretBytes? { try? currentVaultKey() }
+}

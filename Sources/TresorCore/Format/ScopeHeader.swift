@@ -1,0 +1,243 @@
+// Scope headers `.tresor/scopes/<scope id>.json`: folders with a key and members of their own (Spec/FORMAT.md §3.12).
+import Foundation
+
+/// The vault slot of a scope header: the scope key wrapped under the vault key's scope-wrap key, so every holder of
+/// the vault key holds the scope (Spec/FORMAT.md §3.12.2). A scope without one is *closed*.
+public struct ScopeVaultSlot: Equatable, Sendable {
+    static let type = "vault"
+    /// Subkey id of the scope-wrap key (Spec/FORMAT.md §2.3).
+    static let wrapKeyID: UInt64 = 4
+    public var nonce: [UInt8]
+    var wrappedKey: [UInt8]
+
+    static func associatedData(vaultID: String, scopeID: String) -> [UInt8] {
+        Array("tresor-scope-vault\u{0}1\u{0}\(vaultID)\u{0}\(scopeID)".utf8)
+    }
+
+    /// Wraps `scopeKey` under `vaultKey`'s scope-wrap key (a fresh nonce unless one is given, for vectors).
+    /// - Throws: `CryptoError`.
+    static func wrap(_ scopeKey: SecretBytes, vaultKey: SecretBytes, vaultID: String, scopeID: String,
+                     nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes)) throws -> ScopeVaultSlot {
+        let kek = try Sodium.deriveSubkey(from: vaultKey, id: wrapKeyID, context: EntryCipher.kdfContext)
+        return ScopeVaultSlot(nonce: nonce, wrappedKey: try Sodium.seal(scopeKey, key: kek, nonce: nonce,
+                                                                       ad: associatedData(vaultID: vaultID, scopeID: scopeID)))
+    }
+
+    /// The scope key. - Throws: `CoreError.authenticationFailed` for another vault key or a changed slot.
+    func open(vaultKey: SecretBytes, vaultID: String, scopeID: String) throws -> SecretBytes {
+        let kek = try Sodium.deriveSubkey(from: vaultKey, id: Self.wrapKeyID, context: EntryCipher.kdfContext)
+        do { return try Sodium.open(wrappedKey, key: kek, nonce: nonce, ad: Self.associatedData(vaultID: vaultID, scopeID: scopeID)) }
+        catch { throw CoreError.authenticationFailed }
+    }
+
+    var json: JSONValue {
+        .object(["type": .string(Self.type), "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))])
+    }
+
+    init(nonce: [UInt8], wrappedKey: [UInt8]) { self.nonce = nonce; self.wrappedKey = wrappedKey }
+
+    init(json o: [String: JSONValue]) throws {
+        func b64(_ name: String, _ length: Int) throws -> [UInt8] {
+            guard let s = o[name]?.stringValue else { throw CoreError.malformed("vault slot has no \"\(name)\" string") }
+            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("vault slot \"\(name)\" is not canonical base64") }
+            guard b.count == length else { throw CoreError.badEncoding("vault slot \"\(name)\" is not \(length) bytes") }
+            return b
+        }
+        self.init(nonce: try b64("nonce", Sodium.nonceBytes), wrappedKey: try b64("wrappedKey", Sodium.keyBytes + Sodium.tagBytes))
+    }
+}
+
+/// `.tresor/scopes/<scope id>.json` (Spec/FORMAT.md §3.12.2): the scope key sealed to the scope's members and, for an
+/// open scope, wrapped for the holders of the vault key; authenticated under the scope key's header key.
+public struct ScopeHeader: Equatable, Sendable {
+    public static let directory = ".tresor/scopes"
+    static let formatName = "tresor-scope"
+    public var vaultID: String
+    public var scopeID: String
+    /// The scope's folder, an entry path: every entry below it is sealed under the scope key (§3.12.3).
+    public var folder: String
+    public var recipientSlots: [RecipientSlot]
+    public var vaultSlot: ScopeVaultSlot?
+    /// Slots of types this version does not know, kept verbatim (dropped by a rekey of the scope).
+    public var otherSlots: [JSONValue]
+    var unknownMembers: [String: JSONValue]
+    public var generation: UInt64
+    public var auth: [UInt8]?
+    public var rekeyProof: [UInt8]?
+
+    /// The file of scope `scopeID`, relative to the vault root.
+    public static func relativePath(scopeID: String) -> String { directory + "/" + scopeID + ".json" }
+
+    /// The scope id of a file path `.tresor/scopes/<id>.json`, if it is one.
+    public static func scopeID(ofPath path: String) -> String? {
+        guard path.hasPrefix(directory + "/"), path.hasSuffix(".json") else { return nil }
+        let id = String(path.dropFirst(directory.count + 1).dropLast(5))
+        return Envelope.isCanonicalUUID(id) ? id : nil
+    }
+
+    /// What is sealed before the scope key in a scope recipient slot (Spec/FORMAT.md §3.12.2).
+    static func binding(vaultID: String, scopeID: String, slotID: String) -> [UInt8] {
+        Array("tresor-scope-recipient\u{0}1\u{0}\(vaultID)\u{0}\(scopeID)\u{0}\(slotID)\u{0}".utf8)
+    }
+
+    static var sealedLength: Int {
+        let zero = String(repeating: "0", count: 36)
+        return binding(vaultID: zero, scopeID: zero, slotID: zero).count + Sodium.keyBytes + Sodium.sealBytes
+    }
+
+    public init(vaultID: String, scopeID: String, folder: String, recipientSlots: [RecipientSlot] = [], vaultSlot: ScopeVaultSlot? = nil,
+                otherSlots: [JSONValue] = [], unknownMembers: [String: JSONValue] = [:], generation: UInt64 = 1,
+                auth: [UInt8]? = nil, rekeyProof: [UInt8]? = nil) {
+        self.vaultID = vaultID; self.scopeID = scopeID; self.folder = folder; self.recipientSlots = recipientSlots
+        self.vaultSlot = vaultSlot; self.otherSlots = otherSlots; self.unknownMembers = unknownMembers
+        self.generation = generation; self.auth = auth; self.rekeyProof = rekeyProof
+    }
+
+    /// A new scope (Spec/FORMAT.md §3.12.5): a random scope key, a vault slot when `vaultKey` is given (an open
+    /// scope), a recipient slot per member; generation 1, to be authenticated by the caller with the scope key.
+    /// - Throws: `CoreError.malformed` for a bad member name, `.memberExists` for a name or key given twice.
+    public static func create(vaultID: String, folder: String, vaultKey: SecretBytes?, members: [(name: String, key: RecipientKey)],
+                              scopeID: String = UUID().uuidString.lowercased()) throws -> (ScopeHeader, SecretBytes) {
+        let key = SecretBytes.random(count: Sodium.keyBytes)
+        var h = ScopeHeader(vaultID: vaultID, scopeID: scopeID, folder: folder)
+        h.vaultSlot = try vaultKey.map { try ScopeVaultSlot.wrap(key, vaultKey: $0, vaultID: vaultID, scopeID: scopeID) }
+        for m in members { h = try h.addingMember(m.name, publicKey: m.key, scopeKey: key, nextGeneration: false) }
+        return (h, key)
+    }
+
+    /// The scope key through the vault slot. - Throws: `CoreError.notARecipient` for a closed scope,
+    /// `.authenticationFailed` for a slot that does not open.
+    public func unlock(vaultKey: SecretBytes) throws -> SecretBytes {
+        guard let vaultSlot else { throw CoreError.notARecipient }
+        return try vaultSlot.open(vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID)
+    }
+
+    /// The scope key through the recipient slot sealed to `identity`. - Throws: `CoreError.notARecipient`,
+    /// `.authenticationFailed`.
+    public func unlock(identity: Identity) throws -> SecretBytes {
+        guard let slot = recipientSlots.first(where: { $0.publicKey == identity.publicKey }) else { throw CoreError.notARecipient }
+        return try slot.open(with: identity, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: slot.id))
+    }
+
+    /// Checks the scope header against the vault header and the file's place (Spec/FORMAT.md §3.12.2).
+    /// - Throws: `CoreError.malformed`.
+    public func checkPlace(in vault: VaultHeader, path: String) throws {
+        guard vaultID == vault.vaultID else { throw CoreError.malformed("the scope header \(path) belongs to another vault") }
+        guard path == Self.relativePath(scopeID: scopeID) else { throw CoreError.malformed("the scope header's id is not its file name \(path)") }
+        guard vault.scopes[scopeID] == folder else { throw CoreError.malformed("the vault header does not list scope \(scopeID) with folder \"\(folder)\"") }
+    }
+
+    /// The recipient slot named `name`.
+    public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
+
+    /// One more recipient slot (the next generation unless `nextGeneration` is false), to be authenticated by the caller.
+    /// - Throws: `CoreError.memberExists`, `.malformed`.
+    public func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, nextGeneration: Bool = true) throws -> ScopeHeader {
+        if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
+        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        var h = nextGeneration ? changed() : self
+        let id = UUID().uuidString.lowercased()
+        h.recipientSlots.append(try RecipientSlot.seal(scopeKey, to: publicKey, name: name,
+                                                       binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: id), id: id))
+        return h
+    }
+
+    /// The header for a new scope key (Spec/FORMAT.md §3.12.5): remaining recipient slots sealed again (same ids),
+    /// the vault slot wrapped again under `vaultKey`, unknown slots dropped, the next generation, `proof`; to be
+    /// authenticated by the caller with the new key. - Throws: `CoreError.noSuchMember`, `.notARecipient` when the
+    /// scope is open and no vault key is given, `CryptoError`.
+    public func rekeyed(newKey: SecretBytes, vaultKey: SecretBytes?, removing member: String?, proof: [UInt8]) throws -> ScopeHeader {
+        if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
+        var h = changed()
+        h.rekeyProof = proof
+        h.recipientSlots = try recipientSlots.filter { $0.name != member }.map {
+            try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: $0.id), id: $0.id)
+        }
+        if vaultSlot != nil {
+            guard let vaultKey else { throw CoreError.notARecipient }
+            h.vaultSlot = try ScopeVaultSlot.wrap(newKey, vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID)
+        }
+        h.otherSlots = []
+        return h
+    }
+
+    /// The vault slot wrapped again under a new vault key (a rekey of the vault key, §3.12.5), the next generation.
+    public func rewrappingVaultSlot(scopeKey: SecretBytes, newVaultKey: SecretBytes) throws -> ScopeHeader {
+        guard vaultSlot != nil else { return self }
+        var h = changed()
+        h.vaultSlot = try ScopeVaultSlot.wrap(scopeKey, vaultKey: newVaultKey, vaultID: vaultID, scopeID: scopeID)
+        return h
+    }
+
+    /// The next generation with the tag removed.
+    public func changed() -> ScopeHeader {
+        var h = self
+        h.generation = generation + 1
+        h.auth = nil
+        return h
+    }
+
+    func json(includingAuth: Bool) -> JSONValue {
+        var o = unknownMembers
+        o["format"] = .string(Self.formatName)
+        o["version"] = .integer(1)
+        o["vault"] = .string(vaultID)
+        o["scope"] = .string(scopeID)
+        o["folder"] = .string(folder)
+        o["keySlots"] = .array(recipientSlots.map(\.json) + (vaultSlot.map { [$0.json] } ?? []) + otherSlots)
+        o["generation"] = .integer(generation)
+        if let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
+        if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
+        return .object(o)
+    }
+
+    /// What the tag covers: `"tresor-scope" 0x00` and the canonical JSON without `auth`.
+    var authenticatedBytes: [UInt8] { Array("tresor-scope".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
+
+    public func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
+
+    /// Parses and checks a scope header up to its tag (Spec/FORMAT.md §3.12.2 order); `checkPlace` and the tag
+    /// (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
+    public static func parse(_ bytes: [UInt8]) throws -> ScopeHeader {
+        guard bytes.count <= 1 << 20 else { throw CoreError.malformed("scope header larger than 1 MiB") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("scope header is not JSON (\(e.description))") }
+        guard let o = json.objectValue else { throw CoreError.malformed("scope header is not a JSON object") }
+        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        guard v == 1 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault),
+              let scope = o["scope"]?.stringValue, Envelope.isCanonicalUUID(scope) else { throw CoreError.malformed("\"vault\" or \"scope\" is not a lowercase UUID") }
+        guard let folder = o["folder"]?.stringValue else { throw CoreError.malformed("\"folder\" is not a string") }
+        guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
+        guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not canonical base64 of 32 bytes") }
+        var proof: [UInt8]?
+        if let p = o["rekeyProof"] {
+            guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
+            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
+            proof = b
+        }
+        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        var recipients: [RecipientSlot] = [], vaultSlot: ScopeVaultSlot?, other: [JSONValue] = []
+        for s in slots {
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            if type == RecipientSlot.type {
+                guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+                let r = try RecipientSlot(json: so, sealedLength: sealedLength)
+                guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
+                    throw CoreError.malformed("two recipient key slots with one name or one public key")
+                }
+                recipients.append(r)
+            } else if type == ScopeVaultSlot.type {
+                let slot = try ScopeVaultSlot(json: so)
+                guard vaultSlot == nil else { throw CoreError.malformed("two vault slots") }
+                vaultSlot = slot
+            } else { other.append(s) }
+        }
+        guard !recipients.isEmpty || vaultSlot != nil else { throw CoreError.malformed("the scope header has no recipient or vault slot") }
+        let reserved = ["format", "version", "vault", "scope", "folder", "keySlots", "generation", "auth", "rekeyProof"]
+        return ScopeHeader(vaultID: vault, scopeID: scope, folder: folder, recipientSlots: recipients, vaultSlot: vaultSlot,
+                           otherSlots: other, unknownMembers: o.filter { !reserved.contains($0.key) }, generation: g, auth: tag, rekeyProof: proof)
+    }
+}

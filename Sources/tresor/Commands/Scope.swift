@@ -1,0 +1,61 @@
+// `tresor scope`: folders with a key and members of their own (Spec/FORMAT.md §3.12).
+import ArgumentParser
+import Foundation
+import Tresor
+
+struct ScopeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scope", abstract: "Make and list scopes: folders with a key and members of their own.",
+        discussion: """
+            Every entry below a scope's folder is encrypted under the scope's key, so the folder can be shared with \
+            members who cannot open the rest ('tresor member add --scope FOLDER NAME KEY').
+            """,
+        subcommands: [Create.self, List.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a scope of a folder: a new key, the folder's entries re-encrypted under it, one commit.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: ArgumentHelp("The folder (an entry path such as Team).", valueName: "folder")) var folder: String
+        @Option(parsing: .upToNextOption, help: ArgumentHelp("A member: NAME and PUBLIC-KEY (repeat the option for more).", valueName: "name public-key"))
+        var member: [String] = []
+        @Flag(help: "Closed: holders of the vault key do not get the scope's key; only its members do.")
+        var closed = false
+
+        func validate() throws {
+            guard member.count % 2 == 0 else { throw ValidationError("--member takes a name and a public key") }
+        }
+
+        func run() throws {
+            let path = try Vault.parsePath(folder)
+            var members: [(name: String, key: RecipientKey)] = []
+            for i in stride(from: 0, to: member.count, by: 2) {
+                guard RecipientSlot.isValidName(member[i]) else {
+                    throw CLIError("member name \(Output.quoted(member[i])) is not 1 to 64 bytes of printable NFC text without leading or trailing spaces")
+                }
+                do { members.append((member[i], try RecipientKey(text: member[i + 1]))) }
+                catch let e as CoreError { throw CLIError("bad public key: \(e.errorDescription ?? "\(e)")") }
+            }
+            if closed, members.isEmpty { throw CLIError("a closed scope needs a member (--member NAME PUBLIC-KEY): no one could open it") }
+            let vault = try options.open(unlock: true)
+            let count = try vault.createScope(path, members: members, closed: closed)
+            Output.status("Created the scope \(Output.quoted(path.string))\(members.isEmpty ? "" : " with \(members.count) member\(members.count == 1 ? "" : "s")")"
+                          + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under its key." : "."))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the scopes: folder, members, open or closed, and whether you hold it.")
+        @OptionGroup var options: VaultOptions
+
+        func run() throws {
+            let vault = try options.open(unlock: options.identityPath != nil || options.passphraseFilePath != nil)
+            let scopes = try vault.scopes()
+            if scopes.isEmpty { Output.status("No scopes: 'tresor scope create FOLDER' makes one."); return }
+            for s in scopes {
+                let members = s.members.map(Output.escaped).joined(separator: ",")
+                Output.line("\(Output.escaped(s.folder))\t\(s.isOpen ? "open" : "closed")\t\(members.isEmpty ? "-" : members)\(s.isHeld ? "\t(held)" : "")")
+            }
+        }
+    }
+}
