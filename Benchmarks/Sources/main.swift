@@ -68,7 +68,7 @@ func sampleEntry(_ i: Int) throws -> Entry {
     try e.set("password", .text("p4ssw0rd-\(i)-Correct-Horse"), at: now, origin: "bench")
     try e.set("username", .text("user\(i)@example.com"), at: now, origin: "bench")
     try e.set("urls", .list(["https://site-\(i).example.com/login"]), at: now, origin: "bench")
-    try e.set("notes", .text(String(repeating: "note text ", count: 20)), at: now, origin: "bench")
+    try e.set("notes", .text(SecretText(String(repeating: "note text ", count: 20))), at: now, origin: "bench")
     return e
 }
 
@@ -189,7 +189,7 @@ for i in 0..<edited {
     for (v, value) in [(a, "from-A-\(i)"), (b!, "from-B-\(i)")] {
         let old = try v.read(try sampleEntry(i).path)
         var e = old
-        try e.set("password", .text(value), at: .now(), origin: v.deviceID)
+        try e.set("password", .text(SecretText(value)), at: .now(), origin: v.deviceID)
         _ = try v.save(e, basedOn: old)
     }
 }

@@ -95,7 +95,7 @@ extension Vault {
             }
             var findings: [AuditFinding] = []
             if let field = entry.fields["password"], case .text(let text) = field.value, !text.isEmpty {
-                let password = SecretBytes(utf8: text)
+                let password = text.bytes
                 if let estimate = estimates[index], estimate.score < options.minimumScore {
                     findings.append(.weak(score: estimate.score, guessesLog10: estimate.guessesLog10, weaknesses: estimate.weaknesses))
                 }
@@ -136,7 +136,8 @@ extension Vault {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in stride(from: chunk, to: entries.count, by: chunks) {
                 guard case .text(let text)? = entries[i]?.fields["password"]?.value, !text.isEmpty,
-                      let estimate = try? StrengthEstimator.estimate(text) else { continue }
+                      // The estimator works on a String (its dictionaries are matched on Characters): a short-lived copy.
+                      let estimate = try? StrengthEstimator.estimate(text.makeString()) else { continue }
                 lock.lock(); results[i] = estimate; lock.unlock()
             }
         }

@@ -86,7 +86,7 @@ enum EditorText {
             name = name.trimmingCharacters(in: .whitespaces)
             do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ParseError(line: number, message: e.errorDescription ?? "bad field name") }
             guard result[name] == nil else { throw ParseError(line: number, message: "field \"\(name)\" appears twice") }
-            result[name] = .text(value)
+            result[name] = .text(SecretText(value))
         }
         if !urls.isEmpty { result["urls"] = .list(urls) }
         if !tags.isEmpty { result["tags"] = .list(tags) }

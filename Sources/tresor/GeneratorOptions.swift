@@ -86,6 +86,11 @@ struct GeneratorOptions: ParsableArguments {
 
 /// Warns on stderr about a weak password a person chose; the password is still used. The warning names
 /// kinds of weakness, never any part of the password.
+func warnIfWeak(_ password: SecretText) {
+    // The estimator matches dictionaries on a String: a short-lived copy, dropped when this returns.
+    warnIfWeak(password.makeString())
+}
+
 func warnIfWeak(_ password: String) {
     let e: StrengthEstimate
     do { e = try StrengthEstimator.estimate(password) } catch {

@@ -42,7 +42,7 @@ struct Edit: ParsableCommand {
                 let (name, value) = try parseAssignment(s, option: "--set")
                 if Entry.listFields.contains(name) { lists[name, default: []].append(value); continue }
                 guard target[name] == nil else { throw ValidationError("--set: field \"\(name)\" is set twice") }
-                target[name] = .text(value)
+                target[name] = .text(SecretText(value))
             }
             for (name, values) in lists { target[name] = .list(values) }
             for name in unsets {
@@ -56,22 +56,22 @@ struct Edit: ParsableCommand {
             }
             if let otpUri {
                 guard target[TOTP.fieldName] == nil else { throw ValidationError("use --otp-uri or --set otp=, not both") }
-                target[TOTP.fieldName] = .text(try OTPURI.read(otpUri))
+                target[TOTP.fieldName] = .text(SecretText(try OTPURI.read(otpUri)))
             }
-            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri) }
+            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri.makeString()) }
             if passwordStdin { target["password"] = .text(try readPasswordFromStdin()) }
             if generate {
                 let base = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) }
                 let policy = try generator.resolve(base: base)
                 let g = try GeneratorOptions.generate(policy)
-                target["password"] = .text(g.value)
-                if generator.isSpecified { target["policy"] = .text(policy.policyString) }
+                target["password"] = .text(SecretText(g.value))
+                if generator.isSpecified { target["policy"] = .text(SecretText(policy.policyString)) }
                 entropy = g.entropyBits
                 if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
             }
         }
-        if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
-        if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
+        if case .text(let p)?? = target["password"], !generate, p != entry.secret("password") { warnIfWeak(p) }
+        if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p.makeString()) }
         // Stamped when saved, not when read: an editor may have been open for a while.
         guard let outcome = try vault.edit(original, changes: target) else { unchanged(); return }
         if !json { reportMerge(outcome) }
@@ -105,7 +105,7 @@ struct Edit: ParsableCommand {
             do {
                 let parsed = try EditorText.parse(text)
                 if case .text(let uri)? = parsed[TOTP.fieldName] {
-                    do { _ = try TOTP(uri: uri) } catch let e as OTPError {
+                    do { _ = try TOTP(uri: uri.makeString()) } catch let e as OTPError {
                         throw EditorText.ParseError(line: EditorText.line(of: TOTP.fieldName, in: text), message: "otp: \(e.message)")
                     }
                 }

@@ -30,7 +30,7 @@ struct Generate: ParsableCommand {
 
     func runCheck() throws {
         let password = try readPasswordFromStdin()
-        let e = try StrengthEstimator.estimate(password)
+        let e = try StrengthEstimator.estimate(password.makeString())
         if json {
             Output.json(.object(["score": .integer(e.score), "guesses": .number(String(format: "%.0f", e.guesses)),
                                  "guessesLog10": .number(String(format: "%.2f", e.guessesLog10)),
@@ -60,8 +60,8 @@ struct Rotate: ParsableCommand {
         catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \((error as? LocalizedError)?.errorDescription ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
         let policy = try generator.resolve(base: stored)
         let g = try GeneratorOptions.generate(policy)
-        var changes: [String: FieldValue?] = ["password": .text(g.value)]
-        if generator.isSpecified { changes["policy"] = .text(policy.policyString) }
+        var changes: [String: FieldValue?] = ["password": .text(SecretText(g.value))]
+        if generator.isSpecified { changes["policy"] = .text(SecretText(policy.policyString)) }
         let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)")
         if !json, let outcome { reportMerge(outcome) }
         Output.report(json: json, String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits),
