@@ -46,7 +46,7 @@ extension JSONValue {
     /// Parses a decrypted entry payload in place: like `parse`, but the string values of `fields.*.value` and
     /// `history[*].value` are decoded straight into zeroing buffers (`.secret`), never into a `String`.
     /// Spec/FORMAT.md §5
-    static func parsePayload(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+    public static func parsePayload(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
         try parse(bytes, secretValues: true)
     }
 
