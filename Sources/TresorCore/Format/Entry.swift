@@ -6,7 +6,7 @@ import Foundation
 /// Swift's `String ==` would call them equal.
 ///
 /// A text value is secret and lives in a zeroing buffer (`SecretText`, compared in constant time); the
-/// items of a list field (URLs and tags: what `ls`, `find` and the browser show) are not, and stay `String`.
+/// items of a list field (URLs and tags, shown and searched as plain text) are not, and stay `String`.
 public enum FieldValue: Hashable, Sendable {
     case text(SecretText)
     case list([String])

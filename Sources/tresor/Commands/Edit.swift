@@ -92,7 +92,9 @@ struct Edit: ParsableCommand {
         let original = try EditorText.render(entry)
         let view = try EditorView()
         defer { view.remove() }
-        try FileSystem.writeAtomically(Array(original.utf8), to: view.file)
+        var shown = original.withBytes { Array($0) }
+        defer { SecretBytes.wipe(&shown) }
+        try FileSystem.writeAtomically(shown, to: view.file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
         while true {
@@ -100,13 +102,13 @@ struct Edit: ParsableCommand {
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
             var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
             defer { SecretBytes.wipe(&bytes) }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if text == original { return nil }
+            // Unchanged means the same bytes: the view is compared and parsed where it was read, never as a String.
+            if bytes == shown { return nil }
             do {
-                let parsed = try EditorText.parse(text)
+                let parsed = try bytes.withUnsafeBytes { try EditorText.parse($0) }
                 if case .text(let uri)? = parsed[TOTP.fieldName] {
                     do { _ = try TOTP(uri: uri.makeString()) } catch let e as OTPError {
-                        throw EditorText.ParseError(line: EditorText.line(of: TOTP.fieldName, in: text), message: "otp: \(e.message)")
+                        throw EditorText.ParseError(line: bytes.withUnsafeBytes { EditorText.line(of: TOTP.fieldName, in: $0) }, message: "otp: \(e.message)")
                     }
                 }
                 if parsed.isEmpty, !entry.fields.isEmpty, !(Prompt.interactive && Prompt.confirm("The edit removes every field. Save it?")) {
