@@ -105,7 +105,7 @@ extension JSONValue {
             for (i, k) in o.keys.sorted().enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                JSONValue.writeString(k.utf8, into: &out)
+                JSONValue.writeString(k, into: &out)
                 out.append(UInt8(ascii: ":")); out.append(0x20)
                 o[k]!.writePretty(into: &out, indent: indent + 1)
             }
@@ -121,7 +121,7 @@ extension JSONValue {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n): out.append(contentsOf: n.utf8)
-        case .string(let s): JSONValue.writeString(s.utf8, into: &out)
+        case .string(let s): JSONValue.writeString(s, into: &out)
         case .secret(let s): s.withUTF8 { JSONValue.writeString($0, into: &out) }
         case .array(let a):
             out.append(UInt8(ascii: "["))
@@ -135,7 +135,7 @@ extension JSONValue {
             let keys = o.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (i, k) in keys.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(k.utf8, into: &out)
+                JSONValue.writeString(k, into: &out)
                 out.append(UInt8(ascii: ":"))
                 o[k]!.write(into: &out)
             }
@@ -145,20 +145,31 @@ extension JSONValue {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    private static func writeString<C: Sequence, S: JSONSink>(_ utf8: C, into out: inout S) where C.Element == UInt8 {
+    private static func writeString<S: JSONSink>(_ string: String, into out: inout S) {
+        var s = string
+        s.withUTF8 { writeString(UnsafeRawBufferPointer($0), into: &out) }
+    }
+
+    /// A string's bytes in quotes, escaped; runs that need no escape are appended in one piece.
+    private static func writeString<S: JSONSink>(_ b: UnsafeRawBufferPointer, into out: inout S) {
         out.append(UInt8(ascii: "\""))
-        for c in utf8 {
+        var run = 0
+        for i in 0..<b.count {
+            let c = b[i]
+            if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
+            if i > run { out.append(run: UnsafeRawBufferPointer(rebasing: b[run..<i])) }
+            run = i + 1
             switch c {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
             case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
             case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
             case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
             case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20:
+            default:
                 out.append(contentsOf: "\\u00".utf8); out.append(hex[Int(c >> 4)]); out.append(hex[Int(c & 0xF)])
-            default: out.append(c)
             }
         }
+        if b.count > run { out.append(run: UnsafeRawBufferPointer(rebasing: b[run..<b.count])) }
         out.append(UInt8(ascii: "\""))
     }
 }
@@ -167,11 +178,16 @@ extension JSONValue {
 private protocol JSONSink {
     mutating func append(_ byte: UInt8)
     mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8
+    mutating func append(run bytes: UnsafeRawBufferPointer)
 }
 
-extension Array: JSONSink where Element == UInt8 {}
+extension Array: JSONSink where Element == UInt8 {
+    mutating func append(run bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+}
 
-extension SecretByteBuilder: JSONSink {}
+extension SecretByteBuilder: JSONSink {
+    mutating func append(run bytes: UnsafeRawBufferPointer) { append(bytes) }
+}
 
 /// Where in an entry payload the parser is, so that field values (and only they) go into zeroing buffers.
 private enum PayloadPlace {
