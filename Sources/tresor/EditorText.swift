@@ -58,13 +58,16 @@ enum EditorText {
 
     struct ParseError: Error { let line: Int; let message: String }
 
-    /// The lines of a view: split at LF, a CR before it dropped; ranges into the caller's bytes.
+    /// The lines of a view: split at LF; ranges into the caller's bytes. A CR before the LF is dropped only when
+    /// the editor saved the whole file with CRLF line ends (every LF has a CR before it): the view is written with
+    /// LF alone, so otherwise a CR is part of a value (notes imported with Windows line ends) and is kept.
     static func lines(_ text: UnsafeRawBufferPointer) -> [Range<Int>] {
         var out: [Range<Int>] = []
         var start = 0
+        let crlf = text.indices.contains { text[$0] == 0x0A } && text.indices.allSatisfy { text[$0] != 0x0A || ($0 > 0 && text[$0 - 1] == 0x0D) }
         for i in 0...text.count where i == text.count || text[i] == 0x0A {
             var end = i
-            if end > start, text[end - 1] == 0x0D { end -= 1 }
+            if crlf, i < text.count, end > start, text[end - 1] == 0x0D { end -= 1 }
             out.append(start..<end)
             start = i + 1
         }

@@ -29,6 +29,24 @@ final class EditorTextTests: XCTestCase {
         XCTAssertEqual(try parse(crlf), parsed)
     }
 
+    /// Notes imported with Windows line ends keep their CRs when another field is edited in the view.
+    func testCarriageReturnsInsideValuesSurviveTheView() throws {
+        let now = Timestamp(milliseconds: 1_700_000_000_000)
+        var e = Entry(path: try EntryPath("Mail/box"), at: now)
+        let values: [String: SecretText] = ["notes": "first\r\nsecond\r\n\r\nthird", "password": "ends in cr\r", "pin": "a\rb"]
+        for (k, v) in values { try e.set(k, .text(v), at: now, origin: "dev") }
+        var view = try EditorText.render(e).withBytes { Array($0) }
+        XCTAssertEqual(try parse(view).mapValues { $0 }, e.fields.mapValues(\.value))
+        // A changed password elsewhere in the view leaves the notes' bytes as they were.
+        let old = Array("password: ends in cr\r\n".utf8), new = Array("password: changed\n".utf8)
+        let at = try XCTUnwrap((0...(view.count - old.count)).first { Array(view[$0..<$0 + old.count]) == old })
+        view.replaceSubrange(at..<at + old.count, with: new)
+        let parsed = try parse(view)
+        XCTAssertEqual(parsed["notes"], .text("first\r\nsecond\r\n\r\nthird"))
+        XCTAssertEqual(parsed["pin"], .text("a\rb"))
+        XCTAssertEqual(parsed["password"], .text("changed"))
+    }
+
     func testViewRulesCommentsBlankLinesBlocksAndErrors() throws {
         let text = "# comment\n\n \u{A0}\t\npassword: p: with colon\nnotes: |\n  a\n\n  b\n\n\nurl: https://x.example\nurl: https://y.example\n"
         let v = try parse(text)
