@@ -147,6 +147,17 @@ final class SecretTextTests: XCTestCase {
         XCTAssertEqual(b.finish().withBytes { Array($0) }, want)
     }
 
+    /// A copy of a builder is a value: appending to one leaves the other's bytes as they were.
+    func testACopiedBuilderWritesIntoItsOwnBuffer() {
+        var a = SecretByteBuilder(capacity: 64)
+        a.append("abc")
+        var b = a
+        b.append("XYZ")
+        a.append("d")
+        XCTAssertEqual(a.finish().withBytes { Array($0) }, Array("abcd".utf8))
+        XCTAssertEqual(b.finish().withBytes { Array($0) }, Array("abcXYZ".utf8))
+    }
+
     func testPrettyTextIsTheCanonicalLeavesIndented() throws {
         let v = JSONValue.object(["b": .array([.secret("x\ny"), .integer(1), .array([]), .object([:])]), "a": .string("é"), "Z": .null])
         let want = "{\n  \"Z\": null,\n  \"a\": \"é\",\n  \"b\": [\n    \"x\\ny\",\n    1,\n    [],\n    {}\n  ]\n}\n"

@@ -12,7 +12,7 @@ public struct SecretByteBuilder {
     public init(capacity: Int = 1024) { buffer = SecretBytes(count: max(capacity, 16)) }
 
     public mutating func append(_ byte: UInt8) {
-        if count == buffer.count { grow(to: count + 1) }
+        reserve(count + 1)
         buffer.withMutableBytes { $0[count] = byte }
         count += 1
     }
@@ -23,10 +23,9 @@ public struct SecretByteBuilder {
 
     /// Appends raw bytes (the caller's buffer, e.g. a `SecretText`'s).
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if count + bytes.count > buffer.count { grow(to: count + bytes.count) }
-        if bytes.count > 0 {
-            buffer.withMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[count..<count + bytes.count]).copyMemory(from: bytes) }
-        }
+        guard bytes.count > 0 else { return }
+        reserve(count + bytes.count)
+        buffer.withMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[count..<count + bytes.count]).copyMemory(from: bytes) }
         count += bytes.count
     }
 
@@ -47,11 +46,17 @@ public struct SecretByteBuilder {
     /// One read(2) of up to `chunk` bytes from `descriptor` straight into the buffer. Returns what read(2)
     /// returns: the number of bytes appended, 0 at end of input, -1 with `errno` set.
     public mutating func append(readingFrom descriptor: Int32, chunk: Int = 4096) -> Int {
-        if count + chunk > buffer.count { grow(to: count + chunk) }
+        reserve(count + chunk)
         let start = count
         let n = buffer.withMutableBytes { read(descriptor, $0.baseAddress! + start, chunk) }
         if n > 0 { count += n }
         return n
+    }
+
+    /// Room for `needed` bytes in a buffer this builder alone holds: a copy of a builder (a struct) shares the
+    /// buffer until one of them writes, and then writes into a buffer of its own.
+    private mutating func reserve(_ needed: Int) {
+        if needed > buffer.count || !isKnownUniquelyReferenced(&buffer) { grow(to: needed) }
     }
 
     private mutating func grow(to needed: Int) {

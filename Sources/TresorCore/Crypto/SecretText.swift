@@ -42,7 +42,18 @@ public struct SecretText: Sendable, Hashable, ExpressibleByStringInterpolation, 
     /// A literal in source code (`"abc"`, `"user\(i)"`): for tests, benchmarks and constants, never for a
     /// real secret, which would already have been an unwipeable `String`.
     public init(stringLiteral value: String) { self.init(value) }
-    public init(stringInterpolation: DefaultStringInterpolation) { self.init(String(stringInterpolation: stringInterpolation)) }
+    public init(stringInterpolation: StringInterpolation) { self.init(stringInterpolation.text) }
+
+    /// Interpolation into a literal: any value as `String(describing:)`, except a `SecretText`, whose description
+    /// is its length, not its text (`"\(other)"` would silently store "SecretText(8 bytes)" as the value).
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var text = ""
+        public init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity) }
+        public mutating func appendLiteral(_ literal: String) { text += literal }
+        public mutating func appendInterpolation<T>(_ value: T) { text += String(describing: value) }
+        @available(*, unavailable, message: "interpolating a SecretText gives its description, not its text")
+        public mutating func appendInterpolation(_ value: SecretText) {}
+    }
 
     /// Bytes already checked as UTF-8 (the payload parser). Shares `bytes`.
     init(trusted bytes: SecretBytes) { storage = bytes }
