@@ -40,14 +40,17 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         // Test on bytes, never on Characters: a combining mark after "/", "." or "\\" would otherwise hide
         // it inside a grapheme cluster. Every byte tested is ASCII, and in UTF-8 an ASCII byte is always that
         // character, never part of another.
-        if let reason = Self.componentViolation(Array(s.utf8)) { throw bad(reason) }
+        if let reason = Array(s.utf8).withUnsafeBufferPointer({ Self.componentViolation($0) }) { throw bad(reason) }
         string = s
     }
+
+    /// A path already known to be valid and NFC.
+    private init(validated string: String) { self.string = string }
 
     /// The first rule of §4.2 about components that `bytes` (a whole path) breaks, nil if none: depth,
     /// then each component in order, then folders named like entry files. Index arithmetic on one array,
     /// no slices or strings per component (listing 10,000 entries validates 10,000 paths).
-    static func componentViolation(_ bytes: [UInt8]) -> String? {
+    static func componentViolation(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var depth = 1
         for b in bytes where b == 0x2F { depth += 1 }
         guard depth <= maxDepth else { return "deeper than \(maxDepth) levels" }
@@ -80,6 +83,22 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.
     public init?(filePath: String) {
+        // Printable ASCII (nearly every name; already NFC, no control characters or separators): checked in
+        // place, with one String made for the result. Anything else takes the general way below.
+        var file = filePath
+        let quick: EntryPath?? = file.withUTF8 { all in
+            let ext = Self.extensionBytes, stemCount = all.count - ext.count
+            guard stemCount > 0, memcmp(all.baseAddress! + stemCount, ext, ext.count) == 0 else { return .some(nil) }
+            let stem = UnsafeBufferPointer(rebasing: all[..<stemCount])
+            guard stem.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            guard stemCount <= Self.maxBytes, stem[0] != 0x2F, Self.componentViolation(stem) == nil else { return .some(nil) }
+            return .some(EntryPath(validated: String(decoding: stem, as: UTF8.self)))
+        }
+        if let quick {
+            guard let quick else { return nil }
+            self = quick
+            return
+        }
         let bytes = Array(filePath.utf8), ext = Self.extensionBytes, stemCount = bytes.count - ext.count
         guard stemCount > 0, (0..<ext.count).allSatisfy({ bytes[stemCount + $0] == ext[$0] }) else { return nil }
         let stem = String(decoding: bytes[..<stemCount], as: UTF8.self)
