@@ -13,6 +13,8 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     static let forbidden: Set<Unicode.Scalar> = ["\\", ":", "*", "?", "\"", "<", ">", "|"]
     static let forbiddenBytes: [UInt8] = forbidden.map { UInt8($0.value) }
     static let extensionBytes = Array(fileExtension.utf8)
+    /// `forbidden` as a table indexed by byte.
+    static let forbiddenTable: [Bool] = (0..<256).map { forbiddenBytes.contains(UInt8($0)) }
 
     /// Validates and normalises `raw`. A single trailing `/` is not allowed; `//` is not allowed.
     /// - Throws: `CoreError.invalidPath` naming the rule that failed.
@@ -55,6 +57,8 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         for b in bytes where b == 0x2F { depth += 1 }
         guard depth <= maxDepth else { return "deeper than \(maxDepth) levels" }
         let n = bytes.count
+        let forbidden = forbiddenTable, ext = extensionBytes
+        var folderLikeEntryFile = false
         var start = 0
         while start <= n {
             var end = start
@@ -65,20 +69,16 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return "\".\" and \"..\" are not allowed" }
             if first == 0x2E { return "a component may not start with \".\"" }
             if first == 0x20 || last == 0x20 || last == 0x2E { return "a component may not start or end with a space or end with \".\"" }
-            for i in start..<end where forbiddenBytes.contains(bytes[i]) { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
+            for i in start..<end where forbidden[Int(bytes[i])] { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
             if length > maxComponentBytes { return "a component is longer than \(maxComponentBytes) bytes" }
+            // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9); reported
+            // after every component's own rules.
+            if end < n, length >= ext.count, (0..<ext.count).allSatisfy({ bytes[end - ext.count + $0] == ext[$0] }) {
+                folderLikeEntryFile = true
+            }
             start = end + 1
         }
-        // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9).
-        let ext = extensionBytes
-        start = 0
-        while let slash = (start..<n).first(where: { bytes[$0] == 0x2F }) {
-            if slash - start >= ext.count && (0..<ext.count).allSatisfy({ bytes[slash - ext.count + $0] == ext[$0] }) {
-                return "a folder name may not end in \".json\""
-            }
-            start = slash + 1
-        }
-        return nil
+        return folderLikeEntryFile ? "a folder name may not end in \".json\"" : nil
     }
 
     /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.
@@ -128,5 +128,18 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     }
     /// Byte order of the UTF-8. Paths are NFC, and Swift orders strings by the scalars of their NFC form,
     /// which is the order of their UTF-8 bytes; `<` on strings is a memcmp for ASCII ones.
-    public static func < (a: EntryPath, b: EntryPath) -> Bool { a.string < b.string }
+    public static func < (a: EntryPath, b: EntryPath) -> Bool { precedes(a.string, b.string) }
+
+    /// `a < b` as a memcmp of the UTF-8 bytes (the same order; the standard library's comparison first checks
+    /// both strings' NFC flags and small-string forms, which sorting 10,000 paths paid ~130,000 times).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let order = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }
+        return (order ?? nil) ?? (a < b)
+    }
 }
