@@ -50,7 +50,7 @@ struct Add: ParsableCommand {
             warnIfWeak(password!)
         } else if generate || (generator.isSpecified && !Prompt.interactive) {
             let g = try GeneratorOptions.generate(policy)
-            password = SecretText(g.value)
+            password = g.secret
             entropy = g.entropyBits
             if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
         } else if Prompt.interactive {

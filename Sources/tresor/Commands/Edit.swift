@@ -64,7 +64,7 @@ struct Edit: ParsableCommand {
                 let base = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) }
                 let policy = try generator.resolve(base: base)
                 let g = try GeneratorOptions.generate(policy)
-                target["password"] = .text(SecretText(g.value))
+                target["password"] = .text(g.secret)
                 if generator.isSpecified { target["policy"] = .text(SecretText(policy.policyString)) }
                 entropy = g.entropyBits
                 if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
