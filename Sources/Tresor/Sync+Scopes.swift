@@ -1,4 +1,4 @@
-// Sync and clone of a vault with scopes (Spec/FORMAT.md §3.12.6): fetched commits checked per key; fast-forward and push.
+// Sync and clone of a vault with scopes (Spec/FORMAT.md §3.12.6): fetched commits checked per key; fast-forward, merge, push.
 import Foundation
 import TresorCore
 import TresorGit
@@ -8,8 +8,8 @@ extension Vault {
 
     /// `sync` for a version 4 vault: what the remote brings must pass the per-key rule for the keys this process holds
     /// (every fetched commit) and the file checks as far as those keys reach; then it is fast-forwarded, or this
-    /// replica's commits are pushed. Diverged histories are not merged yet: refused before anything changes.
-    /// - Throws: `VaultError.foreignCommits`, `.hostileRemote`, `.scopedSyncUnsupported` (diverged), `.git`.
+    /// replica's commits are pushed; diverged histories are merged by Spec/MERGE.md §14 (`mergeScoped`) and pushed.
+    /// - Throws: `VaultError.foreignCommits`, `.hostileRemote`, `.scopeConflict`, `.rekeyConcurrentWithEdits`, `.git`.
     func syncScoped(remote: String, credentials: GitCredentials, maxRounds: Int, progress: VaultProgressHandler?) throws -> SyncOutcome {
         guard isUnlocked else { throw VaultError.vaultLocked }
         let repo = try repository()
@@ -57,32 +57,62 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push
         }
-        // Merging two histories of a vault with scopes (files this replica may not read) is not implemented yet.
-        guard base == ours else { throw VaultError.scopedSyncUnsupported }
+        // A key this replica rekeyed while the remote changed what it governs cannot be merged (Spec/MERGE.md §14.4).
+        if let base, base != ours { try requireNoRekeyConcurrentWithEdits(repo: quarantine, base: base, ours: ours, theirs: theirs, remote: remote) }
         let successors = scopeSuccessors(at: theirs, repo: quarantine)
         try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors)
+        // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
+        // this process's credential opens.
+        var theirKeys = scopeKeys.merging(successors) { $1 }
+        theirKeys.merge(try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)) { a, _ in a }
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
-        checker.scopeKeys = scopeKeys.merging(successors) { $1 }
+        checker.scopeKeys = theirKeys
         checker.progress = progress
         let local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
-        let minimum = try SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header).readHeader(ours)?.generation ?? 0
+        let baseReader = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
+        let minimum = try base.flatMap { try baseReader.readHeader($0) }?.generation ?? 0
         _ = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
+        if let base { try requireScopeGenerations(repo: quarantine, base: base, theirs: theirs) }
+        var target = theirs
+        var keys = theirKeys
+        if base != ours {
+            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here.
+            let (merged, finalKeys) = try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+            outcome.mergedEntries = merged.changed
+            outcome.resolutions += merged.resolutions
+            target = merged.commit
+            keys = finalKeys
+            try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: target) }
+        }
+        // Everything passed: copy the objects in (the merge commit's parents bring the remote's).
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
-        let paths = try Vault.git { try repo.changes(from: ours, to: theirs) }.map(\.path)
+        let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
         try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
         outcome.recoveryRef = recovery
-        try publish(repo, from: ours, to: theirs, paths: paths, reflog: "tresor: fast-forward to \(theirs)", knownStale: false)
-        scopeKeys.merge(successors) { $1 }
-        try Vault.git { try repo.setRef(name: verifiedRef, to: theirs) }
+        try publish(repo, from: ours, to: target, paths: paths,
+                    reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
+        if target == theirs { scopeKeys.merge(keys) { $1 } } else { scopeKeys = keys }
+        try Vault.git { try repo.setRef(name: verifiedRef, to: target) }
         outcome.pulled = true
-        outcome.fastForwarded = true
+        outcome.fastForwarded = target == theirs
         try reloadHeader()
         // Scopes created elsewhere that this process's keys open.
         try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
-        return .done
+        return target == theirs ? .done : .push
+    }
+
+    /// A fetched scope header may not be of a lower generation than the merge base's (Spec/FORMAT.md §3.12.6): a replay.
+    /// - Throws: `VaultError.hostileRemote` naming the scope header.
+    func requireScopeGenerations(repo: GitRepository, base: String, theirs: String) throws {
+        for file in try Vault.git({ try repo.treeEntries(at: theirs) }) {
+            guard ScopeHeader.scopeID(ofPath: file.path) != nil,
+                  let old = (try? repo.blob(at: base, path: file.path)).flatMap({ $0 }).flatMap({ try? ScopeHeader.parse($0) }),
+                  let new = (try? repo.blob(id: file.id)).flatMap({ try? ScopeHeader.parse($0) }), new.generation < old.generation else { continue }
+            throw VaultError.hostileRemote(file: file.path, problem: .header(.headerReplayed(generation: new.generation, minimum: old.generation)))
+        }
     }
 
     /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that

@@ -73,7 +73,15 @@ extension VaultError {
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
         case .scopedSyncUnsupported:
-            return "this replica and the remote both changed this vault, which has scopes (format version 4): tresor cannot merge such histories yet; nothing was changed\nhint: sync before changing, so that one side fast-forwards"
+            return "this vault has scopes (format version 4): tresor does not take in merges made with git; nothing was committed\nhint: undo the merge ('git reset --hard ORIG_HEAD') and run 'tresor sync', which merges such histories"
+        case .scopeConflict(let p, let scope?):
+            return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
+        case .scopeConflict(let p, nil):
+            return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
+        case .rekeyConcurrentWithEdits(let remote, let scope?):
+            return "the scope \(q(scope)) was rekeyed here while \(remote) changed files in it: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard' to the commit before it), sync, then remove the member again"
+        case .rekeyConcurrentWithEdits(let remote, nil):
+            return "the vault key was rekeyed here while \(remote) changed files under it, and this vault has scopes: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard' to the commit before it), sync, then rekey again"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"

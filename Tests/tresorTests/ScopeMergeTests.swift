@@ -1,0 +1,159 @@
+// Sync of diverged histories in a vault with scopes (Spec/MERGE.md §14): entries merged under the key of their place,
+// files under keys not held taken from the side that changed them, conflicts on them refused, scope members united.
+import Foundation
+import Tresor
+@testable import TresorCore
+import XCTest
+
+extension ScopeTests {
+    func gitIn(_ repo: String, _ args: String...) throws -> String {
+        try run("/usr/bin/git", ["-C", repo] + args, stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A clone of `remote` opened with the identity `name` only.
+    func cloneAs(_ name: String, remote: String) throws -> String {
+        let clone = dir + "/" + name + "-vault"
+        let r = try tresor(["clone", remote, clone, "--identity", dir + "/" + name], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        return clone
+    }
+
+    func member(_ name: String, _ clone: String, _ args: String..., stdin: String? = nil) throws -> CLIResult {
+        try tresor(args + ["--vault", clone, "--identity", dir + "/" + name], stdin: stdin, extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+    }
+
+    /// Everything a refused sync must leave as it was: HEAD, every ref, the work tree's status and files.
+    func state(_ repo: String) throws -> [String] {
+        [try gitIn(repo, "rev-parse", "HEAD"), try gitIn(repo, "for-each-ref"), try gitIn(repo, "status", "--porcelain", "--ignored"),
+         try gitIn(repo, "ls-files", "-s"), try String(contentsOfFile: repo + "/Team/wiki.json", encoding: .utf8)]
+    }
+
+    func testMembersEditingOneScopedEntryOnBothSidesMergeFieldByFieldUnderTheScopeKey() throws {
+        let (remote, clone) = try syncedClone(members: ["carol", "dave"])
+        // The owner (Team through its vault slot) and carol (Team only) change the password of Team/wiki differently.
+        try ok("edit", "Team/wiki", "--password-stdin", stdin: "from-owner\n")
+        try ok("edit", "Team/wiki", "--set", "notes=owner note")
+        try ok("sync")
+        XCTAssertEqual(try member("carol", clone, "edit", "Team/wiki", "--password-stdin", stdin: "from-carol\n").code, 0)
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        let merge = try carol(clone, "sync")
+        XCTAssertEqual(merge.code, 0, merge.stderr)
+        XCTAssertTrue(merge.stdout.contains("Merged origin: 1 entry changed: Team/wiki"), merge.stdout)
+        XCTAssertTrue(merge.stdout.contains("resolved: field \"password\" of \"Team/wiki\" was changed on both sides"), merge.stdout)
+        XCTAssertFalse(merge.stdout.contains("from-owner") || merge.stdout.contains("from-carol"), "reports never show values")
+        // A two-parent commit, tagged with Team's key alone (carol holds nothing else), the entry sealed under Team's key.
+        XCTAssertEqual(try gitIn(clone, "log", "-1", "--format=%P").split(separator: " ").count, 2)
+        let commit = try gitIn(clone, "cat-file", "commit", "HEAD")
+        XCTAssertTrue(commit.contains("\ntresor-auth-") && !commit.contains("\ntresor-auth "), commit)
+        let (_, teamKey) = try scopeKey("Team", member: "carol")
+        let sealed = Array(try gitIn(clone, "cat-file", "blob", "HEAD:Team/wiki.json").utf8)
+        let merged = try EntryCipher(vaultKey: teamKey).open(sealed, expectedPath: nil)
+        XCTAssertEqual(merged.fields["password"]?.value.displayText, "from-carol")
+        XCTAssertEqual(merged.fields["username"]?.value.displayText, "carol")
+        XCTAssertEqual(merged.fields["notes"]?.value.displayText, "owner note")
+        XCTAssertTrue(merged.history.contains { $0.field == "password" && $0.value.displayText == "from-owner" && $0.reason == "merge" })
+        // The root entry carol cannot read stayed the owner's, byte for byte.
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD:Email/gmail.json"), try git("rev-parse", "HEAD:Email/gmail.json").stdout.trimmingCharacters(in: .newlines))
+        // The owner fast-forwards to carol's merge (the per-key rule holds for it) and reads the result.
+        let owner = try tresor("sync")
+        XCTAssertEqual(owner.code, 0, owner.stderr)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "from-carol\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "owner note\n")
+        // A third replica, dave's new clone, takes the whole history.
+        let daves = try cloneAs("dave", remote: remote)
+        XCTAssertEqual(try member("dave", daves, "show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        try ok("fsck")
+    }
+
+    func testAVaultOnlyHolderAndAScopeMemberEditingApartConverge() throws {
+        // Team is closed: the owner holds the vault key and not Team; carol holds Team and not the vault key.
+        try teamVault(closed: true)
+        let remote = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try ok("remote", "add", "origin", remote)
+        try ok("sync")
+        let clone = try cloneAs("carol", remote: remote)
+        // Carol pushes first; the owner merges what it cannot read, unread.
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        try ok("edit", "Email/gmail", "--set", "username=owner")
+        let ownerMerge = try tresor("sync")
+        XCTAssertEqual(ownerMerge.code, 0, ownerMerge.stderr)
+        XCTAssertTrue(ownerMerge.stdout.contains("Merged origin"), ownerMerge.stdout)
+        let pulled = try carol(clone, "sync")
+        XCTAssertEqual(pulled.code, 0, pulled.stderr)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        // The other way round: the owner pushes first; carol merges what she cannot read, unread.
+        try ok("edit", "Email/gmail", "--set", "notes=owner again")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "notes=carol again").code, 0)
+        let carolMerge = try carol(clone, "sync")
+        XCTAssertEqual(carolMerge.code, 0, carolMerge.stderr)
+        XCTAssertTrue(carolMerge.stdout.contains("Merged origin"), carolMerge.stdout)
+        let ownerPull = try tresor("sync")
+        XCTAssertEqual(ownerPull.code, 0, ownerPull.stderr)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "owner again\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "username").stdout, "owner\n")
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "notes").stdout, "carol again\n")
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "username").stdout, "carol\n")
+
+    }
+
+    func testBothSidesChangingAScopedEntryIsRefusedByAReplicaWithoutItsKey() throws {
+        try teamVault(closed: true, members: ["carol", "dave"])
+        let remote = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try ok("remote", "add", "origin", remote)
+        try ok("sync")
+        let carols = try cloneAs("carol", remote: remote)
+        let daves = try cloneAs("dave", remote: remote)
+        // Carol's change reaches the owner (vault key only) by git from her replica; dave's reaches the remote.
+        XCTAssertEqual(try member("carol", carols, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try git("fetch", "-q", carols, "main").code, 0)
+        XCTAssertEqual(try git("merge", "-q", "--ff-only", "FETCH_HEAD").code, 0)
+        XCTAssertEqual(try tresor("adopt").code, 0)
+        XCTAssertEqual(try member("dave", daves, "edit", "Team/wiki", "--set", "notes=dave").code, 0)
+        XCTAssertEqual(try member("dave", daves, "sync").code, 0)
+        try ok("edit", "Email/gmail", "--set", "notes=owner")
+        XCTAssertEqual(try tresor("adopt").code, 0)
+        let before = try state(vaultDir)
+        let refused = try tresor("sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("both this replica and the remote changed \"Team/wiki\", which is in the scope \"Team\", whose key you do not hold"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("hint: a member of \"Team\" must sync first"), refused.stderr)
+        XCTAssertEqual(try state(vaultDir), before, "a refused sync changes nothing: HEAD, refs, index, work tree")
+        // A member merges both changes field by field; then the owner's sync goes through.
+        XCTAssertEqual(try git("push", "-q", remote, "HEAD:refs/heads/carol-side").code, 0)
+        XCTAssertEqual(try gitIn(carols, "fetch", "-q", remote, "carol-side"), "")
+        XCTAssertEqual(try gitIn(carols, "merge", "-q", "--ff-only", "FETCH_HEAD"), "")
+        let carolMerge = try member("carol", carols, "sync")
+        XCTAssertEqual(carolMerge.code, 0, carolMerge.stderr)
+        let owner = try tresor("sync")
+        XCTAssertEqual(owner.code, 0, owner.stderr)
+        XCTAssertEqual(try member("carol", carols, "sync").code, 0)
+        XCTAssertEqual(try member("carol", carols, "show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        XCTAssertEqual(try member("carol", carols, "show", "Team/wiki", "--field", "notes").stdout, "dave\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "owner\n")
+        XCTAssertEqual(try gitIn(carols, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+    }
+
+    func testScopeMembersAddedOnBothSidesAreUnited() throws {
+        let (_, clone) = try syncedClone()
+        let erin = try newIdentity("erin"), frank = try newIdentity("frank")
+        try ok("member", "add", "--scope", "Team", "erin", erin)
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "member", "add", "--scope", "Team", "frank", frank).code, 0)
+        let merge = try carol(clone, "sync")
+        XCTAssertEqual(merge.code, 0, merge.stderr)
+        XCTAssertTrue(merge.stdout.contains("the members of both were kept"), merge.stdout)
+        XCTAssertEqual(try tresor("sync").code, 0)
+        let names = try ok("member", "ls", "--scope", "Team").stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+        XCTAssertEqual(names.sorted(), ["carol", "erin", "frank"])
+        // Each new member opens the scope with the merged header, on the owner's replica and on carol's.
+        XCTAssertEqual(try withIdentity("erin", "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        XCTAssertEqual(try member("frank", clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        try ok("fsck")
+    }
+}
