@@ -62,27 +62,38 @@ extension Vault {
         }
     }
 
-    /// Spec/MERGE.md §14.4: a key this replica rekeyed since `base` (the vault key or a scope's, its rekey proof changed),
-    /// while the remote changed files under that key since `base`, cannot be merged: the remote's changes are under the
-    /// key before, which no longer vouches for anything here.
-    /// - Throws: `VaultError.rekeyConcurrentWithEdits` naming the scope (nil: the vault key).
+    /// Spec/MERGE.md §14.4: a key rekeyed on one side since `base` (the vault key or a scope's: its rekey proof changed)
+    /// while the other side changed files under that key since `base` is not merged: the changes under the key before
+    /// would reach the merged vault through commits that holders of the new key alone cannot check.
+    /// - Throws: `VaultError.rekeyConcurrentWithEdits` naming the scope (nil: the vault key) and the side that rekeyed.
     func requireNoRekeyConcurrentWithEdits(repo: GitRepository, base: String, ours: String, theirs: String, remote: String) throws {
-        let reader = SnapshotReader(repo: repo, cipher: nil, authenticator: nil, local: header)
-        guard let b = try? reader.readHeader(base), let o = try? reader.readHeader(ours), let t = try? reader.readHeader(theirs) else { return }
-        func proof(_ rev: String, _ id: String) -> [UInt8]? {
-            (try? repo.blob(at: rev, path: ScopeHeader.relativePath(scopeID: id))).flatMap { try? ScopeHeader.parse($0) }?.rekeyProof
+        // Read before the fetched files are checked: only what parses, of at most 1 MiB (the checks refuse the rest).
+        func small(_ rev: String, _ path: String) -> [UInt8]? {
+            guard let id = try? repo.blobID(at: rev, path: path), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes else { return nil }
+            return try? repo.blob(id: id)
         }
-        let changed = try Vault.git { try repo.changes(from: base, to: theirs) }.map(\.path)
+        func vaultHeader(_ rev: String) -> VaultHeader? { small(rev, VaultHeader.relativePath).flatMap { try? VaultHeader.parse($0) } }
+        guard let b = vaultHeader(base), let o = vaultHeader(ours), let t = vaultHeader(theirs) else { return }
+        func proof(_ rev: String, _ id: String) -> [UInt8]? {
+            small(rev, ScopeHeader.relativePath(scopeID: id)).flatMap { try? ScopeHeader.parse($0) }?.rekeyProof
+        }
         func governing(_ path: String, _ h: VaultHeader) -> String? {
             if let id = ScopeHeader.scopeID(ofPath: path) { return id }
             return EntryPath(filePath: path).flatMap { h.scope(containing: $0) }
         }
-        if o.rekeyProof != b.rekeyProof, changed.contains(where: { governing($0, b) == nil && governing($0, t) == nil && !$0.hasPrefix(ScopeHeader.directory + "/") }) {
-            throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: nil)
+        let changedByOurs = try Vault.git { try repo.changes(from: base, to: ours) }.map(\.path)
+        let changedByTheirs = try Vault.git { try repo.changes(from: base, to: theirs) }.map(\.path)
+        // The vault key rekeyed here (a rekey elsewhere is refused by the per-key rule on its commits).
+        if o.rekeyProof != b.rekeyProof, changedByTheirs.contains(where: { governing($0, b) == nil && governing($0, t) == nil }) {
+            throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: nil, here: true)
         }
-        for (id, folder) in o.scopes where b.scopes[id] != nil && proof(ours, id) != proof(base, id) {
-            if changed.contains(where: { governing($0, b) == id || governing($0, t) == id }) {
-                throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder)
+        for (id, folder) in b.scopes.sorted(by: { $0.key < $1.key }) {
+            let inScope: (String) -> Bool = { governing($0, b) == id || governing($0, o) == id || governing($0, t) == id }
+            if proof(ours, id) != proof(base, id), changedByTheirs.contains(where: inScope) {
+                throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder, here: true)
+            }
+            if proof(theirs, id) != proof(base, id), changedByOurs.contains(where: inScope) {
+                throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder, here: false)
             }
         }
     }
@@ -172,11 +183,11 @@ extension Vault {
                     decided[path] = d
                 } else if let ok = oursKeys[id], let tk = theirKeys[id], let os = try parsed(of), let ts = try parsed(tf) {
                     let bs = try parsed(bf)
-                    let r: (ScopeHeader, [MergeResolution]), key: ScopeKeys
-                    if ok.key.constantTimeEquals(tk.key) { r = try ScopeMerge.mergeHeaders(base: bs, ours: os, theirs: ts); key = ok }
-                    else { r = try ScopeMerge.mergeAcrossRekey(base: bs, ours: os, theirs: ts, newKey: tk.key); key = tk }
+                    // Both sides under one key: a rekey on either side with changes on the other stopped before (§14.4).
+                    guard ok.key.constantTimeEquals(tk.key) else { throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder(ofFile: path), here: false) }
+                    let r = try ScopeMerge.mergeHeaders(base: bs, ours: os, theirs: ts)
                     resolutions += r.1
-                    decided[path] = r.0 == os ? .blob(of[path]!) : r.0 == ts ? .blob(tf[path]!) : .bytes(try key.authenticator.authenticated(r.0).serialized())
+                    decided[path] = r.0 == os ? .blob(of[path]!) : r.0 == ts ? .blob(tf[path]!) : .bytes(try ok.authenticator.authenticated(r.0).serialized())
                 } else {
                     throw VaultError.scopeConflict(path: path, scope: folder(ofFile: path))
                 }

@@ -64,9 +64,10 @@ public enum VaultError: Error, Equatable, Sendable {
     /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
     /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.
     case scopeConflict(path: String, scope: String?)
-    /// A scope (folder `scope`, or the vault key when nil) was rekeyed on this replica since it last agreed with the
-    /// remote, and the remote changed files under that key meanwhile: refused before anything changed (Spec/MERGE.md §14.4).
-    case rekeyConcurrentWithEdits(remote: String, scope: String?)
+    /// A scope (folder `scope`, or the vault key when nil) was rekeyed on one side since this replica last agreed with
+    /// `remote` (on this replica when `here`, else on the remote), and the other side changed files under that key
+    /// meanwhile: refused before anything changed (Spec/MERGE.md §14.4).
+    case rekeyConcurrentWithEdits(remote: String, scope: String?, here: Bool)
     case session(SessionProblem)
 
     // Git and sync

@@ -22,9 +22,11 @@ extension ScopeTests {
         try tresor(args + ["--vault", clone, "--identity", dir + "/" + name], stdin: stdin, extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
     }
 
-    /// Everything a refused sync must leave as it was: HEAD, every ref, the work tree's status and files.
+    /// Everything a refused sync must leave as it was: HEAD, every ref, the work tree's status and files. (Not the
+    /// local mark of the last commit checked, `refs/tresor/verified/…`, which every command's check moves to HEAD.)
     func state(_ repo: String) throws -> [String] {
-        [try gitIn(repo, "rev-parse", "HEAD"), try gitIn(repo, "for-each-ref"), try gitIn(repo, "status", "--porcelain", "--ignored"),
+        let refs = try gitIn(repo, "for-each-ref").split(separator: "\n").filter { !$0.contains("refs/tresor/verified/") }.joined(separator: "\n")
+        return [try gitIn(repo, "rev-parse", "HEAD"), refs, try gitIn(repo, "status", "--porcelain", "--ignored"),
          try gitIn(repo, "ls-files", "-s"), try String(contentsOfFile: repo + "/Team/wiki.json", encoding: .utf8)]
     }
 
@@ -116,7 +118,6 @@ extension ScopeTests {
         XCTAssertEqual(try member("dave", daves, "edit", "Team/wiki", "--set", "notes=dave").code, 0)
         XCTAssertEqual(try member("dave", daves, "sync").code, 0)
         try ok("edit", "Email/gmail", "--set", "notes=owner")
-        XCTAssertEqual(try tresor("adopt").code, 0)
         let before = try state(vaultDir)
         let refused = try tresor("sync")
         XCTAssertEqual(refused.code, 2, refused.stdout)
@@ -155,5 +156,53 @@ extension ScopeTests {
         XCTAssertEqual(try member("frank", clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
         XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
         try ok("fsck")
+    }
+
+    func testAScopeRekeyedOnOneSideWhileTheOtherEditedItIsRefusedAndTheHintWorks() throws {
+        let (_, clone) = try syncedClone(members: ["carol", "dave"])
+        try ok("member", "rm", "--scope", "Team", "dave")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        let before = try state(clone)
+        let refused = try carol(clone, "sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("the scope \"Team\" was rekeyed on origin while this replica changed files under the key before"), refused.stderr)
+        XCTAssertEqual(try state(clone), before)
+        // As the hint says: drop the change, follow the rekey, make it again.
+        _ = try gitIn(clone, "reset", "-q", "--hard", "refs/remotes/origin/main")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        // The rekeying side is told too: the owner removes carol here while she edits and pushes.
+        try ok("member", "rm", "--scope", "Team", "carol")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "notes=late").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        let head = try git("rev-parse", "HEAD").stdout
+        let here = try tresor("sync")
+        XCTAssertEqual(here.code, 2, here.stdout)
+        XCTAssertTrue(here.stderr.contains("the scope \"Team\" was rekeyed here while origin changed files under the key before"), here.stderr)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
+    }
+
+    func testAForgedRemoteCommitIsRefusedWhenHistoriesDiverged() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("edit", "Team/wiki", "--set", "username=v2")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "notes=carol").code, 0)
+        // Someone without Team's key rolls Team/wiki back on the remote; carol's replica has diverged meanwhile.
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let tip = try a.tip
+        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
+        let forged = try a.commit(try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old)), parents: [tip])
+        try a.push(forged)
+        let before = try state(clone)
+        let r = try carol(clone, "sync")
+        XCTAssertNotEqual(r.code, 0)
+        XCTAssertTrue(r.stderr.contains(String(forged.prefix(12))) && r.stderr.contains("Team/wiki.json"), r.stderr)
+        XCTAssertEqual(try state(clone), before)
+        XCTAssertEqual(try gitIn(clone, "cat-file", "-t", forged), "", "no object of a refused sync is kept")
     }
 }

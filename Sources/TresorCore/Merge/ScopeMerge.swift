@@ -3,7 +3,8 @@ import Foundation
 
 /// The three-way merge of one scope header, for a merger that holds the scope key (Spec/FORMAT.md §3.12.6).
 public enum ScopeMerge {
-    /// Three-way merge of a scope header whose two sides are under the same scope key. An unchanged side takes the
+    /// Three-way merge of a scope header whose two sides are under the same scope key (a rekey of the scope on one side
+    /// while the other changed it is not merged, Spec/MERGE.md §14.4). An unchanged side takes the
     /// other side's header. When both changed: recipient slots merge by slot id (a slot added on either side stays, a
     /// slot removed on a side while unchanged on the other is gone; of two kept slots with one name or public key the
     /// greater canonical bytes stay), the vault slot and unknown members by the same rule on their canonical bytes, of
@@ -71,32 +72,6 @@ public enum ScopeMerge {
             return (winner, [resolution(ours, .headerConflict, "the scope header of \(ours.folder) was changed on both sides and merging its slots would leave none: kept one side's header whole")])
         }
         return (merged, [resolution(ours, .keySlotsMerged, "the scope header of \(ours.folder) was changed on both sides: the members of both were kept")])
-    }
-
-    /// Merges a scope header still under the scope key of the base (`ours`, changed or not since `base`) into `theirs`,
-    /// rekeyed to `newKey` (a member removed there, Spec/FORMAT.md §3.12.5): theirs is kept, with every recipient slot
-    /// `ours` added since the base sealed again to the new key. Returns `theirs` unchanged when there is nothing to
-    /// add, else its next generation for the caller to authenticate. Spec/MERGE.md §14.3
-    /// - Throws: `CoreError.malformed` for another scope, `CryptoError`.
-    public static func mergeAcrossRekey(base: ScopeHeader?, ours: ScopeHeader, theirs: ScopeHeader, newKey: SecretBytes) throws -> (ScopeHeader, [MergeResolution]) {
-        guard MergeOrder.same(ours.vaultID, theirs.vaultID), ours.scopeID == theirs.scopeID, ours.folder == theirs.folder else {
-            throw CoreError.malformed("the scope header \(ScopeHeader.relativePath(scopeID: ours.scopeID)) names another scope or folder on the other side")
-        }
-        let baseIDs = Set((base?.recipientSlots ?? []).map(\.id))
-        var merged = theirs
-        var added = false
-        for slot in ours.recipientSlots where !baseIDs.contains(slot.id)
-            && !merged.recipientSlots.contains(where: { $0.id == slot.id || $0.name == slot.name || $0.publicKey == slot.publicKey }) {
-            merged.recipientSlots.append(try RecipientSlot.seal(newKey, to: slot.publicKey, name: slot.name,
-                                                                binding: ScopeHeader.binding(vaultID: theirs.vaultID, scopeID: theirs.scopeID, slotID: slot.id),
-                                                                id: slot.id))
-            added = true
-        }
-        guard added else { return (theirs, []) }
-        merged.recipientSlots.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
-        merged.generation = max(ours.generation, theirs.generation) + 1
-        merged.auth = nil
-        return (merged, [resolution(ours, .keySlotsMerged, "the scope \(ours.folder) was rekeyed on one side while members were added on the other: the new members' slots were sealed to the new key")])
     }
 
     static func resolution(_ h: ScopeHeader, _ kind: MergeResolution.Kind, _ description: String) -> MergeResolution {
