@@ -4,7 +4,7 @@ import TresorCore
 import TresorGit
 
 extension Vault {
-    private enum ScopedStep { case done, push }
+    enum ScopedStep { case done, push }
 
     /// `sync` for a version 4 vault: what the remote brings must pass the per-key rule for the keys this process holds
     /// (every fetched commit) and the file checks as far as those keys reach; then it is fast-forwarded, or this
@@ -39,7 +39,7 @@ extension Vault {
         throw VaultError.remoteKeptMoving(remote: remote, attempts: maxRounds)
     }
 
-    private func scopedStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, incoming: String,
+    func scopedStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, incoming: String,
                             outcome: inout SyncOutcome, progress: VaultProgressHandler?) throws -> ScopedStep {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
@@ -99,6 +99,7 @@ extension Vault {
         outcome.pulled = true
         outcome.fastForwarded = target == theirs
         try reloadHeader()
+        _ = try knownFormatVersion(repo)
         // Scopes created elsewhere that this process's keys open.
         try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
         return target == theirs ? .done : .push
@@ -150,9 +151,12 @@ extension Vault {
                 broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: [VaultHeader.relativePath]))
                 continue
             }
-            // History from before the first scope (a clone's) is vouched for by the vault tag of the commit that made it.
-            if excluding.isEmpty, version < FormatVersion.scopedHeader { continue }
-            guard version < FormatVersion.scopedHeader || !isAuthenticByKeys(c.id, repo: repo, successors: successors) else { continue }
+            // History from before the first scope is vouched for by the vault tag of the commit that made it (a version 4
+            // commit, which this rule checks, and whose id binds its ancestors); a version 3 commit on top of a version 4
+            // one is a downgrade.
+            if version < FormatVersion.scopedHeader {
+                if excluding.isEmpty || !c.parents.contains(where: { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }) { continue }
+            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }

@@ -205,4 +205,49 @@ extension ScopeTests {
         XCTAssertEqual(try state(clone), before)
         XCTAssertEqual(try gitIn(clone, "cat-file", "-t", forged), "", "no object of a refused sync is kept")
     }
+
+    func testAnEntryEditedUnderTheVaultKeyWhileTheOtherSideMadeAScopeAroundItEndsUnderTheScopeKey() throws {
+        try initVault()
+        try ok("add", "Team/wiki", "--password-stdin", stdin: "team-secret\n")
+        let remote = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try ok("remote", "add", "origin", remote)
+        try ok("sync")
+        // A second replica of the owner (passphrase) edits Team/wiki under the vault key, while the first makes Team a scope.
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        XCTAssertEqual(try tresor("edit", "Team/wiki", "--set", "username=laptop", "--vault", laptop).code, 0)
+        let carol = try newIdentity("carol")
+        try ok("scope", "create", "Team", "--member", "carol", carol)
+        try ok("sync")
+        let merge = try tresor("sync", "--vault", laptop)
+        XCTAssertEqual(merge.code, 0, merge.stderr)
+        // The merged entry is sealed under Team's key (carol opens it from the merge commit) and keeps the laptop's edit.
+        XCTAssertEqual(try ok("sync").code, 0)
+        let (_, teamKey) = try scopeKey("Team", member: "carol")
+        let sealed = Array(try gitIn(laptop, "cat-file", "blob", "HEAD:Team/wiki.json").utf8)
+        XCTAssertEqual(try EntryCipher(vaultKey: teamKey).open(sealed, expectedPath: nil).fields["username"]?.value.displayText, "laptop")
+        XCTAssertEqual(try withIdentity("carol", "show", "Team/wiki", "--field", "username").stdout, "laptop\n")
+        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        try ok("fsck")
+    }
+
+    func testAScopeOnlyMemberCannotMergeARootEntryChangedOnBothSides() throws {
+        let (remote, clone) = try syncedClone()
+        // The root entry changes on the remote (owner) and, through the owner's second replica, in carol's history.
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "username=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try gitIn(clone, "fetch", "-q", laptop, "main"), "")
+        XCTAssertEqual(try gitIn(clone, "merge", "-q", "--ff-only", "FETCH_HEAD"), "")
+        try ok("edit", "Email/gmail", "--set", "username=owner")
+        try ok("sync")
+        let before = try state(clone)
+        let refused = try carol(clone, "sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("changed \"Email/gmail\", which is under the vault key, which you do not hold"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("hint: a member of the vault must sync first"), refused.stderr)
+        XCTAssertEqual(try state(clone), before)
+    }
 }
+
