@@ -46,7 +46,7 @@ extension Vault {
     /// `progress` hears of the objects received and sent and of the entries checked.
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
                      progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
-        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 (fast-forward and push only, for now).
+        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 and the merge of Spec/MERGE.md §14.
         if header.version >= FormatVersion.scopedHeader {
             return try syncScoped(remote: remote, credentials: credentials, maxRounds: maxRounds, progress: progress)
         }

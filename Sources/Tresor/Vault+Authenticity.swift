@@ -217,8 +217,9 @@ extension Vault {
         var remerged = false
         let info = try Vault.git { try repo.commitInfo(head) }
         if info.parents.count == 2 {
-            // Merging again needs every entry: not with scopes (some may be under keys this process does not hold).
-            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
+            // Not in a vault with scopes: there every commit is checked by the per-key rule (Spec/FORMAT.md §3.12.6), so a
+            // tagged commit on top would not make git's untagged merge acceptable elsewhere; `tresor sync` merges instead.
+            guard header.version < FormatVersion.scopedHeader else { throw VaultError.gitMergeInScopedVault }
             let (ours, theirs) = (info.parents[0], info.parents[1])
             let base = try Vault.git { try repo.mergeBase(ours, theirs) }
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,

@@ -59,7 +59,7 @@ public enum VaultError: Error, Equatable, Sendable {
     case scopeHeader(path: String, CoreError)
     /// A merge made with plain git (`git pull`) in a vault with scopes (format version 4): tresor does not merge its
     /// parents again there (`tresor sync` merges such histories); nothing was committed.
-    case scopedSyncUnsupported
+    case gitMergeInScopedVault
     /// Both this replica and the remote changed the file `path` differently since they last agreed, and it is sealed
     /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
     /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.

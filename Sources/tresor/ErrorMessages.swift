@@ -72,7 +72,7 @@ extension VaultError {
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
-        case .scopedSyncUnsupported:
+        case .gitMergeInScopedVault:
             return "this vault has scopes (format version 4): tresor does not take in merges made with git; nothing was committed\nhint: undo the merge ('git reset --hard ORIG_HEAD') and run 'tresor sync', which merges such histories"
         case .scopeConflict(let p, let scope?):
             return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
