@@ -142,7 +142,9 @@ extension Vault {
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
     func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:]) throws {
         var broken: [ForeignCommit] = []
-        for c in try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000) {
+        let commits = Array(try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000))
+        let vouched = vouchedByVaultTag(commits, repo: repo)
+        for c in commits {
             // A header that does not parse counts as version 0: refused below, never skipped.
             let version = (try? repo.blobID(at: c.id, path: VaultHeader.relativePath)).flatMap { $0 }
                 .flatMap { id in (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes ? try? repo.blob(id: id) : nil }
@@ -151,11 +153,12 @@ extension Vault {
                 broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: [VaultHeader.relativePath]))
                 continue
             }
-            // History from before the first scope is vouched for by the vault tag of the commit that made it (a version 4
-            // commit, which this rule checks, and whose id binds its ancestors); a version 3 commit on top of a version 4
-            // one is a downgrade.
+            // History from before the first scope is vouched for by a vault tag on it or on a commit above it (the commit
+            // that made the first scope carries one, and a commit's id binds its ancestors); a holder of no vault key
+            // cannot check it. A version 3 commit on top of a version 4 one is a downgrade.
             if version < FormatVersion.scopedHeader {
-                if excluding.isEmpty || !c.parents.contains(where: { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }) { continue }
+                let downgrade = c.parents.contains { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }
+                if !downgrade, authenticator == nil || vouched.contains(c.id) { continue }
             } else if isAuthenticByKeys(c.id, repo: repo, successors: successors) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
@@ -163,4 +166,26 @@ extension Vault {
         }
         if !broken.isEmpty { throw VaultError.foreignCommits(broken) }
     }
+
+    /// The commits of `commits` that carry a vault tag verifying under the vault key held (Spec/FORMAT.md §7.1, §3.12.6),
+    /// and every one of `commits` below them: what such a tag vouches for. Empty without the vault key.
+    func vouchedByVaultTag(_ commits: [GitCommit], repo: GitRepository) -> Set<String> {
+        guard let authenticator else { return [] }
+        var byID: [String: GitCommit] = [:]
+        for c in commits { byID[c.id] = c }
+        var vouched: Set<String> = []
+        var queue: [String] = commits.compactMap { c in
+            guard let raw = try? repo.rawCommit(c.id) else { return nil }
+            let (content, found) = CommitTags.split(raw)
+            guard let fields = found, let value = fields[CommitTags.vaultField],
+                  authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value) else { return nil }
+            return c.id
+        }
+        while let id = queue.popLast() {
+            guard let c = byID[id], vouched.insert(id).inserted else { continue }
+            queue += c.parents
+        }
+        return vouched
+    }
 }
+

@@ -249,5 +249,33 @@ extension ScopeTests {
         XCTAssertTrue(refused.stderr.contains("hint: a member of the vault must sync first"), refused.stderr)
         XCTAssertEqual(try state(clone), before)
     }
+
+    func testAnUntaggedMergeBringingAForgedBranchFromBeforeTheScopeIsRefused() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("edit", "Email/gmail", "--set", "notes=v2")
+        try ok("sync")
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let tip = try a.tip
+        // A commit of the version 3 era (before the scope), untagged, deleting Email/gmail; then a merge without any tag
+        // that takes that deletion: against the branch it changes nothing, so no tag is asked of it.
+        let old = try a.git(["rev-parse", tip + "~2"])
+        XCTAssertFalse(try a.git(["cat-file", "blob", old + ":.tresor/vault.json"]).contains("\"scopes\""))
+        let forged = try a.commit(try a.editing(try a.tree(of: old), ["Email", "gmail.json"], nil), parents: [old])
+        let merge = try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip, forged])
+        try a.push(merge)
+        let head = try git("rev-parse", "HEAD").stdout
+        let r = try tresor("sync")
+        XCTAssertNotEqual(r.code, 0, r.stdout)
+        XCTAssertTrue(r.stderr.contains(String(forged.prefix(12))), r.stderr)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
+        XCTAssertTrue(try ok("show", "Email/gmail").stdout.contains("root-secret"))
+        // A clone by a holder of the vault key refuses it too.
+        let cloned = try tresor("clone", remote, dir + "/owner-clone")
+        XCTAssertNotEqual(cloned.code, 0, cloned.stdout)
+        XCTAssertTrue(cloned.stderr.contains(String(forged.prefix(12))), cloned.stderr)
+        // A scope-only member cannot check what is under the vault key (Spec/FORMAT.md §3.12.6): carol passes it on.
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+    }
 }
 
