@@ -214,8 +214,10 @@ extension Vault {
         let unreadable = Set(b.map(\.unreadable) ?? []).union(o.unreadable).union(t.unreadable)
         func readable(_ s: VaultSnapshot?) -> [Entry] { (s?.entries ?? [:]).filter { !unreadable.contains($0.key) }.map(\.value.entry) }
         let baseList = readable(b), ourList = readable(o), theirList = readable(t)
-        var historyCipher = try cipher ?? EntryCipher(vaultKey: (Array(oursKeys.values) + Array(theirKeys.values)).first!.key)
-        for k in Array(oursKeys.values) + Array(theirKeys.values) { historyCipher = try EntryCipher(vaultKey: k.key, previous: historyCipher) }
+        // Deleted versions (§3.2.1) are read with every key at hand.
+        let allKeys = Array(oursKeys.values) + Array(theirKeys.values)
+        guard var historyCipher = try cipher ?? allKeys.first.map({ try EntryCipher(vaultKey: $0.key) }) else { throw VaultError.vaultLocked }
+        for k in allKeys { historyCipher = try EntryCipher(vaultKey: k.key, previous: historyCipher) }
         let deletedOurs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList, side: ourList, sideTip: ours, other: theirList)
         let deletedTheirs = try deletedVersions(repo: repo, cipher: historyCipher, base: base, baseEntries: baseList, side: theirList, sideTip: theirs, other: ourList)
         let (entries, entryResolutions) = VaultMerge.merge(base: baseList, ours: ourList, theirs: theirList, deletedVersions: (deletedOurs, deletedTheirs))
