@@ -362,8 +362,13 @@ extension Vault {
             outcome.fastForwarded = true
         } else {
             let snapshots = (try base.map { try reader.read($0) }, try reader.read(ours), theirsSnap)
-            let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
-                                           snapshots: snapshots, remote: remote, rekey: rekey, baseKey: baseKey)
+            // The merge's blobs, trees and commit go to one pack: one file and one fsync, not one per object.
+            let merged = try Vault.git {
+                try repo.writingObjectsAsOnePack {
+                    try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
+                                      snapshots: snapshots, remote: remote, rekey: rekey, baseKey: baseKey)
+                }
+            }
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit

@@ -97,8 +97,12 @@ extension Vault {
         }
         if changed, let cacheKey, let bytes = try? SearchCache.seal(Array(cache.records.values), key: cacheKey, vaultID: vaultID,
                                                       nonce: Sodium.randomBytes(Sodium.nonceBytes)) {
-            try? FileSystem.makeDirectories(".git/tresor", under: root)
-            try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)
+            // Only inside an existing repository: a plain copy of a vault (no `.git`) is searched without one,
+            // and a `.git` folder made here would look like a damaged repository to every later command.
+            if FileSystem.kind(root + "/.git") == .directory {
+                try? FileSystem.makeDirectories(".git/tresor", under: root)
+                try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)
+            }
         }
         return SearchCandidates(candidates: results.map { $0! }, decrypted: decryptedCount)
     }

@@ -51,7 +51,10 @@ public final class Vault {
     func repository() throws -> GitRepository {
         if let openedRepository { return openedRepository }
         guard FileSystem.kind(root + "/.git") == .directory else { throw VaultError.notARepository(directory: root) }
-        let repo = try Vault.git { try GitRepository.open(at: root) }
+        let repo: GitRepository
+        do { repo = try GitRepository.open(at: root) }
+        catch GitError.notARepository { throw VaultError.notARepository(directory: root) }
+        catch let e as GitError { throw VaultError.git(e) }
         openedRepository = repo
         return repo
     }

@@ -228,6 +228,7 @@ final class SampleVaultTests: CLITestCase {
         XCTAssertTrue(try ok("show", "Email/gmail", "--json").stdout.contains("gmail-Correct-Horse-7"), "old password in history")
         XCTAssertEqual(try ok("show", "Bank/ing", "--field", "pin").stdout, "4711\n")
         XCTAssertEqual(try ok("grep", "TOTP").stdout, "Social/github: notes: 2FA: TOTP app on phone\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: vaultDir + "/.git"), "grep made no .git in a plain copy")
         let rm = try tresor("rm", "Email/gmail")
         XCTAssertEqual(rm.code, 2)
         XCTAssertTrue(rm.stderr.contains("without its git repository"), rm.stderr)

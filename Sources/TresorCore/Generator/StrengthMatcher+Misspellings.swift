@@ -49,11 +49,10 @@ extension StrengthMatcher {
     /// Letters read from l33t characters (`fixed`) are never taken as the added letter: `jennifer2` is a
     /// word and a digit, not a misspelling of `jennifer`.
     func closestWord(_ run: [UInt8], fixed: [Bool]) -> (StrengthDictionary, Int, Double)? {
-        func word(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-        guard data.lookUp(word(run)) == nil else { return nil }
+        guard data.lookUp(run) == nil else { return nil }
         var best: (StrengthDictionary, Int, Double)?
         func consider(_ candidate: [UInt8], _ variants: Double) {
-            guard let (dictionary, rank) = data.lookUp(word(candidate)) else { return }
+            guard let (dictionary, rank) = data.lookUp(candidate) else { return }
             if best.map({ Double(rank) * variants < Double($0.1) * $0.2 }) ?? true { best = (dictionary, rank, variants) }
         }
         let n = run.count

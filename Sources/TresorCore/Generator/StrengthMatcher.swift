@@ -31,8 +31,7 @@ struct StrengthMatcher {
         for i in lower.indices where lower[i] != 0 {
             var j = i
             while j < lower.count, j - i < data.maxWordLength, lower[j] != 0 {
-                let word = String(decoding: lower[i...j], as: UTF8.self)
-                if let (dictionary, rank) = data.lookUp(word) { found.append((i, j + 1, dictionary, rank)) }
+                if let (dictionary, rank) = data.lookUp(lower[i...j]) { found.append((i, j + 1, dictionary, rank)) }
                 j += 1
             }
         }
