@@ -76,8 +76,13 @@ extension Vault {
         var target = theirs
         var keys = theirKeys
         if base != ours {
-            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here.
-            let (merged, finalKeys) = try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here. Its
+            // blobs, trees and commit go to one pack there (one file, one fsync), which the fetch below copies in.
+            let (merged, finalKeys) = try Vault.git {
+                try quarantine.writingObjectsAsOnePack {
+                    try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+                }
+            }
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit
@@ -92,6 +97,7 @@ extension Vault {
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
         outcome.recoveryRef = recovery
+        Failpoint.hit(target == theirs ? "before-fast-forward" : "before-merge-commit")
         try publish(repo, from: ours, to: target, paths: paths,
                     reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
         if target == theirs { scopeKeys.merge(keys) { $1 } } else { scopeKeys = keys }
