@@ -57,10 +57,23 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push
         }
-        // A key this replica rekeyed while the remote changed what it governs cannot be merged (Spec/MERGE.md §14.4).
+        // A key rekeyed on one side while the other changed what it governs cannot be merged (Spec/MERGE.md §14.4).
         if let base, base != ours { try requireNoRekeyConcurrentWithEdits(repo: quarantine, base: base, ours: ours, theirs: theirs, remote: remote) }
+        // The vault key rekeyed elsewhere (Spec/FORMAT.md §3.11): its new key, opened with this replica's passphrase or
+        // identity, with a chain of rekey proofs from the key held. From here on the vault uses it; on any error it goes
+        // back to the key before. Commits are checked under the key their own header is authentic under.
+        var previousVaultKey: SecretBytes?
+        var vaultKeys: [VaultAuthenticator] = []
+        var followed = false
+        if authenticator != nil, let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote, base: base) {
+            let previous = try currentVaultKey()
+            vaultKeys = try ([previous] + historyKeys + [newKey]).map { try VaultAuthenticator(vaultKey: $0) }
+            previousVaultKey = previous
+            try useKey(newKey)
+        }
+        defer { if !followed, let previousVaultKey { try? useKey(previousVaultKey) } }
         let successors = scopeSuccessors(at: theirs, repo: quarantine)
-        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, vaultKeys: vaultKeys)
         // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
         // this process's credential opens.
         var theirKeys = scopeKeys.merging(successors) { $1 }
@@ -102,8 +115,10 @@ extension Vault {
                     reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
         if target == theirs { scopeKeys.merge(keys) { $1 } } else { scopeKeys = keys }
         try Vault.git { try repo.setRef(name: verifiedRef, to: target) }
+        followed = true
         outcome.pulled = true
         outcome.fastForwarded = target == theirs
+        outcome.rekeyed = previousVaultKey != nil
         try reloadHeader()
         _ = try knownFormatVersion(repo)
         // Scopes created elsewhere that this process's keys open.
@@ -144,9 +159,10 @@ extension Vault {
     }
 
     /// Spec/FORMAT.md §3.12.6 on fetched commits: every commit reachable from `tip` and not from `excluding` is of format
-    /// version 4 and passes the per-key rule for the keys this process holds.
+    /// version 4 and passes the per-key rule for the keys this process holds (`vaultKeys`: see `isAuthenticByKeys`).
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
-    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:]) throws {
+    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:],
+                              vaultKeys: [VaultAuthenticator] = []) throws {
         var broken: [ForeignCommit] = []
         let commits = Array(try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000))
         let vouched = vouchedByVaultTag(commits, repo: repo)
@@ -165,7 +181,7 @@ extension Vault {
             if version < FormatVersion.scopedHeader {
                 let downgrade = c.parents.contains { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }
                 if !downgrade, authenticator == nil || vouched.contains(c.id) { continue }
-            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors) { continue }
+            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors, vaultKeys: vaultKeys) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }

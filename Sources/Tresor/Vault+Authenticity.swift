@@ -25,13 +25,24 @@ extension Vault {
     /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
     /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
     /// count as the held key's.
-    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:]) -> Bool {
+    /// `vaultKeys`: the keys of a rekey of the vault key followed by this sync (Spec/FORMAT.md §3.11); empty: the key held.
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
         let names = Array(fields.keys)
+        func headerAt(_ r: String) -> VaultHeader? {
+            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+                  let bytes = try? repo.blob(id: id) else { return nil }
+            return try? VaultHeader.parse(bytes)
+        }
+        let headers = ([rev] + info.parents).map(headerAt)
         var valid: Set<String> = []
-        if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
+        // Across a rekey of the vault key that this sync follows (`vaultKeys`: the key held, the keys of the rekeys since,
+        // the new one): the tag must verify under the key the commit's own vault header is authentic under, so a holder of
+        // a key before a rekey cannot add commits on top of it.
+        let vaultAuthenticator = vaultKeys.isEmpty ? authenticator : headers[0].flatMap { h in vaultKeys.first { (try? $0.verify(h)) != nil } }
+        if let vaultAuthenticator, let v = fields[CommitTags.vaultField], vaultAuthenticator.verifyCommit(content: content, fields: names, value: v) {
             valid.insert(CommitTags.vaultField)
         }
         for (id, keys) in scopeKeys {
@@ -40,11 +51,6 @@ extension Vault {
             if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
                 || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
         }
-        func headerAt(_ r: String) -> VaultHeader? {
-            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? repo.blob(id: id) else { return nil }
-            return try? VaultHeader.parse(bytes)
-        }
         // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
         var changed: Set<String>?
         for parent in info.parents {
@@ -52,7 +58,6 @@ extension Vault {
             changed = changed.map { $0.intersection(paths) } ?? Set(paths)
         }
         if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
-        let headers = ([rev] + info.parents).map(headerAt)
         for path in changed ?? [] {
             for h in headers {
                 var governing = CommitTags.vaultField

@@ -46,3 +46,69 @@ extension ScopeTests {
         XCTAssertTrue(grep.stderr.contains("skipped 1 entry sealed under keys you do not hold"), grep.stderr)
     }
 }
+
+extension ScopeTests {
+    /// The vault key of the header in `vault`'s work tree, as the passphrase opens it.
+    func vaultKey(in vault: String) throws -> SecretBytes {
+        try VaultHeader.parse(Array(try String(contentsOfFile: vault + "/.tresor/vault.json", encoding: .utf8).utf8))
+            .unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
+    }
+
+    func testAVaultRekeyElsewhereIsFollowedBySyncOfAVaultWithScopes() throws {
+        let (remote, carols) = try syncedClone()
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        let oldKey = try vaultKey(in: vaultDir)
+        // The owner rekeys the vault key (Team's key stays; its vault slot is wrapped again) and pushes.
+        XCTAssertEqual(try ok("rekey").code, 0)
+        try ok("sync")
+        let newKey = try vaultKey(in: vaultDir)
+        XCTAssertFalse(newKey.constantTimeEquals(oldKey))
+        // The laptop, on the old key, fast-forwards with its passphrase.
+        let pull = try tresor("sync", "--vault", laptop)
+        XCTAssertEqual(pull.code, 0, pull.stderr)
+        XCTAssertTrue(pull.stdout.contains("rekeyed on another replica"), pull.stdout)
+        XCTAssertTrue(try vaultKey(in: laptop).constantTimeEquals(newKey))
+        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "password", "--vault", laptop).stdout, "root-secret\n")
+        XCTAssertEqual(try tresor("show", "Team/wiki", "--field", "password", "--vault", laptop).stdout, "team-secret\n")
+        // It writes under the new key: a root entry and a scoped one; the owner takes both, and so does carol.
+        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("edit", "Team/wiki", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertNoThrow(try EntryCipher(vaultKey: newKey).open(Array(try gitIn(laptop, "cat-file", "blob", "HEAD:Email/gmail.json").utf8), expectedPath: nil))
+        let push = try tresor("sync", "--vault", laptop)
+        XCTAssertEqual(push.code, 0, push.stderr)
+        let owner = try tresor("sync")
+        XCTAssertEqual(owner.code, 0, owner.stderr)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "laptop\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "laptop\n")
+        let carol = try self.carol(carols, "sync")
+        XCTAssertEqual(carol.code, 0, carol.stderr)
+        XCTAssertEqual(try self.carol(carols, "show", "Team/wiki", "--field", "notes").stdout, "laptop\n")
+        try ok("fsck")
+        XCTAssertEqual(try tresor("fsck", "--vault", laptop).code, 0)
+    }
+
+    func testAVaultRekeyElsewhereIsMergedWithEditsUnderTheOldKeyInAVaultWithScopes() throws {
+        let (remote, _) = try syncedClone()
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        let dave = try newIdentity("dave")
+        try ok("member", "add", "dave", dave)
+        try ok("sync")
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        // The owner removes the vault member dave (a rekey) while the laptop edits a scoped entry under Team's key.
+        try ok("member", "rm", "dave")
+        try ok("sync")
+        let newKey = try vaultKey(in: vaultDir)
+        XCTAssertEqual(try tresor("edit", "Team/wiki", "--set", "username=laptop", "--vault", laptop).code, 0)
+        let merged = try tresor("sync", "--vault", laptop)
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertTrue(try vaultKey(in: laptop).constantTimeEquals(newKey))
+        XCTAssertEqual(try tresor("show", "Team/wiki", "--field", "username", "--vault", laptop).stdout, "laptop\n")
+        XCTAssertEqual(try ok("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "laptop\n")
+        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        // Dave's identity opens nothing of the new header.
+        XCTAssertNotEqual(try member("dave", laptop, "show", "Email/gmail").code, 0)
+    }
+}
