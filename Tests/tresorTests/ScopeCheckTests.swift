@@ -111,4 +111,58 @@ extension ScopeTests {
         // Dave's identity opens nothing of the new header.
         XCTAssertNotEqual(try member("dave", laptop, "show", "Email/gmail").code, 0)
     }
+
+    func testACommitUnderTheVaultKeyBeforeARekeyOnTopOfItIsRefusedByAReplicaFollowingTheRekey() throws {
+        let (remote, _) = try syncedClone()
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        let oldKey = try vaultKey(in: vaultDir)
+        try ok("rekey")
+        try ok("sync")
+        // Someone who kept the key before the rekey deletes a root entry on top of it, tagged with that key.
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let tip = try a.tip
+        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip]),
+                                  [(CommitTags.vaultField, oldKey)])
+        try a.push(deleting)
+        let before = try gitIn(laptop, "rev-parse", "HEAD")
+        let refused = try tresor("sync", "--vault", laptop)
+        XCTAssertNotEqual(refused.code, 0, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains(String(deleting.prefix(12))) && refused.stderr.contains("Email/gmail.json"), refused.stderr)
+        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), before)
+        XCTAssertTrue(try vaultKey(in: laptop).constantTimeEquals(oldKey), "the laptop stays on its key")
+        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "password", "--vault", laptop).stdout, "root-secret\n")
+    }
+
+    func testAVaultRekeyElsewhereWhileThisReplicaChangedFilesUnderTheVaultKeyIsRefusedAndTheHintWorks() throws {
+        let (remote, carols) = try syncedClone()
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        try ok("rekey")
+        try ok("sync")
+        // The laptop changed a root entry under the key before; carol (Team only) changed an entry of Team.
+        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try carol(carols, "edit", "Team/wiki", "--set", "notes=carol").code, 0)
+        let before = try gitIn(laptop, "rev-parse", "HEAD")
+        let refused = try tresor("sync", "--vault", laptop)
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("the vault key was rekeyed on origin while this replica changed files under the key before"), refused.stderr)
+        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), before)
+        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "notes", "--vault", laptop).stdout, "laptop\n", "nothing changed")
+        // Carol's change is under Team's key, which did not change: merged, and the owner takes it.
+        let merged = try carol(carols, "sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertEqual(try ok("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "carol\n")
+        // As the hint says: drop the change, follow the rekey, make it again.
+        _ = try gitIn(laptop, "reset", "-q", "--hard", "refs/remotes/origin/main")
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        XCTAssertEqual(try ok("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "laptop\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "carol\n")
+        try ok("fsck")
+    }
 }
