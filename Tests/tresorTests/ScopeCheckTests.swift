@@ -166,3 +166,48 @@ extension ScopeTests {
         try ok("fsck")
     }
 }
+
+extension ScopeTests {
+    func testAScopeOnlyMemberUnlocksASessionHoldingItsScopeKeys() throws {
+        let keys = try teamVault(closed: true)
+        let unlock = try withIdentity("carol", "unlock", "--raw")
+        XCTAssertEqual(unlock.code, 0, unlock.stderr)
+        let token = unlock.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let session: [String: String?] = ["TRESOR_SESSION": token, "TRESOR_PASSPHRASE_FILE": nil]
+        // Without --identity: the session opens Team, and nothing else.
+        let show = try tresor(["show", "Team/wiki", "--field", "password"], extraEnv: session)
+        XCTAssertEqual(show.code, 0, show.stderr)
+        XCTAssertEqual(show.stdout, "team-secret\n")
+        let root = try tresor(["show", "Email/gmail"], extraEnv: session)
+        XCTAssertEqual(root.code, 3)
+        XCTAssertTrue(root.stderr.contains("outside the scopes you hold"), root.stderr)
+        XCTAssertEqual(try tresor(["edit", "Team/wiki", "--set", "username=carol"], extraEnv: session).code, 0)
+        let commit = try git("cat-file", "commit", "HEAD").stdout
+        XCTAssertTrue(commit.contains("\ntresor-auth-") && !commit.contains("\ntresor-auth "), commit)
+        XCTAssertEqual(try withIdentity("carol", "show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        // The session file holds Team's key sealed under the token, never in the clear.
+        let (_, teamKey) = try scopeKey("Team", member: "carol")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/sessions")
+        XCTAssertEqual(files.count, 1)
+        let file = try Data(contentsOf: URL(fileURLWithPath: dir + "/sessions/" + files[0]))
+        let raw = teamKey.withBytes { Data($0) }
+        XCTAssertNil(file.range(of: raw))
+        XCTAssertFalse(String(decoding: file, as: UTF8.self).contains(raw.base64EncodedString()))
+        XCTAssertNil(String(decoding: file, as: UTF8.self).range(of: "\"key\""), "no vault key in a scope-only member's session")
+        // A session of the owner (vault key, and Team through an identity that is a member of the closed scope) holds both.
+        try ok("member", "add", "carol", keys["carol"]!)
+        let both = try withIdentity("carol", "unlock", "--raw").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let owner: [String: String?] = ["TRESOR_SESSION": both, "TRESOR_PASSPHRASE_FILE": nil]
+        XCTAssertEqual(try tresor(["show", "Email/gmail", "--field", "password"], extraEnv: owner).stdout, "root-secret\n")
+        XCTAssertEqual(try tresor(["show", "Team/wiki", "--field", "password"], extraEnv: owner).stdout, "team-secret\n")
+        XCTAssertEqual(try tresor(["fsck"], extraEnv: owner).code, 0)
+        // After Team is rekeyed (a member removed), the session's key of Team opens nothing: asked for again.
+        try ok("lock")
+        let erin = try newIdentity("erin")
+        XCTAssertEqual(try withIdentity("carol", "member", "add", "--scope", "Team", "erin", erin).code, 0)
+        XCTAssertEqual(try withIdentity("carol", "member", "rm", "--scope", "Team", "erin").code, 0)
+        let stale = try tresor(["show", "Team/wiki"], extraEnv: session)
+        XCTAssertEqual(stale.code, 3, stale.stdout)
+        XCTAssertFalse(stale.stdout.contains("team-secret"))
+    }
+}
