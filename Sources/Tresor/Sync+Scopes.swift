@@ -72,7 +72,7 @@ extension Vault {
             try useKey(newKey)
         }
         defer { if !followed, let previousVaultKey { try? useKey(previousVaultKey) } }
-        let successors = scopeSuccessors(at: theirs, repo: quarantine)
+        let successors = try scopeSuccessors(at: theirs, repo: quarantine, remote: remote)
         try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, vaultKeys: vaultKeys)
         // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
         // this process's credential opens.
@@ -140,7 +140,9 @@ extension Vault {
     /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that
     /// its credential opens, authentic under that key, with a rekey proof that verifies under the key held: scope id →
     /// the new key. (One step: a replica several rekeys of a scope behind is refused by the per-key rule.)
-    func scopeSuccessors(at tip: String, repo: GitRepository) -> [String: ScopeKeys] {
+    /// - Throws: `VaultError.rekeyedElsewhere` when a held scope was rekeyed there and this process has no identity or
+    ///   passphrase to open the new key with (unlocked by a session).
+    func scopeSuccessors(at tip: String, repo: GitRepository, remote: String) throws -> [String: ScopeKeys] {
         var found: [String: ScopeKeys] = [:]
         let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
         for (id, held) in scopeKeys {
@@ -151,6 +153,7 @@ extension Vault {
             var key: SecretBytes?
             if let vaultKey = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
             if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            if key == nil, credential == nil { throw VaultError.rekeyedElsewhere(remote: remote) }
             guard let key, let next = try? ScopeKeys(key), (try? next.authenticator.verify(s)) != nil,
                   held.authenticator.verifyRekeyProof(proof, newKey: key) else { continue }
             found[id] = next

@@ -211,3 +211,31 @@ extension ScopeTests {
         XCTAssertFalse(stale.stdout.contains("team-secret"))
     }
 }
+
+extension ScopeTests {
+    func testASessionOfAScopeOnlyMemberSyncsAndAScopeRekeyElsewhereAsksForTheIdentity() throws {
+        let (_, clone) = try syncedClone(members: ["carol", "dave"])
+        let token = try carol(clone, "unlock", "--raw").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let session: [String: String?] = ["TRESOR_SESSION": token, "TRESOR_PASSPHRASE_FILE": nil]
+        func withSession(_ args: String...) throws -> CLIResult { try tresor(args + ["--vault", clone], extraEnv: session) }
+        // Edits and syncs both ways with the session alone.
+        try ok("edit", "Team/wiki", "--set", "notes=owner")
+        try ok("sync")
+        let pulled = try withSession("sync")
+        XCTAssertEqual(pulled.code, 0, pulled.stderr)
+        XCTAssertEqual(try withSession("show", "Team/wiki", "--field", "notes").stdout, "owner\n")
+        XCTAssertEqual(try withSession("edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try withSession("sync").code, 0)
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        // Team rekeyed elsewhere: the session's key cannot open the new one; the message says to use the identity.
+        try ok("member", "rm", "--scope", "Team", "dave")
+        try ok("sync")
+        let refused = try withSession("sync")
+        XCTAssertEqual(refused.code, 3, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("(a rekey)") && refused.stderr.contains("--identity"), refused.stderr)
+        let followed = try carol(clone, "sync")
+        XCTAssertEqual(followed.code, 0, followed.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "notes").stdout, "owner\n")
+    }
+}
