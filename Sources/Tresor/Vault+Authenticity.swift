@@ -48,8 +48,17 @@ extension Vault {
         for (id, keys) in scopeKeys {
             let field = CommitTags.field(scopeID: id)
             guard let v = fields[field] else { continue }
-            if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
-                || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
+            var candidates = [keys.authenticator]
+            if let next = successors[id] {
+                // Across a rekey of the scope that this sync follows: the key the commit's own scope header is authentic
+                // under, so a holder of the key before the rekey cannot add commits on top of it.
+                let path = ScopeHeader.relativePath(scopeID: id)
+                let own = (try? repo.blobID(at: rev, path: path)).flatMap { $0 }
+                    .flatMap { blob in (try? repo.blobSize(id: blob)) ?? Int.max <= 1 << 20 ? try? repo.blob(id: blob) : nil }
+                    .flatMap { try? ScopeHeader.parse($0) }
+                candidates = [keys.authenticator, next.authenticator].filter { a in own.map { (try? a.verify($0)) != nil } ?? false }
+            }
+            if candidates.contains(where: { $0.verifyCommit(content: content, fields: names, value: v) }) { valid.insert(field) }
         }
         // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
         var changed: Set<String>?

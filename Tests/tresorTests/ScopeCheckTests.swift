@@ -239,3 +239,25 @@ extension ScopeTests {
         XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "notes").stdout, "owner\n")
     }
 }
+
+extension ScopeTests {
+    func testACommitUnderAScopeKeyBeforeItsRekeyOnTopOfItIsRefusedByAMemberFollowingTheRekey() throws {
+        let (remote, clone) = try syncedClone(members: ["carol", "dave"])
+        let (id, oldKey) = try scopeKey("Team", member: "dave")
+        try ok("member", "rm", "--scope", "Team", "dave")
+        try ok("sync")
+        // Dave, removed, kept Team's key before the rekey: he deletes Team/wiki on top of the rekey, tagged with it.
+        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
+        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let tip = try a.tip
+        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], nil), parents: [tip]),
+                                  [(CommitTags.field(scopeID: id), oldKey)])
+        try a.push(deleting)
+        let before = try gitIn(clone, "rev-parse", "HEAD")
+        let refused = try carol(clone, "sync")
+        XCTAssertNotEqual(refused.code, 0, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains(String(deleting.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), before)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+    }
+}
