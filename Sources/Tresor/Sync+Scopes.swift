@@ -1,15 +1,15 @@
-// Sync and clone of a vault with scopes (Spec/FORMAT.md §3.12.6): fetched commits checked per key; fast-forward and push.
+// Sync and clone of a vault with scopes (Spec/FORMAT.md §3.12.6): fetched commits checked per key; fast-forward, merge, push.
 import Foundation
 import TresorCore
 import TresorGit
 
 extension Vault {
-    private enum ScopedStep { case done, push }
+    enum ScopedStep { case done, push }
 
     /// `sync` for a version 4 vault: what the remote brings must pass the per-key rule for the keys this process holds
     /// (every fetched commit) and the file checks as far as those keys reach; then it is fast-forwarded, or this
-    /// replica's commits are pushed. Diverged histories are not merged yet: refused before anything changes.
-    /// - Throws: `VaultError.foreignCommits`, `.hostileRemote`, `.scopedSyncUnsupported` (diverged), `.git`.
+    /// replica's commits are pushed; diverged histories are merged by Spec/MERGE.md §14 (`mergeScoped`) and pushed.
+    /// - Throws: `VaultError.foreignCommits`, `.hostileRemote`, `.scopeConflict`, `.rekeyConcurrentWithEdits`, `.git`.
     func syncScoped(remote: String, credentials: GitCredentials, maxRounds: Int, progress: VaultProgressHandler?) throws -> SyncOutcome {
         guard isUnlocked else { throw VaultError.vaultLocked }
         let repo = try repository()
@@ -39,7 +39,7 @@ extension Vault {
         throw VaultError.remoteKeptMoving(remote: remote, attempts: maxRounds)
     }
 
-    private func scopedStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, incoming: String,
+    func scopedStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, incoming: String,
                             outcome: inout SyncOutcome, progress: VaultProgressHandler?) throws -> ScopedStep {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
@@ -57,38 +57,92 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push
         }
-        // Merging two histories of a vault with scopes (files this replica may not read) is not implemented yet.
-        guard base == ours else { throw VaultError.scopedSyncUnsupported }
-        let successors = scopeSuccessors(at: theirs, repo: quarantine)
-        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors)
+        // A key rekeyed on one side while the other changed what it governs cannot be merged (Spec/MERGE.md §14.4).
+        if let base, base != ours { try requireNoRekeyConcurrentWithEdits(repo: quarantine, base: base, ours: ours, theirs: theirs, remote: remote) }
+        // The vault key rekeyed elsewhere (Spec/FORMAT.md §3.11): its new key, opened with this replica's passphrase or
+        // identity, with a chain of rekey proofs from the key held. From here on the vault uses it; on any error it goes
+        // back to the key before. Commits are checked under the key their own header is authentic under.
+        var previousVaultKey: SecretBytes?
+        var vaultKeys: [VaultAuthenticator] = []
+        var followed = false
+        if authenticator != nil, let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote, base: base) {
+            let previous = try currentVaultKey()
+            vaultKeys = try ([previous] + historyKeys + [newKey]).map { try VaultAuthenticator(vaultKey: $0) }
+            previousVaultKey = previous
+            try useKey(newKey)
+        }
+        defer { if !followed, let previousVaultKey { try? useKey(previousVaultKey) } }
+        let successors = try scopeSuccessors(at: theirs, repo: quarantine, remote: remote)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, vaultKeys: vaultKeys)
+        // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
+        // this process's credential opens.
+        var theirKeys = scopeKeys.merging(successors) { $1 }
+        theirKeys.merge(try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)) { a, _ in a }
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
-        checker.scopeKeys = scopeKeys.merging(successors) { $1 }
+        checker.scopeKeys = theirKeys
         checker.progress = progress
         let local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
-        let minimum = try SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header).readHeader(ours)?.generation ?? 0
+        let baseReader = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
+        let minimum = try base.flatMap { try baseReader.readHeader($0) }?.generation ?? 0
         _ = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
+        if let base { try requireScopeGenerations(repo: quarantine, base: base, theirs: theirs) }
+        var target = theirs
+        var keys = theirKeys
+        if base != ours {
+            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here. Its
+            // blobs, trees and commit go to one pack there (one file, one fsync), which the fetch below copies in.
+            let (merged, finalKeys) = try Vault.git {
+                try quarantine.writingObjectsAsOnePack {
+                    try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+                }
+            }
+            outcome.mergedEntries = merged.changed
+            outcome.resolutions += merged.resolutions
+            target = merged.commit
+            keys = finalKeys
+            try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: target) }
+        }
+        // Everything passed: copy the objects in (the merge commit's parents bring the remote's).
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
-        let paths = try Vault.git { try repo.changes(from: ours, to: theirs) }.map(\.path)
+        let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
         try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
         outcome.recoveryRef = recovery
-        try publish(repo, from: ours, to: theirs, paths: paths, reflog: "tresor: fast-forward to \(theirs)", knownStale: false)
-        scopeKeys.merge(successors) { $1 }
-        try Vault.git { try repo.setRef(name: verifiedRef, to: theirs) }
+        Failpoint.hit(target == theirs ? "before-fast-forward" : "before-merge-commit")
+        try publish(repo, from: ours, to: target, paths: paths,
+                    reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
+        if target == theirs { scopeKeys.merge(keys) { $1 } } else { scopeKeys = keys }
+        try Vault.git { try repo.setRef(name: verifiedRef, to: target) }
+        followed = true
         outcome.pulled = true
-        outcome.fastForwarded = true
+        outcome.fastForwarded = target == theirs
+        outcome.rekeyed = previousVaultKey != nil
         try reloadHeader()
+        _ = try knownFormatVersion(repo)
         // Scopes created elsewhere that this process's keys open.
         try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
-        return .done
+        return target == theirs ? .done : .push
+    }
+
+    /// A fetched scope header may not be of a lower generation than the merge base's (Spec/FORMAT.md §3.12.6): a replay.
+    /// - Throws: `VaultError.hostileRemote` naming the scope header.
+    func requireScopeGenerations(repo: GitRepository, base: String, theirs: String) throws {
+        for file in try Vault.git({ try repo.treeEntries(at: theirs) }) {
+            guard ScopeHeader.scopeID(ofPath: file.path) != nil,
+                  let old = (try? repo.blob(at: base, path: file.path)).flatMap({ $0 }).flatMap({ try? ScopeHeader.parse($0) }),
+                  let new = (try? repo.blob(id: file.id)).flatMap({ try? ScopeHeader.parse($0) }), new.generation < old.generation else { continue }
+            throw VaultError.hostileRemote(file: file.path, problem: .header(.headerReplayed(generation: new.generation, minimum: old.generation)))
+        }
     }
 
     /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that
     /// its credential opens, authentic under that key, with a rekey proof that verifies under the key held: scope id →
     /// the new key. (One step: a replica several rekeys of a scope behind is refused by the per-key rule.)
-    func scopeSuccessors(at tip: String, repo: GitRepository) -> [String: ScopeKeys] {
+    /// - Throws: `VaultError.rekeyedElsewhere` when a held scope was rekeyed there and this process has no identity or
+    ///   passphrase to open the new key with (unlocked by a session).
+    func scopeSuccessors(at tip: String, repo: GitRepository, remote: String) throws -> [String: ScopeKeys] {
         var found: [String: ScopeKeys] = [:]
         let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
         for (id, held) in scopeKeys {
@@ -99,6 +153,7 @@ extension Vault {
             var key: SecretBytes?
             if let vaultKey = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
             if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            if key == nil, credential == nil { throw VaultError.rekeyedElsewhere(remote: remote) }
             guard let key, let next = try? ScopeKeys(key), (try? next.authenticator.verify(s)) != nil,
                   held.authenticator.verifyRekeyProof(proof, newKey: key) else { continue }
             found[id] = next
@@ -107,11 +162,14 @@ extension Vault {
     }
 
     /// Spec/FORMAT.md §3.12.6 on fetched commits: every commit reachable from `tip` and not from `excluding` is of format
-    /// version 4 and passes the per-key rule for the keys this process holds.
+    /// version 4 and passes the per-key rule for the keys this process holds (`vaultKeys`: see `isAuthenticByKeys`).
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
-    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:]) throws {
+    func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:],
+                              vaultKeys: [VaultAuthenticator] = []) throws {
         var broken: [ForeignCommit] = []
-        for c in try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000) {
+        let commits = Array(try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000))
+        let vouched = vouchedByVaultTag(commits, repo: repo)
+        for c in commits {
             // A header that does not parse counts as version 0: refused below, never skipped.
             let version = (try? repo.blobID(at: c.id, path: VaultHeader.relativePath)).flatMap { $0 }
                 .flatMap { id in (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes ? try? repo.blob(id: id) : nil }
@@ -120,13 +178,39 @@ extension Vault {
                 broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: [VaultHeader.relativePath]))
                 continue
             }
-            // History from before the first scope (a clone's) is vouched for by the vault tag of the commit that made it.
-            if excluding.isEmpty, version < FormatVersion.scopedHeader { continue }
-            guard version < FormatVersion.scopedHeader || !isAuthenticByKeys(c.id, repo: repo, successors: successors) else { continue }
+            // History from before the first scope is vouched for by a vault tag on it or on a commit above it (the commit
+            // that made the first scope carries one, and a commit's id binds its ancestors); a holder of no vault key
+            // cannot check it. A version 3 commit on top of a version 4 one is a downgrade.
+            if version < FormatVersion.scopedHeader {
+                let downgrade = c.parents.contains { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }
+                if !downgrade, authenticator == nil || vouched.contains(c.id) { continue }
+            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors, vaultKeys: vaultKeys) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }
         }
         if !broken.isEmpty { throw VaultError.foreignCommits(broken) }
     }
+
+    /// The commits of `commits` that carry a vault tag verifying under the vault key held (Spec/FORMAT.md §7.1, §3.12.6),
+    /// and every one of `commits` below them: what such a tag vouches for. Empty without the vault key.
+    func vouchedByVaultTag(_ commits: [GitCommit], repo: GitRepository) -> Set<String> {
+        guard let authenticator else { return [] }
+        var byID: [String: GitCommit] = [:]
+        for c in commits { byID[c.id] = c }
+        var vouched: Set<String> = []
+        var queue: [String] = commits.compactMap { c in
+            guard let raw = try? repo.rawCommit(c.id) else { return nil }
+            let (content, found) = CommitTags.split(raw)
+            guard let fields = found, let value = fields[CommitTags.vaultField],
+                  authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value) else { return nil }
+            return c.id
+        }
+        while let id = queue.popLast() {
+            guard let c = byID[id], vouched.insert(id).inserted else { continue }
+            queue += c.parents
+        }
+        return vouched
+    }
 }
+

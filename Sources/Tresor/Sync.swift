@@ -46,7 +46,7 @@ extension Vault {
     /// `progress` hears of the objects received and sent and of the entries checked.
     public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
                      progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
-        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 (fast-forward and push only, for now).
+        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 and the merge of Spec/MERGE.md §14.
         if header.version >= FormatVersion.scopedHeader {
             return try syncScoped(remote: remote, credentials: credentials, maxRounds: maxRounds, progress: progress)
         }
@@ -70,6 +70,15 @@ extension Vault {
             catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
             catch let e as GitError { throw VaultError.git(e) }
             Failpoint.hit("after-fetch")
+            // The remote made the first scope: from here on the per-key rules of a vault with scopes (Spec/MERGE.md §14).
+            if let tip = quarantine.resolve(Vault.quarantineRef), headerVersion(at: tip, repo: quarantine) >= FormatVersion.scopedHeader {
+                let step = try scopedStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote,
+                                          incoming: incoming, outcome: &outcome, progress: progress)
+                try? repo.deleteRef(name: incoming)
+                if case .done = step { return outcome }
+                if try push(repo, remote, credentials, progress) { outcome.pushed = true; return outcome }
+                continue
+            }
             let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: try requireCipher(),
                                     remote: remote, incoming: incoming, outcome: &outcome, progress: progress)
             try? repo.deleteRef(name: incoming)

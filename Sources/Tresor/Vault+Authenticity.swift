@@ -25,25 +25,40 @@ extension Vault {
     /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
     /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
     /// count as the held key's.
-    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:]) -> Bool {
+    /// `vaultKeys`: the keys of a rekey of the vault key followed by this sync (Spec/FORMAT.md §3.11); empty: the key held.
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
         let names = Array(fields.keys)
+        func headerAt(_ r: String) -> VaultHeader? {
+            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+                  let bytes = try? repo.blob(id: id) else { return nil }
+            return try? VaultHeader.parse(bytes)
+        }
+        let headers = ([rev] + info.parents).map(headerAt)
         var valid: Set<String> = []
-        if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
+        // Across a rekey of the vault key that this sync follows (`vaultKeys`: the key held, the keys of the rekeys since,
+        // the new one): the tag must verify under the key the commit's own vault header is authentic under, so a holder of
+        // a key before a rekey cannot add commits on top of it.
+        let vaultAuthenticator = vaultKeys.isEmpty ? authenticator : headers[0].flatMap { h in vaultKeys.first { (try? $0.verify(h)) != nil } }
+        if let vaultAuthenticator, let v = fields[CommitTags.vaultField], vaultAuthenticator.verifyCommit(content: content, fields: names, value: v) {
             valid.insert(CommitTags.vaultField)
         }
         for (id, keys) in scopeKeys {
             let field = CommitTags.field(scopeID: id)
             guard let v = fields[field] else { continue }
-            if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
-                || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
-        }
-        func headerAt(_ r: String) -> VaultHeader? {
-            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? repo.blob(id: id) else { return nil }
-            return try? VaultHeader.parse(bytes)
+            var candidates = [keys.authenticator]
+            if let next = successors[id] {
+                // Across a rekey of the scope that this sync follows: the key the commit's own scope header is authentic
+                // under, so a holder of the key before the rekey cannot add commits on top of it.
+                let path = ScopeHeader.relativePath(scopeID: id)
+                let own = (try? repo.blobID(at: rev, path: path)).flatMap { $0 }
+                    .flatMap { blob in (try? repo.blobSize(id: blob)) ?? Int.max <= 1 << 20 ? try? repo.blob(id: blob) : nil }
+                    .flatMap { try? ScopeHeader.parse($0) }
+                candidates = [keys.authenticator, next.authenticator].filter { a in own.map { (try? a.verify($0)) != nil } ?? false }
+            }
+            if candidates.contains(where: { $0.verifyCommit(content: content, fields: names, value: v) }) { valid.insert(field) }
         }
         // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
         var changed: Set<String>?
@@ -52,7 +67,6 @@ extension Vault {
             changed = changed.map { $0.intersection(paths) } ?? Set(paths)
         }
         if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
-        let headers = ([rev] + info.parents).map(headerAt)
         for path in changed ?? [] {
             for h in headers {
                 var governing = CommitTags.vaultField
@@ -217,8 +231,9 @@ extension Vault {
         var remerged = false
         let info = try Vault.git { try repo.commitInfo(head) }
         if info.parents.count == 2 {
-            // Merging again needs every entry: not with scopes (some may be under keys this process does not hold).
-            guard header.version < FormatVersion.scopedHeader else { throw VaultError.scopedSyncUnsupported }
+            // Not in a vault with scopes: there every commit is checked by the per-key rule (Spec/FORMAT.md §3.12.6), so a
+            // tagged commit on top would not make git's untagged merge acceptable elsewhere; `tresor sync` merges instead.
+            guard header.version < FormatVersion.scopedHeader else { throw VaultError.gitMergeInScopedVault }
             let (ours, theirs) = (info.parents[0], info.parents[1])
             let base = try Vault.git { try repo.mergeBase(ours, theirs) }
             let merged = try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,

@@ -57,9 +57,17 @@ public enum VaultError: Error, Equatable, Sendable {
     case scopeNests(folder: String, other: String)
     /// A scope header (`path`) that does not parse, does not belong here, or is not authentic.
     case scopeHeader(path: String, CoreError)
-    /// Merging diverged histories of a vault with scopes (format version 4) is not implemented yet: refused before
-    /// anything changes (sync fast-forwards and pushes).
-    case scopedSyncUnsupported
+    /// A merge made with plain git (`git pull`) in a vault with scopes (format version 4): tresor does not merge its
+    /// parents again there (`tresor sync` merges such histories); nothing was committed.
+    case gitMergeInScopedVault
+    /// Both this replica and the remote changed the file `path` differently since they last agreed, and it is sealed
+    /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
+    /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.
+    case scopeConflict(path: String, scope: String?)
+    /// A scope (folder `scope`, or the vault key when nil) was rekeyed on one side since this replica last agreed with
+    /// `remote` (on this replica when `here`, else on the remote), and the other side changed files under that key
+    /// meanwhile: refused before anything changed (Spec/MERGE.md §14.4).
+    case rekeyConcurrentWithEdits(remote: String, scope: String?, here: Bool)
     case session(SessionProblem)
 
     // Git and sync

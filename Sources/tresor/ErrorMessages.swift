@@ -72,8 +72,18 @@ extension VaultError {
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
-        case .scopedSyncUnsupported:
-            return "this replica and the remote both changed this vault, which has scopes (format version 4): tresor cannot merge such histories yet; nothing was changed\nhint: sync before changing, so that one side fast-forwards"
+        case .gitMergeInScopedVault:
+            return "this vault has scopes (format version 4): tresor does not take in merges made with git; nothing was committed\nhint: undo the merge ('git reset --hard ORIG_HEAD') and run 'tresor sync', which merges such histories"
+        case .scopeConflict(let p, let scope?):
+            return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
+        case .scopeConflict(let p, nil):
+            return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
+        case .rekeyConcurrentWithEdits(let remote, let scope, true):
+            let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
+            return "\(what) rekeyed here while \(remote) changed files under the key before: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then rekey again (or remove the member again)"
+        case .rekeyConcurrentWithEdits(let remote, let scope, false):
+            let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
+            return "\(what) rekeyed on \(remote) while this replica changed files under the key before: tresor cannot merge that; nothing was changed\nhint: your changes since the last sync cannot go across the rekey: note them, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync' and make them again"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"

@@ -9,12 +9,15 @@ import Testing
     @Test func thereAreEntryAndHeaderVectors() throws {
         let vectors = try Self.names.map { try VectorFiles.load($0, "merge") }
         #expect(vectors.contains { $0["header"] == .bool(true) })
-        #expect(vectors.contains { $0["header"] == nil })
+        #expect(vectors.contains { $0["header"] == nil && $0["scopeHeader"] == nil })
+        #expect(vectors.contains { $0["scopeHeader"] == .bool(true) })
     }
 
     @Test(arguments: names) func vector(_ name: String) throws {
         let v = try VectorFiles.load(name, "merge")
-        if v["header"] == .bool(true) { try runHeader(v) } else { try runEntries(v) }
+        if v["header"] == .bool(true) { try runHeader(v) }
+        else if v["scopeHeader"] == .bool(true) { try runScopeHeader(v) }
+        else { try runEntries(v) }
     }
 
     func entries(_ v: JSONValue?) throws -> [Entry] {
@@ -77,6 +80,32 @@ import Testing
             let want = try header(v["expected"])
             #expect(String(decoding: merged.serialized(), as: UTF8.self)
                     == want.map { String(decoding: $0.serialized(), as: UTF8.self) }, "header\(label)")
+            #expect(records(resolutions) == expectedRecords(v["resolutions"]), "records\(label)")
+        }
+    }
+
+    func scopeHeader(_ v: JSONValue?) throws -> ScopeHeader? {
+        guard let v, v != .null else { return nil }
+        return try ScopeHeader.parse(v.canonicalBytes() + [0x0A])
+    }
+
+    /// Spec/MERGE.md §14.3: `expected` is compared as canonical bytes (a merged header has no `auth` yet).
+    func runScopeHeader(_ v: [String: JSONValue]) throws {
+        let base = try scopeHeader(v["base"])
+        guard let ours = try scopeHeader(v["ours"]), let theirs = try scopeHeader(v["theirs"]) else { throw VectorError("no ours or theirs") }
+        for (label, o, t) in [("", ours, theirs), (" (sides swapped)", theirs, ours)] {
+            if let error = v["error"]?.stringValue {
+                do {
+                    _ = try ScopeMerge.mergeHeaders(base: base, ours: o, theirs: t)
+                    Issue.record("merged, expected \(error)\(label)")
+                } catch let e as CoreError {
+                    #expect(e.kind == error, "\(label)")
+                }
+                continue
+            }
+            let (merged, resolutions) = try ScopeMerge.mergeHeaders(base: base, ours: o, theirs: t)
+            #expect(String(decoding: merged.serialized(), as: UTF8.self)
+                    == String(decoding: (v["expected"]?.canonicalBytes() ?? []) + [0x0A], as: UTF8.self), "scope header\(label)")
             #expect(records(resolutions) == expectedRecords(v["resolutions"]), "records\(label)")
         }
     }

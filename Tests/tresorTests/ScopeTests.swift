@@ -282,15 +282,16 @@ final class ScopeTests: CLITestCase {
         // The root entry she cannot read came along unread, byte for byte.
         XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout,
                        try git("rev-parse", "HEAD:Email/gmail.json").stdout)
-        // Both changed since the last sync: merging such histories is refused, nothing changes.
+        // Both changed since the last sync: she merges the entry she holds field by field (Spec/MERGE.md §14).
         try ok("edit", "Team/wiki", "--set", "notes=owner again")
         try ok("sync")
         XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol2").code, 0)
-        let before = try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
-        let diverged = try carol(clone, "sync")
-        XCTAssertNotEqual(diverged.code, 0)
-        XCTAssertTrue(diverged.stderr.contains("cannot merge such histories yet; nothing was changed"), diverged.stderr)
-        XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout, before)
+        let merged = try carol(clone, "sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertTrue(merged.stdout.contains("Merged origin: 1 entry changed: Team/wiki"), merged.stdout)
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol2\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "owner again\n")
     }
 
     func testRewritingTeamFilesOnTheRemoteIsRefusedByAMemberOnSync() throws {

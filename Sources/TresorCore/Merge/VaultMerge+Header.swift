@@ -72,6 +72,15 @@ extension VaultMerge {
             if let value { merged.unknownMembers[name] = try? JSONValue.parse(value) }
         }
 
+        // Scopes (version 4) by scope id, each folder by the same rule: a scope made on either side stays, a scope
+        // removed on one side while unchanged on the other is gone. Folders made on both sides must not nest.
+        for id in MergeOrder.unionSorted(Array(ours.scopes.keys) + Array(theirs.scopes.keys)) {
+            let folder = pick(base: base?.scopes[id].map { Array($0.utf8) }, ours: ours.scopes[id].map { Array($0.utf8) },
+                              theirs: theirs.scopes[id].map { Array($0.utf8) })
+            if let folder { merged.scopes[id] = String(decoding: folder, as: UTF8.self) }
+        }
+        try VaultHeader.checkScopes(merged.scopes)
+
         let path = VaultHeader.relativePath
         guard merged.keySlots.isEmpty else {
             return (merged, [MergeResolution(

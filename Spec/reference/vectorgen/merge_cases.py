@@ -7,7 +7,7 @@ tresorref) agree before a vector is written.
 """
 import base64
 
-from .merge_run import entries_vector, header_vector as _header_vector
+from .merge_run import entries_vector, header_vector as _header_vector, scope_header_vector as _scope_header_vector
 
 ID1 = "11111111-1111-4111-8111-111111111111"
 ID2 = "22222222-2222-4222-8222-222222222222"
@@ -413,3 +413,57 @@ header_vector("header-no-slot-left", "each side removed the slot the other kept:
               header([S0, S1]), header([S1], m="x"), header([S0], m="y"), header([S1], m="x"), ["header-conflict"])
 header_vector("header-different-vault", "headers of two different vaults do not merge",
               header([S0]), header([S0]), header([S0], vault=OTHER_VAULT), error="different-vault")
+
+# ---- scope headers (MERGE.md §14.3) ----
+
+SCOPE = "77777777-7777-4777-8777-777777777777"
+OTHER_SCOPE = "66666666-6666-4666-8666-666666666666"
+
+
+def member(id, name, byte):
+    from hashlib import sha256
+    from tresorref.recipients import key_text
+    from tresorref.scopes import SCOPE_SEALED_BYTES
+    return {"type": "recipient", "id": id, "name": name, "publicKey": key_text(sha256(name.encode()).digest()),
+            "sealedKey": b64(byte, SCOPE_SEALED_BYTES)}
+
+
+CAROL = member("c0000000-0000-4000-8000-000000000000", "carol", 0xc0)
+DAVE = member("d0000000-0000-4000-8000-000000000000", "dave", 0xd0)
+ERIN = member("e0000000-0000-4000-8000-000000000000", "erin", 0xe0)
+FRANK = member("f0000000-0000-4000-8000-000000000000", "frank", 0xf0)
+ERIN_AGAIN = member("a0000000-0000-4000-8000-000000000000", "erin", 0xa0)
+VAULT_SLOT = {"type": "vault", "nonce": b64(1, 24), "wrappedKey": b64(1, 48)}
+VAULT_SLOT_2 = {"type": "vault", "nonce": b64(2, 24), "wrappedKey": b64(2, 48)}
+
+
+def scope(slots, generation, auth_byte=None, scope_id=SCOPE, **unknown):
+    h = {"format": "tresor-scope", "version": 1, "vault": VAULT, "scope": scope_id, "folder": "Team",
+         "keySlots": slots, "generation": generation}
+    if auth_byte is not None:
+        h["auth"] = b64(auth_byte, 32)
+    h.update(unknown)
+    return h
+
+
+def scope_vector(name, description, base, ours, theirs, expected=None, resolutions=(), error=None):
+    VECTORS[name] = _scope_header_vector(name, description, base, ours, theirs, expected,
+                                         [R(SCOPE, k, ".tresor/scopes/%s.json" % SCOPE) for k in resolutions], error)
+
+
+scope_vector("scope-header-one-side", "a member added on one side only: that side's scope header as it is, tag included",
+             scope([CAROL, VAULT_SLOT], 1, 1), scope([CAROL, VAULT_SLOT], 1, 1), scope([CAROL, ERIN, VAULT_SLOT], 2, 2),
+             scope([CAROL, ERIN, VAULT_SLOT], 2, 2))
+scope_vector("scope-header-members-united", "members added on both sides are all kept, recipient slots sorted by id; "
+             "generation one more than the greater side's; no tag (the merger writes it)",
+             scope([CAROL, VAULT_SLOT], 1, 1), scope([CAROL, ERIN, VAULT_SLOT], 2, 2),
+             scope([CAROL, FRANK, VAULT_SLOT], 3, 3, note="x"),
+             scope([CAROL, ERIN, FRANK, VAULT_SLOT], 4, note="x"), ["key-slots-merged"])
+scope_vector("scope-header-removal-and-addition", "a slot removed on one side while unchanged on the other is gone; of "
+             "two slots added with one name the greater bytes stay; of two vault slots the greater",
+             scope([CAROL, DAVE, VAULT_SLOT], 1, 1), scope([CAROL, ERIN_AGAIN, VAULT_SLOT_2], 2, 2),
+             scope([CAROL, DAVE, ERIN, VAULT_SLOT], 2, 3),
+             scope([CAROL, ERIN, VAULT_SLOT_2], 3), ["key-slots-merged"])
+scope_vector("scope-header-other-scope", "scope headers of two different scopes do not merge",
+             scope([CAROL], 1, 1), scope([CAROL, ERIN], 2, 2), scope([CAROL], 1, 1, scope_id=OTHER_SCOPE), error="malformed")
+

@@ -65,3 +65,28 @@ def header_vector(name, description, base, ours, theirs, expected, resolutions, 
     check(name, "result", results[0], by_hand)
     v.update(results[0])
     return v
+
+
+def scope_header_vector(name, description, base, ours, theirs, expected, resolutions, error):
+    """A vector over scope headers (MERGE.md §14.3): headers as JSON objects, base may be None; `expected` has no
+    `auth` when the result is neither side's (the merger writes it under the scope key)."""
+    from tresorref.merge_scope import merge_scope_headers
+    from tresorref.scopes import ScopeHeader
+
+    def parse(h):
+        return None if h is None else ScopeHeader.parse(cj.file_bytes(h))
+
+    v = {"description": description, "rule": "MERGE.md §14.3", "scopeHeader": True, "base": base, "ours": ours,
+         "theirs": theirs}
+    results = []
+    for o, t in ((ours, theirs), (theirs, ours)):
+        try:
+            merged, records = merge_scope_headers(parse(base), parse(o), parse(t))
+            results.append({"expected": merged.to_json(), "resolutions": [record_json(r) for r in records]})
+        except FormatError as e:
+            results.append({"error": e.kind})
+    check(name, "with the sides swapped", results[1], results[0])
+    by_hand = {"error": error} if error else {"expected": expected, "resolutions": list(resolutions)}
+    check(name, "result", results[0], by_hand)
+    v.update(results[0])
+    return v
