@@ -136,8 +136,7 @@ extension Vault {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in stride(from: chunk, to: entries.count, by: chunks) {
                 guard case .text(let text)? = entries[i]?.fields["password"]?.value, !text.isEmpty,
-                      // The estimator works on a String (its dictionaries are matched on Characters): a short-lived copy.
-                      let estimate = try? StrengthEstimator.estimate(text.makeString()) else { continue }
+                      let estimate = try? StrengthEstimator.estimate(text) else { continue }
                 lock.lock(); results[i] = estimate; lock.unlock()
             }
         }

@@ -87,11 +87,6 @@ struct GeneratorOptions: ParsableArguments {
 /// Warns on stderr about a weak password a person chose; the password is still used. The warning names
 /// kinds of weakness, never any part of the password.
 func warnIfWeak(_ password: SecretText) {
-    // The estimator matches dictionaries on a String: a short-lived copy, dropped when this returns.
-    warnIfWeak(password.makeString())
-}
-
-func warnIfWeak(_ password: String) {
     let e: StrengthEstimate
     do { e = try StrengthEstimator.estimate(password) } catch {
         Output.warning("cannot check the password's strength: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))

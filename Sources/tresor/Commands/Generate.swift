@@ -35,7 +35,7 @@ struct Generate: ParsableCommand {
 
     func runCheck() throws {
         let password = try readPasswordFromStdin()
-        let e = try StrengthEstimator.estimate(password.makeString())
+        let e = try StrengthEstimator.estimate(password)
         if json {
             Output.json(.object(["score": .integer(e.score), "guesses": .number(String(format: "%.0f", e.guesses)),
                                  "guessesLog10": .number(String(format: "%.2f", e.guessesLog10)),
