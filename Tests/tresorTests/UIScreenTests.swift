@@ -124,7 +124,9 @@ final class UISyncTests: SyncTestCase {
         ui.press("Enter")
         ui.wait(for: "h shows the earlier values of \"password\"")
         ui.press("h", "r")
-        let detail = ui.wait(for: "Earlier values of password")
+        // "r" reveals the values after "h" opened the list: wait for both keys.
+        ui.wait(for: "Earlier values of password")
+        let detail = ui.wait(for: "from-A")
         let current = detail.split(separator: "\n").first { $0.contains("password  ") } ?? ""
         XCTAssertTrue(current.contains("from-B"), "the later write wins:\n\(detail)")
         let loser = detail.split(separator: "\n").first { $0.contains("merge") } ?? ""

@@ -99,6 +99,8 @@ final class UITests: UITestCase {
         XCTAssertTrue(screen.contains("alice@gmail.com"), "hints once unlocked:\n\(screen)")
         ui.press("/")
         ui.type("corp.ex")
+        // The filter redraws after each key: wait for the last one ("co" still matches all three by field).
+        ui.wait(for: "/ corp.ex")
         screen = ui.wait(for: "matches in username")
         XCTAssertTrue(screen.contains("Email/work") && !screen.contains("Email/gmail"), screen)
         ui.press("Enter", "r")
