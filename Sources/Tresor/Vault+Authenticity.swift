@@ -45,22 +45,19 @@ extension Vault {
                   let bytes = try? repo.blob(id: id) else { return nil }
             return try? VaultHeader.parse(bytes)
         }
-        // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
-        var changed: Set<String>?
-        for parent in info.parents {
+        // A merge taking one side's file unchanged needs no tag for it, unless that side's header put it under another key.
+        let headers = ([rev] + info.parents).map { headerAt($0)?.scopes ?? [:] }
+        var parents: [(scopes: [String: String], changed: Set<String>)] = []
+        for (i, parent) in info.parents.enumerated() {
             guard let paths = try? repo.changes(from: parent, to: rev).map(\.path) else { return false }
-            changed = changed.map { $0.intersection(paths) } ?? Set(paths)
+            parents.append((headers[i + 1], Set(paths)))
         }
-        if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
-        let headers = ([rev] + info.parents).map(headerAt)
-        for path in changed ?? [] {
-            for h in headers {
-                var governing = CommitTags.vaultField
-                if let id = ScopeHeader.scopeID(ofPath: path) { governing = CommitTags.field(scopeID: id) }
-                else if let h, let entry = EntryPath(filePath: path), let id = h.scope(containing: entry) { governing = CommitTags.field(scopeID: id) }
-                let held = governing == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(governing.dropFirst(CommitTags.vaultField.count + 1))] != nil
-                if held, !valid.contains(governing) { return false }
-            }
+        guard let required = try? CommitKeyRule.requiredFields(scopes: headers[0], parents: parents, files: {
+            try ([rev] + info.parents).reduce(into: Set<String>()) { $0.formUnion(try repo.treeEntries(at: $1).map(\.path)) }
+        }) else { return false }
+        for field in required.values.reduce(into: Set<String>(), { $0.formUnion($1) }) {
+            let held = field == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(field.dropFirst(CommitTags.vaultField.count + 1))] != nil
+            if held, !valid.contains(field) { return false }
         }
         return true
     }
