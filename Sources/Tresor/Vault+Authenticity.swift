@@ -24,8 +24,10 @@ extension Vault {
     /// governing key this process holds is covered by a valid tag of that key. What other keys govern cannot be checked
     /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
     /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
-    /// count as the held key's.
-    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:]) -> Bool {
+    /// count as the held key's. `opened`: keys of scopes new to this process that a sync is about to open (held from
+    /// here on, so checked on every fetched commit: from the scope's creation onward).
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:],
+                           opened: [String: ScopeKeys] = [:]) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
@@ -34,7 +36,8 @@ extension Vault {
         if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
             valid.insert(CommitTags.vaultField)
         }
-        for (id, keys) in scopeKeys {
+        let held = scopeKeys.merging(opened) { a, _ in a }
+        for (id, keys) in held {
             let field = CommitTags.field(scopeID: id)
             guard let v = fields[field] else { continue }
             if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
@@ -56,8 +59,8 @@ extension Vault {
             try ([rev] + info.parents).reduce(into: Set<String>()) { $0.formUnion(try repo.treeEntries(at: $1).map(\.path)) }
         }) else { return false }
         for field in required.values.reduce(into: Set<String>(), { $0.formUnion($1) }) {
-            let held = field == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(field.dropFirst(CommitTags.vaultField.count + 1))] != nil
-            if held, !valid.contains(field) { return false }
+            let isHeld = field == CommitTags.vaultField ? authenticator != nil : held[String(field.dropFirst(CommitTags.vaultField.count + 1))] != nil
+            if isHeld, !valid.contains(field) { return false }
         }
         return true
     }

@@ -120,3 +120,53 @@ extension ScopeTests {
         XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
     }
 }
+
+extension ScopeTests {
+    /// A closed scope made on the remote with a slot for carol, then a commit by the holder of the vault key alone that
+    /// deletes its entry (a valid vault tag, no tag of the scope): carol's first sync opens the scope, and checks every
+    /// fetched commit with its key from the scope's creation onward, so she refuses the deletion.
+    func testAScopeOpenedBySyncIsCheckedFromItsCreationOnward() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey, "--closed")
+        try ok("sync")
+        let a = try attacker(remote)
+        let tip = try a.tip
+        let deletion = try a.authenticated(try a.commit(try a.editing(try a.tree(of: tip), ["Ops", "db.json"], nil), parents: [tip]), key: try ownerVaultKey)
+        try a.push(deletion)
+        let before = try state(clone)
+        let r = try carol(clone, "sync")
+        XCTAssertNotEqual(r.code, 0, r.stdout)
+        XCTAssertTrue(r.stderr.contains(String(deletion.prefix(12))) && r.stderr.contains("Ops/db.json"), r.stderr)
+        XCTAssertEqual(try state(clone), before)
+        // Without the forged commit she opens Ops and reads its entry.
+        try a.push(tip)
+        let synced = try carol(clone, "sync")
+        XCTAssertEqual(synced.code, 0, synced.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "password").stdout, "ops-secret\n")
+    }
+
+    /// The honest case the check from creation onward must let through: Ops made on the remote (tagged under its first
+    /// key), rekeyed there (dave removed), then carol added; carol's first sync opens the newest key only, and the
+    /// commits under the first key are vouched for by the later ones tagged under the new key.
+    func testAScopeMadeAndRekeyedOnTheRemoteOpensForAMemberAddedAfterTheRekey() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        let dave = try newIdentity("dave")
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "dave", dave)
+        try ok("edit", "Ops/db", "--set", "username=ops")
+        try ok("member", "rm", "--scope", "Ops", "dave")
+        try ok("member", "add", "--scope", "Ops", "carol", carolKey)
+        try ok("sync")
+        let synced = try carol(clone, "sync")
+        XCTAssertEqual(synced.code, 0, synced.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "username").stdout, "ops\n")
+        // So does a clone of the whole history by carol, checked with the newest key alone.
+        let fresh = dir + "/carol-fresh"
+        let cloned = try tresor(["clone", remote, fresh, "--identity", dir + "/carol"], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
+        XCTAssertEqual(cloned.code, 0, cloned.stderr)
+        XCTAssertEqual(try carol(fresh, "show", "Ops/db", "--field", "username").stdout, "ops\n")
+    }
+}
