@@ -29,7 +29,7 @@ do {
     try vault.transaction { txn in
         var entry = Entry(path: path, at: .now())
         try entry.set("username", .text("example"), at: .now(), origin: vault.deviceID)
-        try entry.set("password", .text(password.value), at: .now(), origin: vault.deviceID)
+        try entry.set("password", .text(SecretText(password.value)), at: .now(), origin: vault.deviceID)
         try txn.checkNew(path)
         try txn.put(entry)
         txn.message = "Add \(path)"

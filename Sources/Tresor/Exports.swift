@@ -15,6 +15,8 @@
 
 // Keys, secrets and the vault header.
 @_exported import class TresorCore.SecretBytes
+@_exported import struct TresorCore.SecretText
+@_exported import struct TresorCore.SecretByteBuilder
 @_exported import enum TresorCore.KDFLevel
 @_exported import struct TresorCore.VaultHeader
 @_exported import enum TresorCore.FormatVersion

@@ -1,10 +1,17 @@
-// Unlock sessions: the vault key encrypted under a random token the shell keeps (README: "Sessions").
+// Unlock sessions: the vault key and scope keys encrypted under a random token the shell keeps (README: "Sessions").
 import Foundation
 import TresorCore
 
-/// A session file holds the vault key encrypted with a random 256-bit token; the token lives only in the
-/// user's environment (`TRESOR_SESSION_<vault>`, or `TRESOR_SESSION`). Either half alone reveals nothing about
-/// the vault key.
+/// The keys a session holds: the vault key when the process that unlocked held it, and the keys of the scopes it
+/// held (Spec/FORMAT.md §3.12.4) by scope id.
+public struct SessionKeys {
+    public var vaultKey: SecretBytes?
+    public var scopeKeys: [String: SecretBytes]
+}
+
+/// A session file holds the vault key and the scope keys encrypted with a random 256-bit token; the token lives
+/// only in the user's environment (`TRESOR_SESSION_<vault>`, or `TRESOR_SESSION`). Either half alone reveals
+/// nothing about the keys.
 public enum Session {
     /// The variable scripts set by hand (`--raw`); looked at after the vault's own variable.
     public static let environmentVariable = "TRESOR_SESSION"
@@ -38,17 +45,43 @@ public enum Session {
         Array("tresor-session\u{0}\(vaultID)\u{0}\(expires)".utf8)
     }
 
-    /// Stores the vault key for `timeout` seconds and returns the token to export.
+    /// The additional data of the sealed scope keys: another purpose than the vault key's, same vault and expiry.
+    static func scopeAssociatedData(vaultID: String, expires: Timestamp) -> [UInt8] {
+        Array("tresor-session-scopes\u{0}\(vaultID)\u{0}\(expires)".utf8)
+    }
+
+    /// One scope key in the sealed list: the scope id (36 ASCII bytes), then the key.
+    static let scopeRecordBytes = 36 + Sodium.keyBytes
+
+    /// Stores the keys `vault` holds (its vault key, if held, and its scope keys) for `timeout` seconds and returns
+    /// the token to export. - Throws: `VaultError.vaultLocked` when it holds no key.
     public static func start(vault: Vault, timeout: TimeInterval, directory dir: String) throws -> String {
-        let key = try vault.currentVaultKey()
+        let key = vault.vaultKeyIfHeld
+        let scopes = vault.scopeKeys.sorted { $0.key < $1.key }
+        guard key != nil || !scopes.isEmpty else { throw VaultError.vaultLocked }
         let token = SecretBytes.random(count: Sodium.keyBytes)
         let expires = Timestamp(Date().addingTimeInterval(timeout))
-        let nonce = Sodium.randomBytes(Sodium.nonceBytes)
         let id = vault.header.vaultID
-        let sealed = try Sodium.seal(key, key: token, nonce: nonce, ad: associatedData(vaultID: id, expires: expires))
-        let json = JSONValue.object(["vault": .string(id), "expires": .string(expires.description),
-                                     "nonce": .string(Data(nonce).base64EncodedString()),
-                                     "key": .string(Data(sealed).base64EncodedString())])
+        var fields: [String: JSONValue] = ["vault": .string(id), "expires": .string(expires.description)]
+        if let key {
+            let nonce = Sodium.randomBytes(Sodium.nonceBytes)
+            let sealed = try Sodium.seal(key, key: token, nonce: nonce, ad: associatedData(vaultID: id, expires: expires))
+            fields["nonce"] = .string(Data(nonce).base64EncodedString())
+            fields["key"] = .string(Data(sealed).base64EncodedString())
+        }
+        if !scopes.isEmpty {
+            var plain: [UInt8] = []
+            defer { Sodium.wipe(&plain) }
+            for (scope, keys) in scopes where scope.utf8.count == 36 {
+                plain += Array(scope.utf8)
+                keys.key.withBytes { plain += $0 }
+            }
+            let nonce = Sodium.randomBytes(Sodium.nonceBytes)
+            let sealed = try Sodium.seal(SecretBytes(copying: plain), key: token, nonce: nonce, ad: scopeAssociatedData(vaultID: id, expires: expires))
+            fields["scopeNonce"] = .string(Data(nonce).base64EncodedString())
+            fields["scopeKeys"] = .string(Data(sealed).base64EncodedString())
+        }
+        let json = JSONValue.object(fields)
         do {
             try prepareDirectory(dir)
             try FileSystem.writeAtomically(json.canonicalBytes() + [0x0A], to: file(for: id, in: dir))
@@ -69,27 +102,53 @@ public enum Session {
         }
     }
 
-    /// The vault key of a live session, or a `VaultError.session` saying why not (expired, locked, bad token).
-    /// An expired session file is removed.
+    /// The vault key of a live session, or a `VaultError.session` saying why not (expired, locked, bad token);
+    /// `VaultError.needsVaultKey` for the session of a scope-only member.
     public static func vaultKey(token: String, vaultID: String, directory dir: String) throws -> SecretBytes {
+        guard let key = try keys(token: token, vaultID: vaultID, directory: dir).vaultKey else { throw VaultError.needsVaultKey }
+        return key
+    }
+
+    /// The keys of a live session, or a `VaultError.session` saying why not (expired, locked, bad token).
+    /// An expired session file is removed.
+    public static func keys(token: String, vaultID: String, directory dir: String) throws -> SessionKeys {
         guard let tokenKey = parseToken(token) else { throw VaultError.session(.notAToken) }
         let path = file(for: vaultID, in: dir)
         guard FileSystem.kind(path) == .file,
-              let bytes = try? FileSystem.read(path, limit: 4096),
+              let bytes = try? FileSystem.read(path, limit: 64 * 1024),
               let o = (try? JSONValue.parse(bytes))?.objectValue,
-              let exp = o["expires"]?.stringValue, let expires = Timestamp(parsing: exp),
-              let n = o["nonce"]?.stringValue, let nonce = Data(base64Encoded: n),
-              let k = o["key"]?.stringValue, let sealed = Data(base64Encoded: k)
+              let exp = o["expires"]?.stringValue, let expires = Timestamp(parsing: exp)
         else { throw VaultError.session(.noSession) }
         guard Timestamp.now() < expires else {
             unlink(path)
             throw VaultError.session(.expired(at: expires))
         }
+        func sealed(_ nonceField: String, _ keyField: String) throws -> (nonce: [UInt8], sealed: [UInt8])? {
+            guard o[nonceField] != nil || o[keyField] != nil else { return nil }
+            guard let n = o[nonceField]?.stringValue, let nonce = Data(base64Encoded: n),
+                  let k = o[keyField]?.stringValue, let sealed = Data(base64Encoded: k) else { throw VaultError.session(.noSession) }
+            return ([UInt8](nonce), [UInt8](sealed))
+        }
+        var result = SessionKeys(vaultKey: nil, scopeKeys: [:])
         do {
-            return try Sodium.open([UInt8](sealed), key: tokenKey, nonce: [UInt8](nonce), ad: associatedData(vaultID: vaultID, expires: expires))
-        } catch {
+            if let (nonce, box) = try sealed("nonce", "key") {
+                result.vaultKey = try Sodium.open(box, key: tokenKey, nonce: nonce, ad: associatedData(vaultID: vaultID, expires: expires))
+            }
+            if let (nonce, box) = try sealed("scopeNonce", "scopeKeys") {
+                let plain = try Sodium.open(box, key: tokenKey, nonce: nonce, ad: scopeAssociatedData(vaultID: vaultID, expires: expires))
+                guard plain.count % scopeRecordBytes == 0 else { throw VaultError.session(.wrongToken) }
+                plain.withBytes { raw in
+                    for start in stride(from: 0, to: raw.count, by: scopeRecordBytes) {
+                        let id = String(decoding: raw[start..<start + 36], as: UTF8.self)
+                        result.scopeKeys[id] = SecretBytes(copying: raw[(start + 36)..<(start + scopeRecordBytes)])
+                    }
+                }
+            }
+        } catch let e as VaultError { throw e } catch {
             throw VaultError.session(.wrongToken)
         }
+        guard result.vaultKey != nil || !result.scopeKeys.isEmpty else { throw VaultError.session(.noSession) }
+        return result
     }
 
     /// Removes the session file of a vault. Returns whether one existed.

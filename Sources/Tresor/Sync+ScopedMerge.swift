@@ -83,9 +83,20 @@ extension Vault {
         }
         let changedByOurs = try Vault.git { try repo.changes(from: base, to: ours) }.map(\.path)
         let changedByTheirs = try Vault.git { try repo.changes(from: base, to: theirs) }.map(\.path)
-        // The vault key rekeyed here (a rekey elsewhere is refused by the per-key rule on its commits).
-        if o.rekeyProof != b.rekeyProof, changedByTheirs.contains(where: { governing($0, b) == nil && governing($0, t) == nil }) {
+        // The vault key, on either side. Its rekey wraps the key of every open scope again (the vault slot of its scope
+        // header): a scope header with a vault slot changed on the other side counts as a change under the key before,
+        // or the merged header could keep a vault slot wrapped under the old key.
+        func underVaultKey(_ path: String) -> Bool {
+            if ScopeHeader.scopeID(ofPath: path) != nil {
+                return [base, ours, theirs].contains { small($0, path).flatMap { try? ScopeHeader.parse($0) }?.vaultSlot != nil }
+            }
+            return governing(path, b) == nil || governing(path, o) == nil || governing(path, t) == nil
+        }
+        if o.rekeyProof != b.rekeyProof, changedByTheirs.contains(where: underVaultKey) {
             throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: nil, here: true)
+        }
+        if t.rekeyProof != b.rekeyProof, changedByOurs.contains(where: underVaultKey) {
+            throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: nil, here: false)
         }
         for (id, folder) in b.scopes.sorted(by: { $0.key < $1.key }) {
             let inScope: (String) -> Bool = { governing($0, b) == id || governing($0, o) == id || governing($0, t) == id }
@@ -114,13 +125,15 @@ extension Vault {
             r.scopeKeys = keys
             return r
         }
-        // The base's entries under the vault key only when its header is authentic under the key held (not across a rekey).
-        let baseHeaderVerifies: Bool = {
-            guard let base, let authenticator, let h = try? reader([:], vault: false).readHeader(base) else { return false }
+        // A state's entries under the vault key only when its header is authentic under the key held (not across a rekey:
+        // after following a rekey of the vault key made on T, O's and B's files under the key before are left unread, and
+        // the blob rule takes T's, which O did not change, §14.4).
+        func headerVerifies(_ rev: String?) -> Bool {
+            guard let rev, let authenticator, let h = try? reader([:], vault: false).readHeader(rev) else { return false }
             return (try? authenticator.verify(h)) != nil
-        }()
-        let b = try base.map { try reader(baseKeys, vault: baseHeaderVerifies).read($0) }
-        let o = try reader(oursKeys, vault: true).read(ours)
+        }
+        let b = try base.map { try reader(baseKeys, vault: headerVerifies($0)).read($0) }
+        let o = try reader(oursKeys, vault: headerVerifies(ours)).read(ours)
         let t = try reader(theirKeys, vault: true).read(theirs)
         guard let oh = o.header, let th = t.header else { throw VaultError.git(.unknownRevision("HEAD")) }
 

@@ -57,15 +57,28 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push
         }
-        // A key this replica rekeyed while the remote changed what it governs cannot be merged (Spec/MERGE.md §14.4).
+        // A key rekeyed on one side while the other changed what it governs cannot be merged (Spec/MERGE.md §14.4).
         if let base, base != ours { try requireNoRekeyConcurrentWithEdits(repo: quarantine, base: base, ours: ours, theirs: theirs, remote: remote) }
+        // The vault key rekeyed elsewhere (Spec/FORMAT.md §3.11): its new key, opened with this replica's passphrase or
+        // identity, with a chain of rekey proofs from the key held. From here on the vault uses it; on any error it goes
+        // back to the key before. Commits are checked under the key their own header is authentic under.
+        var previousVaultKey: SecretBytes?
+        var vaultKeys: [VaultAuthenticator] = []
+        var followed = false
+        if authenticator != nil, let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote, base: base) {
+            let previous = try currentVaultKey()
+            vaultKeys = try ([previous] + historyKeys + [newKey]).map { try VaultAuthenticator(vaultKey: $0) }
+            previousVaultKey = previous
+            try useKey(newKey)
+        }
+        defer { if !followed, let previousVaultKey { try? useKey(previousVaultKey) } }
+        let successors = try scopeSuccessors(at: theirs, repo: quarantine, remote: remote)
         // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
         // this process's credential opens. Every fetched commit is checked with all of them (Spec/FORMAT.md §3.12.6):
         // a scope opened here is checked from its creation onward, not only from the tip.
-        let successors = scopeSuccessors(at: theirs, repo: quarantine)
         var theirKeys = scopeKeys.merging(successors) { $1 }
         let opened = try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)
-        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, opened: opened)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, opened: opened, vaultKeys: vaultKeys)
         theirKeys.merge(opened) { a, _ in a }
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
         checker.scopeKeys = theirKeys
@@ -78,8 +91,13 @@ extension Vault {
         var target = theirs
         var keys = theirKeys
         if base != ours {
-            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here.
-            let (merged, finalKeys) = try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+            // Merged in the quarantine (which reads this repository's objects): a refused merge leaves nothing here. Its
+            // blobs, trees and commit go to one pack there (one file, one fsync), which the fetch below copies in.
+            let (merged, finalKeys) = try Vault.git {
+                try quarantine.writingObjectsAsOnePack {
+                    try mergeScoped(repo: quarantine, base: base, ours: ours, theirs: theirs, theirKeys: theirKeys, remote: remote)
+                }
+            }
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit
@@ -94,12 +112,15 @@ extension Vault {
         let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
         try Vault.git { try repo.setRef(name: recovery, to: ours) }
         outcome.recoveryRef = recovery
+        Failpoint.hit(target == theirs ? "before-fast-forward" : "before-merge-commit")
         try publish(repo, from: ours, to: target, paths: paths,
                     reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
         if target == theirs { scopeKeys.merge(keys) { $1 } } else { scopeKeys = keys }
         try Vault.git { try repo.setRef(name: verifiedRef, to: target) }
+        followed = true
         outcome.pulled = true
         outcome.fastForwarded = target == theirs
+        outcome.rekeyed = previousVaultKey != nil
         try reloadHeader()
         _ = try knownFormatVersion(repo)
         // Scopes created elsewhere that this process's keys open.
@@ -121,7 +142,9 @@ extension Vault {
     /// The scopes this process holds whose header at `tip` is under a new key (a member removed elsewhere, §3.12.5) that
     /// its credential opens, authentic under that key, with a rekey proof that verifies under the key held: scope id →
     /// the new key. (One step: a replica several rekeys of a scope behind is refused by the per-key rule.)
-    func scopeSuccessors(at tip: String, repo: GitRepository) -> [String: ScopeKeys] {
+    /// - Throws: `VaultError.rekeyedElsewhere` when a held scope was rekeyed there and this process has no identity or
+    ///   passphrase to open the new key with (unlocked by a session).
+    func scopeSuccessors(at tip: String, repo: GitRepository, remote: String) throws -> [String: ScopeKeys] {
         var found: [String: ScopeKeys] = [:]
         let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
         for (id, held) in scopeKeys {
@@ -132,6 +155,7 @@ extension Vault {
             var key: SecretBytes?
             if let vaultKey = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
             if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            if key == nil, credential == nil { throw VaultError.rekeyedElsewhere(remote: remote) }
             guard let key, let next = try? ScopeKeys(key), (try? next.authenticator.verify(s)) != nil,
                   held.authenticator.verifyRekeyProof(proof, newKey: key) else { continue }
             found[id] = next
@@ -140,10 +164,10 @@ extension Vault {
     }
 
     /// Spec/FORMAT.md §3.12.6 on fetched commits: every commit reachable from `tip` and not from `excluding` is of format
-    /// version 4 and passes the per-key rule for the keys this process holds.
+    /// version 4 and passes the per-key rule for the keys this process holds (`vaultKeys`: see `isAuthenticByKeys`).
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
     func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:],
-                              opened: [String: ScopeKeys] = [:]) throws {
+                              opened: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) throws {
         var broken: [ForeignCommit] = []
         let commits = Array(try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000))
         let vouched = vouchedByVaultTag(commits, repo: repo)
@@ -167,7 +191,7 @@ extension Vault {
                 let downgrade = c.parents.contains { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }
                 if !downgrade, authenticator == nil || vouched.contains(c.id) { continue }
             } else if isAuthenticByKeys(c.id, repo: repo, successors: successors,
-                                        opened: opened.filter { vouchedInScope[$0.key]?.contains(c.id) != true }) { continue }
+                                        opened: opened.filter { vouchedInScope[$0.key]?.contains(c.id) != true }, vaultKeys: vaultKeys) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }

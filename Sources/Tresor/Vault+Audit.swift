@@ -95,7 +95,7 @@ extension Vault {
             }
             var findings: [AuditFinding] = []
             if let field = entry.fields["password"], case .text(let text) = field.value, !text.isEmpty {
-                let password = SecretBytes(utf8: text)
+                let password = text.bytes
                 if let estimate = estimates[index], estimate.score < options.minimumScore {
                     findings.append(.weak(score: estimate.score, guessesLog10: estimate.guessesLog10, weaknesses: estimate.weaknesses))
                 }

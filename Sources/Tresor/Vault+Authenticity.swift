@@ -26,36 +26,51 @@ extension Vault {
     /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
     /// count as the held key's. `opened`: keys of scopes new to this process that a sync is about to open (held from
     /// here on, so checked on every fetched commit: from the scope's creation onward).
+    /// `vaultKeys`: the keys of a rekey of the vault key followed by this sync (Spec/FORMAT.md §3.11); empty: the key held.
     func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:],
-                           opened: [String: ScopeKeys] = [:]) -> Bool {
+                           opened: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
         let names = Array(fields.keys)
+        func headerAt(_ r: String) -> VaultHeader? {
+            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
+                  let bytes = try? repo.blob(id: id) else { return nil }
+            return try? VaultHeader.parse(bytes)
+        }
+        let headers = ([rev] + info.parents).map(headerAt)
         var valid: Set<String> = []
-        if let authenticator, let v = fields[CommitTags.vaultField], authenticator.verifyCommit(content: content, fields: names, value: v) {
+        // Across a rekey of the vault key that this sync follows (`vaultKeys`: the key held, the keys of the rekeys since,
+        // the new one): the tag must verify under the key the commit's own vault header is authentic under, so a holder of
+        // a key before a rekey cannot add commits on top of it.
+        let vaultAuthenticator = vaultKeys.isEmpty ? authenticator : headers[0].flatMap { h in vaultKeys.first { (try? $0.verify(h)) != nil } }
+        if let vaultAuthenticator, let v = fields[CommitTags.vaultField], vaultAuthenticator.verifyCommit(content: content, fields: names, value: v) {
             valid.insert(CommitTags.vaultField)
         }
         let held = scopeKeys.merging(opened) { a, _ in a }
         for (id, keys) in held {
             let field = CommitTags.field(scopeID: id)
             guard let v = fields[field] else { continue }
-            if keys.authenticator.verifyCommit(content: content, fields: names, value: v)
-                || successors[id]?.authenticator.verifyCommit(content: content, fields: names, value: v) == true { valid.insert(field) }
-        }
-        func headerAt(_ r: String) -> VaultHeader? {
-            guard let id = try? repo.blobID(at: r, path: VaultHeader.relativePath), (try? repo.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? repo.blob(id: id) else { return nil }
-            return try? VaultHeader.parse(bytes)
+            var candidates = [keys.authenticator]
+            if let next = successors[id] {
+                // Across a rekey of the scope that this sync follows: the key the commit's own scope header is authentic
+                // under, so a holder of the key before the rekey cannot add commits on top of it.
+                let path = ScopeHeader.relativePath(scopeID: id)
+                let own = (try? repo.blobID(at: rev, path: path)).flatMap { $0 }
+                    .flatMap { blob in (try? repo.blobSize(id: blob)) ?? Int.max <= 1 << 20 ? try? repo.blob(id: blob) : nil }
+                    .flatMap { try? ScopeHeader.parse($0) }
+                candidates = [keys.authenticator, next.authenticator].filter { a in own.map { (try? a.verify($0)) != nil } ?? false }
+            }
+            if candidates.contains(where: { $0.verifyCommit(content: content, fields: names, value: v) }) { valid.insert(field) }
         }
         // A merge taking one side's file unchanged needs no tag for it, unless that side's header put it under another key.
-        let headers = ([rev] + info.parents).map { headerAt($0)?.scopes ?? [:] }
+        let scopeMaps = headers.map { $0?.scopes ?? [:] }
         var parents: [(scopes: [String: String], changed: Set<String>)] = []
         for (i, parent) in info.parents.enumerated() {
             guard let paths = try? repo.changes(from: parent, to: rev).map(\.path) else { return false }
-            parents.append((headers[i + 1], Set(paths)))
+            parents.append((scopeMaps[i + 1], Set(paths)))
         }
-        guard let required = try? CommitKeyRule.requiredFields(scopes: headers[0], parents: parents, files: {
+        guard let required = try? CommitKeyRule.requiredFields(scopes: scopeMaps[0], parents: parents, files: {
             try ([rev] + info.parents).reduce(into: Set<String>()) { $0.formUnion(try repo.treeEntries(at: $1).map(\.path)) }
         }) else { return false }
         for field in required.values.reduce(into: Set<String>(), { $0.formUnion($1) }) {

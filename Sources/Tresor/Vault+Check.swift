@@ -31,14 +31,28 @@ public struct CheckProblem: Equatable, Sendable {
     public let kind: Kind
 }
 
+/// An entry file sealed under a key this process does not hold: its envelope, place and id were checked, its
+/// contents could not be (Spec/FORMAT.md §3.12.6, what a replica without a key cannot check).
+public struct UncheckedEntry: Equatable, Sendable {
+    /// Vault-relative file path.
+    public let file: String
+    /// The folder of the scope whose key seals it; nil for the vault key (a scope-only member).
+    public let scope: String?
+}
+
 /// What `check` looked at and what it found.
 public struct CheckReport: Sendable {
+    /// Entries decrypted and checked in full.
     public var entriesChecked = 0
     public var problems: [CheckProblem] = []
+    /// Entries under keys not held: not problems.
+    public var notChecked: [UncheckedEntry] = []
 }
 
 extension Vault {
-    /// Checks the whole vault. Needs `unlock`. Nothing is changed.
+    /// Checks the whole vault. Needs `unlock`. Nothing is changed. Entries under keys this process does not hold
+    /// (a closed scope, or the vault key for a scope-only member) are checked as far as that goes and listed in
+    /// `notChecked`, not as problems.
     public func check(progress: VaultProgressHandler? = nil) throws -> CheckReport {
         var report = CheckReport()
         func problem(_ file: String, _ kind: CheckProblem.Kind) { report.problems.append(CheckProblem(file: file, kind: kind)) }
@@ -48,11 +62,22 @@ extension Vault {
         var ids: [String: EntryPath] = [:]
         var folded: [String: EntryPath] = [:]
         for (path, result) in try decrypt(paths, progress: progress) {
-            report.entriesChecked += 1
+            if case .failure(.noKeyFor) = result {} else { report.entriesChecked += 1 }
             switch result {
             case .success(let entry):
                 if let first = ids[entry.id] { problem(path.filePath, .duplicateID(id: entry.id, other: first.filePath)) }
                 else { ids[entry.id] = path }
+            case .failure(.noKeyFor(_, let scope)):
+                // Sealed under a key not held: the envelope (Spec/FORMAT.md §6.2 steps 1–7) and its id are checked,
+                // the contents are not.
+                do {
+                    let envelope = try Envelope.parse(try store.readEntryFile(path))
+                    report.notChecked.append(UncheckedEntry(file: path.filePath, scope: scope))
+                    if let first = ids[envelope.id] { problem(path.filePath, .duplicateID(id: envelope.id, other: first.filePath)) }
+                    else { ids[envelope.id] = path }
+                } catch let e as CoreError { problem(path.filePath, .unreadable(.entry(path: path.string, e))) }
+                catch let e as VaultError { problem(path.filePath, .unreadable(e)) }
+                catch { problem(path.filePath, .unreadable(.entry(path: path.string, .io("\(error)")))) }
             case .failure(let e):
                 problem(path.filePath, .unreadable(e))
             }
@@ -71,6 +96,7 @@ extension Vault {
             if FileSystem.kind(root + "/" + Journal.relativePath) != .missing { problem(Journal.relativePath, .unfinishedTransaction) }
         }
         report.problems.sort { ($0.file, "\($0.kind)") < ($1.file, "\($1.kind)") }
+        report.notChecked.sort { $0.file < $1.file }
         return report
     }
 

@@ -159,6 +159,19 @@ public final class Vault {
         if header.version >= FormatVersion.scopedHeader { try openScopes(vaultKey: key, identity: nil) }
     }
 
+    /// Uses the keys of a session (`Session.keys`): the vault key as `unlock(vaultKey:)` does, then each scope key
+    /// whose scope the vault header lists and whose scope header is authentic under it (Spec/FORMAT.md §3.12.4); a
+    /// key of a scope removed or rekeyed since the session began is left out.
+    /// - Throws: as `unlock(vaultKey:)`; `VaultError.session(.wrongToken)` when no key of the session opens anything.
+    public func unlock(session: SessionKeys) throws {
+        if let key = session.vaultKey { try unlock(vaultKey: key) }
+        for (id, key) in session.scopeKeys.sorted(by: { $0.key < $1.key }) where scopeKeys[id] == nil && header.scopes[id] != nil {
+            guard let s = try? scopeHeader(id), let keys = try? ScopeKeys(key), (try? keys.authenticator.verify(s)) != nil else { continue }
+            scopeKeys[id] = keys
+        }
+        guard vaultKey != nil || !scopeKeys.isEmpty else { throw VaultError.session(.wrongToken) }
+    }
+
     /// Uses `key` from now on without checking the header against it (a rekey or a sync that took in a
     /// rekey, which checked it themselves).
     func useKey(_ key: SecretBytes) throws {

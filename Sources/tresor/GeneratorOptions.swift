@@ -86,7 +86,7 @@ struct GeneratorOptions: ParsableArguments {
 
 /// Warns on stderr about a weak password a person chose; the password is still used. The warning names
 /// kinds of weakness, never any part of the password.
-func warnIfWeak(_ password: String) {
+func warnIfWeak(_ password: SecretText) {
     let e: StrengthEstimate
     do { e = try StrengthEstimator.estimate(password) } catch {
         Output.warning("cannot check the password's strength: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))

@@ -31,24 +31,26 @@ enum Output {
         if json { Output.json(document()) } else { status(text()) }
     }
 
-    /// A JSON value as pretty, stable text on stdout.
+    /// A JSON value as pretty, stable text on stdout. It may hold field values (`show --json`): it is built
+    /// and written from zeroing memory, never as a `String`. A failed write is ignored, as `print` does.
     static func json(_ v: JSONValue) {
-        print(pretty(v, indent: ""))
+        try? write(secret: v.prettySecretBytes(trailingNewline: true))
     }
 
-    static func pretty(_ v: JSONValue, indent: String) -> String {
-        let inner = indent + "  "
-        switch v {
-        case .array(let a) where !a.isEmpty:
-            return "[\n" + a.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
-        case .object(let o) where !o.isEmpty:
-            let keys = o.keys.sorted()
-            return "{\n" + keys.map { k in
-                inner + String(decoding: JSONValue.string(k).canonicalBytes(), as: UTF8.self) + ": " + pretty(o[k]!, indent: inner)
-            }.joined(separator: ",\n") + "\n" + indent + "}"
-        default:
-            return String(decoding: v.canonicalBytes(), as: UTF8.self)
+    /// Bytes that hold secrets, written to stdout straight from their zeroing buffer with write(2) (no
+    /// `String` or `Data` copy); what `print` buffered goes first. - Throws: `CLIError` if stdout fails.
+    static func write(secret: SecretBytes) throws {
+        fflush(nil)
+        let ok = secret.withBytes { b -> Bool in
+            var off = 0
+            while off < b.count {
+                let n = Glibc.write(STDOUT_FILENO, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return true
         }
+        guard ok else { throw CLIError("cannot write to standard output: \(String(cString: strerror(errno)))") }
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

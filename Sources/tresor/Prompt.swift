@@ -6,13 +6,31 @@ enum Prompt {
     /// True when a person can answer: stdin is a terminal and /dev/tty opens.
     static var interactive: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// Reads a line from the terminal with echo off; the result is in a zeroing buffer.
+    /// Reads a line from the terminal with echo off; the result is in a zeroing buffer, checked as UTF-8
+    /// without passing through a `String`.
     /// - Throws: `CLIError` without a terminal, or if the line is not UTF-8 text.
     static func secret(_ prompt: String) throws -> SecretBytes {
+        try secretText(prompt).bytes
+    }
+
+    /// `secret(_:)` as text (a password typed for an entry). - Throws: as `secret(_:)`.
+    static func secretText(_ prompt: String) throws -> SecretText {
         var bytes = try secretLine(prompt)
         defer { SecretBytes.wipe(&bytes) }
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw CLIError("what was typed is not UTF-8 text") }
-        return SecretBytes(copying: bytes)
+        guard let text = SecretText(copying: bytes) else { throw CLIError("what was typed is not UTF-8 text") }
+        return text
+    }
+
+    /// All of standard input, read with read(2) straight into zeroing memory (no `Data` or `String` on the
+    /// way). - Throws: `CLIError` if reading fails.
+    static func secretStandardInput() throws -> SecretBytes {
+        var out = SecretByteBuilder(capacity: 4096)
+        while true {
+            let n = out.append(readingFrom: STDIN_FILENO)
+            if n < 0 { if errno == EINTR { continue }; throw CLIError("cannot read standard input: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+        }
+        return out.finish()
     }
 
     /// The bytes of one line typed with echo off (without the line end); the caller wipes them. At
@@ -35,7 +53,8 @@ enum Prompt {
         defer { if hadTerm { var o = old; tcsetattr(fd, TCSANOW, &o) } }
         FileHandle.standardError.write(Data(prompt.utf8))
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
+        // Room for the longest accepted line, so appending never reallocates and leaves an unwiped copy.
+        bytes.reserveCapacity(limit + 2)
         while true {
             var c: UInt8 = 0
             let n = read(fd, &c, 1)

@@ -104,7 +104,7 @@ struct VaultOptions: ParsableArguments {
         guard unlock else { return vault }
         if allowSession, identity == nil, let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
             do {
-                try vault.unlock(vaultKey: try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+                try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
                 return vault
             } catch let e as VaultError {
                 // Fall back to the passphrase when one can be had; otherwise the session error is the answer.

@@ -93,6 +93,23 @@ final class EntryPathTests: XCTestCase {
         XCTAssertEqual(EntryPath(filePath: "Caf\u{E9}.json")?.string, "Caf\u{E9}")
     }
 
+    /// Printable ASCII file names take a quicker way (checked in place): it must agree with the path rules.
+    func testFilePathsAgreeWithThePathRulesForRandomASCIINames() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("ab./ .:\\*?\"<>|-json\u{7F}\t".utf8)
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 1...12, using: &rng)
+            let stem = String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &rng)! }, as: UTF8.self)
+            XCTAssertEqual(EntryPath(filePath: stem + ".json")?.string, (try? EntryPath(stem))?.string, stem.debugDescription)
+        }
+        let hundred = String(repeating: "a", count: 100)
+        XCTAssertEqual(EntryPath(filePath: hundred + "/" + hundred + "/" + String(repeating: "b", count: 53) + ".json")?.string.count, 255)
+        XCTAssertNil(EntryPath(filePath: hundred + "/" + hundred + "/" + String(repeating: "b", count: 54) + ".json"))
+        XCTAssertNil(EntryPath(filePath: hundred + "a.json"))
+        XCTAssertNil(EntryPath(filePath: "/abs.json"))
+        XCTAssertNil(EntryPath(filePath: "a.json/b.json"))
+    }
+
     func testOrderIsByUTF8Bytes() throws {
         let paths = try ["b", "B", "a/b", "a", "é", "z"].map { try EntryPath($0) }.sorted()
         XCTAssertEqual(paths.map(\.string), ["B", "a", "a/b", "b", "z", "é"])

@@ -58,7 +58,7 @@ final class MergeConvergenceTests: XCTestCase {
             let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             for e in new {
                 for (name, f) in e.fields where !MergeOrder.same(f, before[e.id]?.fields[name]) {
-                    written.insert(Write(id: e.id, value: Array(name.utf8) + [0] + MergeOrder.valueBytes(f.value)))
+                    written.insert(Write(id: e.id, value: Array(name.utf8) + [0] + f.value.json.canonicalBytes()))
                 }
             }
             deleted.formUnion(Set(old.map(\.id)).subtracting(new.map(\.id)))

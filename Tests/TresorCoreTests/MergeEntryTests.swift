@@ -16,12 +16,12 @@ enum MergeFixture {
               history: [], unknownMembers: [:])
     }
 
-    static func value(_ s: String) -> FieldValue { .text(s) }
+    static func value(_ s: String) -> FieldValue { .text(SecretText(s)) }
 
     /// Sets or (with nil) deletes a field the way a replica's edit does.
     static func edit(_ e: inout Entry, _ name: String, _ v: String?, at t: Int64, origin: String) {
         let old = e.fields[name]
-        if let old, let v, MergeOrder.valueBytes(old.value) == MergeOrder.valueBytes(value(v)) { return }
+        if let old, let v, old.value.json.canonicalBytes() == value(v).json.canonicalBytes() { return }
         if old == nil && v == nil { return }
         if let old {
             e.history.append(HistoryItem(field: name, value: old.value, modified: old.modified, origin: old.origin,
@@ -55,8 +55,8 @@ enum MergeFixture {
     /// Every (field, value) current or in history, as bytes.
     static func values(_ e: Entry) -> Set<[UInt8]> {
         var out = Set<[UInt8]>()
-        for (name, f) in e.fields { out.insert(Array(name.utf8) + [0] + MergeOrder.valueBytes(f.value)) }
-        for h in e.history { out.insert(Array(h.field.utf8) + [0] + MergeOrder.valueBytes(h.value)) }
+        for (name, f) in e.fields { out.insert(Array(name.utf8) + [0] + f.value.json.canonicalBytes()) }
+        for h in e.history { out.insert(Array(h.field.utf8) + [0] + h.value.json.canonicalBytes()) }
         return out
     }
 }

@@ -41,6 +41,10 @@ final class StrengthReferenceTests: XCTestCase {
         var worst: [(String, Double, Double)] = []
         for r in refs {
             let e = try StrengthEstimator.estimate(r.password, referenceYear: r.referenceYear)
+            // A password held in zeroing memory gets the same estimate as its String.
+            let held = try StrengthEstimator.estimate(SecretText(r.password), referenceYear: r.referenceYear)
+            XCTAssertEqual(held.guessesLog10, e.guessesLog10, r.password)
+            XCTAssertEqual(held.weaknesses, e.weaknesses, r.password)
             let difference = abs(e.guessesLog10 - r.guessesLog10)
             if difference <= 1 { withinTenfold += 1 }
             if difference < 1e-4 { exact += 1 }

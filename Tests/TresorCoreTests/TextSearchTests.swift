@@ -18,6 +18,19 @@ final class TextSearchTests: XCTestCase {
         }
     }
 
+    func testMayContainIsFalseOnlyWhenTheSecretCannotMatch() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [String] = ["a", "A", "b", "Z", "z", " ", "\n", "é", "İ", "\u{212A}"]
+        for _ in 0..<3000 {
+            let hay = (0..<Int.random(in: 0...20, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+            let needle = (0..<Int.random(in: 0...3, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined().lowercased()
+            let contains = hay.lowercased().contains(needle) || needle.isEmpty
+            let may = TextSearch.mayContain(SecretText(hay), lowercasedNeedle: needle)
+            if contains { XCTAssertTrue(may, "\(hay) / \(needle)") }
+            if hay.utf8.allSatisfy({ $0 < 0x80 }) && needle.utf8.allSatisfy({ $0 < 0x80 }) { XCTAssertEqual(may, contains, "\(hay) / \(needle)") }
+        }
+    }
+
     func testIsASCIIFindsAHighByteAnywhere() {
         for length in 0..<40 {
             let plain = [UInt8](repeating: 0x61, count: length)

@@ -73,6 +73,8 @@ extension FormatVectorTests {
         #expect(env.serialized() == file, "envelope is not canonical")
         #expect(try cipher.openPayload(env).withBytes { Array($0) } == plaintext)
         #expect(entry.payloadJSON().canonicalBytes() == plaintext, "payload did not round-trip")
+        // What `seal` encrypts: the same bytes, serialised in zeroing memory only.
+        #expect(entry.payloadJSON().canonicalSecretBytes().withBytes { Array($0) } == plaintext, "zeroing serialisation differs")
         #expect(try cipher.sealPayload(plaintext, id: env.id, nonce: env.nonce) == file, "sealing again differs")
         #expect(entry.id == env.id)
         #expect(entry.path.string == (try str(e, "path")))
@@ -83,7 +85,7 @@ extension FormatVectorTests {
         #expect(Set(entry.fields.keys) == Set(fields.keys))
         for (field, want) in fields {
             switch want {
-            case .string(let s): #expect(entry.fields[field]?.value == .text(s), "\(field)")
+            case .string(let s): #expect(entry.fields[field]?.value == .text(SecretText(s)), "\(field)")
             case .array(let a): #expect(entry.fields[field]?.value == .list(a.compactMap(\.stringValue)), "\(field)")
             default: Issue.record("field \(field) has an unexpected expected value")
             }
@@ -128,7 +130,7 @@ extension FormatVectorTests {
             if let name = op["set"]?.stringValue {
                 let value: FieldValue?
                 switch op["value"] {
-                case .string(let s)?: value = .text(s)
+                case .string(let s)?: value = .text(SecretText(s))
                 case .array(let a)?: value = .list(a.compactMap(\.stringValue))
                 default: value = nil
                 }

@@ -44,7 +44,7 @@ final class RekeyPropertyTests: VaultTestCase {
             case 0, 1 where paths.count < 10:
                 var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), at: now)
                 let value = fresh()
-                try e.set("password", .text(value), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
                 try v.add(e)
                 written.insert(Written(id: e.id, field: "password", value: value))
             case 0, 1, 2, 3:
@@ -53,7 +53,7 @@ final class RekeyPropertyTests: VaultTestCase {
                 var e = old
                 let field = ["password", "username", "notes"].randomElement(using: &rng)!
                 let value = fresh()
-                try e.set(field, .text(value), at: now, origin: v.deviceID)
+                try e.set(field, .text(SecretText(value)), at: now, origin: v.deviceID)
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: field, value: value))
             case 4:
@@ -103,8 +103,8 @@ final class RekeyPropertyTests: VaultTestCase {
         let inGit = try valuesInGitHistory(replicas[0], keys: keys)
         for w in written {
             if let e = byID[w.id] {
-                let current = e.fields[w.field]?.value == .text(w.value)
-                let past = e.history.contains { $0.field == w.field && $0.value == .text(w.value) }
+                let current = e.fields[w.field]?.value == .text(SecretText(w.value))
+                let past = e.history.contains { $0.field == w.field && $0.value == .text(SecretText(w.value)) }
                 XCTAssertTrue(current || past, "seed \(seed): \(w) lost from a live entry")
             } else {
                 XCTAssertTrue(inGit.contains(w), "seed \(seed): \(w) of a deleted entry is not in git history")

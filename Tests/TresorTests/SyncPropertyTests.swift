@@ -44,7 +44,7 @@ final class SyncPropertyTests: VaultTestCase {
             case 0, 1 where paths.count < 12:
                 var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), at: now)
                 let value = fresh()
-                try e.set("password", .text(value), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
                 try v.add(e)
                 written.insert(Written(id: e.id, field: "password", value: value))
             case 0, 1, 2, 3, 4:
@@ -53,7 +53,7 @@ final class SyncPropertyTests: VaultTestCase {
                 var e = old
                 let field = ["password", "username", "notes", "pin"].randomElement(using: &rng)!
                 let value = fresh()
-                try e.set(field, .text(value), at: now, origin: v.deviceID)
+                try e.set(field, .text(SecretText(value)), at: now, origin: v.deviceID)
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: field, value: value))
             case 5:
@@ -69,7 +69,7 @@ final class SyncPropertyTests: VaultTestCase {
                 let old = try v.read(path)
                 var e = old
                 let value = fresh()
-                try e.set("password", .text(value), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: "password", value: value))
                 try v.remove(path)
@@ -99,8 +99,8 @@ final class SyncPropertyTests: VaultTestCase {
         let inGit = try valuesInGitHistory(replicas[0])
         for w in written {
             if let e = byID[w.id] {
-                let current = e.fields[w.field]?.value == .text(w.value)
-                let past = e.history.contains { $0.field == w.field && $0.value == .text(w.value) }
+                let current = e.fields[w.field]?.value == .text(SecretText(w.value))
+                let past = e.history.contains { $0.field == w.field && $0.value == .text(SecretText(w.value)) }
                 XCTAssertTrue(current || past, "seed \(seed): \(w) lost from a live entry")
             } else {
                 XCTAssertTrue(inGit.contains(w), "seed \(seed): \(w) of a deleted entry is not in git history")

@@ -17,7 +17,7 @@ final class VaultImportTests: XCTestCase {
 
     func entry(_ path: String, _ password: String) throws -> Entry {
         var e = Entry(path: try EntryPath(path), at: .now())
-        try e.set("password", .text(password), at: .now(), origin: "test")
+        try e.set("password", .text(SecretText(password)), at: .now(), origin: "test")
         return e
     }
 

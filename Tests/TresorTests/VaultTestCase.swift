@@ -43,7 +43,7 @@ class VaultTestCase: XCTestCase {
     /// A new entry with the given text fields.
     func entry(_ path: String, _ fields: [String: String], origin: String = "test") throws -> Entry {
         var e = Entry(path: try EntryPath(path), at: .now())
-        for (name, value) in fields { try e.set(name, .text(value), at: .now(), origin: origin) }
+        for (name, value) in fields { try e.set(name, .text(SecretText(value)), at: .now(), origin: origin) }
         return e
     }
 
@@ -52,7 +52,7 @@ class VaultTestCase: XCTestCase {
     func edit(_ vault: Vault, _ path: String, _ fields: [String: String]) throws -> SaveOutcome {
         let old = try vault.read(try EntryPath(path))
         var e = old
-        for (name, value) in fields { try e.set(name, .text(value), at: .now(), origin: vault.deviceID) }
+        for (name, value) in fields { try e.set(name, .text(SecretText(value)), at: .now(), origin: vault.deviceID) }
         return try vault.save(e, basedOn: old)
     }
 

@@ -77,7 +77,7 @@ final class JSONOutputTests: CLITestCase {
 
     func testVaultCommands() throws {
         try sampleVault()
-        assertSame(try object("fsck", "--json"), ["entriesChecked": 3, "problems": []])
+        assertSame(try object("fsck", "--json"), ["entriesChecked": 3, "problems": [], "notChecked": []])
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: entryFile("Email/work"))
         let problems = try object("fsck", "--json", code: 6)
         XCTAssertEqual(problems["entriesChecked"] as? Int, 3)

@@ -250,6 +250,47 @@ extension ScopeTests {
         XCTAssertEqual(try state(clone), before)
     }
 
+    /// The loose objects and the pack files under a repository's or quarantine's `objects` folder.
+    func objectFiles(_ objects: String) -> (loose: [String], packs: [String]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? []
+        let loose = names.filter { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }.flatMap { d in
+            ((try? FileManager.default.contentsOfDirectory(atPath: objects + "/" + d)) ?? []).map { d + $0 }
+        }
+        let packs = ((try? FileManager.default.contentsOfDirectory(atPath: objects + "/pack")) ?? []).filter { $0.hasSuffix(".pack") }
+        return (loose, packs)
+    }
+
+    func testAScopedMergeWritesItsObjectsAsOnePackAndAKillBeforeItsCommitLosesNothing() throws {
+        try requireFailpoints()
+        let (_, clone) = try syncedClone()
+        try ok("edit", "Team/wiki", "--set", "notes=owner")
+        try ok("edit", "Email/gmail", "--set", "notes=owner")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        let before = try state(clone)
+        // Killed after the merge was decided in the quarantine, before the branch moves: the quarantine is left behind.
+        let killed = try tresor(["sync", "--vault", clone, "--identity", dir + "/carol"],
+                                extraEnv: ["TRESOR_PASSPHRASE_FILE": nil, "TRESOR_FAILPOINT": "before-merge-commit"])
+        XCTAssertEqual(killed.code, 137, killed.stderr)
+        let quarantines = try FileManager.default.contentsOfDirectory(atPath: clone + "/.git/tresor").filter { $0.hasPrefix("incoming-") }
+        XCTAssertEqual(quarantines.count, 1, "\(quarantines)")
+        // The merge's blob, trees and commit went to the quarantine as one pack, beside the fetched one: no loose object.
+        let written = objectFiles(clone + "/.git/tresor/" + quarantines[0] + "/objects")
+        XCTAssertEqual(written.loose, [], "the merge wrote loose objects")
+        XCTAssertEqual(written.packs.count, 2, "\(written.packs)")
+        let after = try state(clone)
+        XCTAssertEqual([after[0]] + after[2...], [before[0]] + before[2...], "HEAD, index and work tree stay")
+        // The next sync removes the abandoned quarantine, merges again and pushes; the owner reads both changes.
+        let merged = try carol(clone, "sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertTrue(merged.stdout.contains("Merged origin: 2 entries changed") && merged.stdout.contains("Team/wiki"), merged.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: clone + "/.git/tresor").filter { $0.hasPrefix("incoming-") }, [])
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "owner\n")
+        try ok("fsck")
+    }
+
     func testAnUntaggedMergeBringingAForgedBranchFromBeforeTheScopeIsRefused() throws {
         let (remote, clone) = try syncedClone()
         try ok("edit", "Email/gmail", "--set", "notes=v2")

@@ -24,12 +24,9 @@ public final class EntryCipher: @unchecked Sendable {
     }
 
     /// The entry as file bytes, with a fresh random nonce.
-    /// The serialised payload is copied into locked memory and the ordinary buffer zeroed at once.
+    /// The payload is serialised straight into zeroing memory (field values never pass through a `String`).
     public func seal(_ entry: Entry) throws -> [UInt8] {
-        var payload = entry.payloadJSON().canonicalBytes()
-        let plaintext = SecretBytes(copying: payload)
-        Sodium.wipe(&payload)
-        return try seal(plaintext, id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
+        try seal(entry.payloadJSON().canonicalSecretBytes(), id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
     }
 
     private func seal(_ plaintext: SecretBytes, id: String, nonce: [UInt8]) throws -> [UInt8] {
@@ -71,10 +68,11 @@ public final class EntryCipher: @unchecked Sendable {
     }
 
     /// The entry of a decrypted payload (as `openPayload` gives it) of an entry file with envelope id `id`.
+    /// The payload is parsed in place; field values go straight into zeroing buffers (`SecretText`).
     /// - Throws: `CoreError` of the first payload rule broken (Spec/FORMAT.md §5.5, §6.2).
     public func entry(id: String, payload bytes: UnsafeRawBufferPointer, expectedPath: EntryPath?) throws -> Entry {
         let payload: JSONValue
-        do { payload = try JSONValue.parse(bytes) }
+        do { payload = try JSONValue.parsePayload(bytes) }
         catch { throw CoreError.malformed("decrypted payload is not JSON") }
         let entry = try Entry(id: id, payload: payload)
         if let expectedPath, entry.path != expectedPath {

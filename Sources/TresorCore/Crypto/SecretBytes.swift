@@ -40,6 +40,12 @@ public final class SecretBytes: @unchecked Sendable {
         for b in bytes { pointer.storeBytes(of: b, toByteOffset: i, as: UInt8.self); i += 1 }
     }
 
+    /// A copy of `bytes` (one memcpy). The caller should wipe its own copy where it can.
+    public convenience init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(overwrittenCount: bytes.count)
+        if let base = bytes.baseAddress, bytes.count > 0 { pointer.copyMemory(from: base, byteCount: bytes.count) }
+    }
+
     /// The UTF-8 bytes of `string`.
     public convenience init(utf8 string: String) {
         var s = string
@@ -69,8 +75,17 @@ public final class SecretBytes: @unchecked Sendable {
         // sodium_munlock zeroes before unlocking; zero again in case locking had failed.
         _ = sodium_munlock(pointer, max(count, 1))
         sodium_memzero(pointer, max(count, 1))
+        #if DEBUG
+        SecretBytes.releaseProbe?(UnsafeRawBufferPointer(start: pointer, count: max(count, 1)))
+        #endif
         pointer.deallocate()
     }
+
+    #if DEBUG
+    /// Test builds only: called from `deinit` with the buffer after it was zeroed and before it is freed, so a
+    /// test can see what is left in memory. Set and cleared by one test at a time.
+    nonisolated(unsafe) static var releaseProbe: ((UnsafeRawBufferPointer) -> Void)?
+    #endif
 
     /// Runs `body` with read access to the bytes.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

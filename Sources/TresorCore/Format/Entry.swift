@@ -4,35 +4,49 @@ import Foundation
 /// A field value: text, or a list of texts (`urls`, `tags`). Two values are equal when their bytes are:
 /// a password in NFC and the same password in NFD are different secrets (Spec/MERGE.md §2), although
 /// Swift's `String ==` would call them equal.
+///
+/// A text value is secret and lives in a zeroing buffer (`SecretText`, compared in constant time); the
+/// items of a list field (URLs and tags, shown and searched as plain text) are not, and stay `String`.
 public enum FieldValue: Hashable, Sendable {
-    case text(String)
+    case text(SecretText)
     case list([String])
 
     public static func == (a: FieldValue, b: FieldValue) -> Bool { MergeOrder.same(a, b) }
 
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .text(let s): hasher.combine(0); hasher.combine(Array(s.utf8))
+        case .text(let s): hasher.combine(0); hasher.combine(s)
         case .list(let l): hasher.combine(1); for s in l { hasher.combine(Array(s.utf8)) }
         }
     }
 
-    /// Text form for display and search: lists joined by newlines.
+    /// Text form for display and search, as an ordinary `String` that cannot be wiped: lists joined by
+    /// newlines. Prefer `secretText` where the bytes are only written out.
     public var displayText: String {
         switch self {
-        case .text(let s): return s
+        case .text(let s): return s.makeString()
         case .list(let l): return l.joined(separator: "\n")
         }
     }
+
+    /// The same text as `displayText` in a zeroing buffer (a text value is shared, not copied).
+    public var secretText: SecretText {
+        switch self {
+        case .text(let s): return s
+        case .list(let l): return SecretText(l.joined(separator: "\n"))
+        }
+    }
+
     var json: JSONValue {
         switch self {
-        case .text(let s): return .string(s)
+        case .text(let s): return .secret(s)
         case .list(let l): return .array(l.map(JSONValue.string))
         }
     }
     init(json: JSONValue) throws {
         switch json {
-        case .string(let s): self = .text(s)
+        case .secret(let s): self = .text(s)
+        case .string(let s): self = .text(SecretText(s))
         case .array(let a):
             self = .list(try a.map { guard let s = $0.stringValue else { throw CoreError.malformed("list field holds a non-string") }; return s })
         default: throw CoreError.malformed("field value must be a string or an array of strings")
@@ -95,13 +109,20 @@ public struct Entry: Equatable, Sendable {
         self.fields = fields; self.history = history; self.unknownMembers = unknownMembers
     }
 
-    /// The text of a field, nil if absent.
+    /// The text of a field as an ordinary `String` copy (a list joined by newlines), nil if absent. The copy
+    /// cannot be wiped: for values that must be parsed as text (`policy`, the otpauth URI) or shown in a list;
+    /// `secret(_:)` gives the value without copying it.
     public func text(_ name: String) -> String? { fields[name]?.value.displayText }
+    /// The text of a text field in its zeroing buffer, nil if absent or a list.
+    public func secret(_ name: String) -> SecretText? {
+        if case .text(let t)? = fields[name]?.value { return t }
+        return nil
+    }
     /// The list of a list field, empty if absent.
     public func list(_ name: String) -> [String] {
         switch fields[name]?.value {
         case .list(let l): return l
-        case .text(let t): return [t]
+        case .text(let t): return [t.makeString()]
         case nil: return []
         }
     }

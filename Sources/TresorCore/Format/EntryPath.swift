@@ -13,6 +13,8 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     static let forbidden: Set<Unicode.Scalar> = ["\\", ":", "*", "?", "\"", "<", ">", "|"]
     static let forbiddenBytes: [UInt8] = forbidden.map { UInt8($0.value) }
     static let extensionBytes = Array(fileExtension.utf8)
+    /// `forbidden` as a table indexed by byte.
+    static let forbiddenTable: [Bool] = (0..<256).map { forbiddenBytes.contains(UInt8($0)) }
 
     /// Validates and normalises `raw`. A single trailing `/` is not allowed; `//` is not allowed.
     /// - Throws: `CoreError.invalidPath` naming the rule that failed.
@@ -40,18 +42,23 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         // Test on bytes, never on Characters: a combining mark after "/", "." or "\\" would otherwise hide
         // it inside a grapheme cluster. Every byte tested is ASCII, and in UTF-8 an ASCII byte is always that
         // character, never part of another.
-        if let reason = Self.componentViolation(Array(s.utf8)) { throw bad(reason) }
+        if let reason = Array(s.utf8).withUnsafeBufferPointer({ Self.componentViolation($0) }) { throw bad(reason) }
         string = s
     }
+
+    /// A path already known to be valid and NFC.
+    private init(validated string: String) { self.string = string }
 
     /// The first rule of §4.2 about components that `bytes` (a whole path) breaks, nil if none: depth,
     /// then each component in order, then folders named like entry files. Index arithmetic on one array,
     /// no slices or strings per component (listing 10,000 entries validates 10,000 paths).
-    static func componentViolation(_ bytes: [UInt8]) -> String? {
+    static func componentViolation(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var depth = 1
         for b in bytes where b == 0x2F { depth += 1 }
         guard depth <= maxDepth else { return "deeper than \(maxDepth) levels" }
         let n = bytes.count
+        let forbidden = forbiddenTable, ext = extensionBytes
+        var folderLikeEntryFile = false
         var start = 0
         while start <= n {
             var end = start
@@ -62,24 +69,36 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return "\".\" and \"..\" are not allowed" }
             if first == 0x2E { return "a component may not start with \".\"" }
             if first == 0x20 || last == 0x20 || last == 0x2E { return "a component may not start or end with a space or end with \".\"" }
-            for i in start..<end where forbiddenBytes.contains(bytes[i]) { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
+            for i in start..<end where forbidden[Int(bytes[i])] { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
             if length > maxComponentBytes { return "a component is longer than \(maxComponentBytes) bytes" }
+            // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9); reported
+            // after every component's own rules.
+            if end < n, length >= ext.count, (0..<ext.count).allSatisfy({ bytes[end - ext.count + $0] == ext[$0] }) {
+                folderLikeEntryFile = true
+            }
             start = end + 1
         }
-        // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9).
-        let ext = extensionBytes
-        start = 0
-        while let slash = (start..<n).first(where: { bytes[$0] == 0x2F }) {
-            if slash - start >= ext.count && (0..<ext.count).allSatisfy({ bytes[slash - ext.count + $0] == ext[$0] }) {
-                return "a folder name may not end in \".json\""
-            }
-            start = slash + 1
-        }
-        return nil
+        return folderLikeEntryFile ? "a folder name may not end in \".json\"" : nil
     }
 
     /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.
     public init?(filePath: String) {
+        // Printable ASCII (nearly every name; already NFC, no control characters or separators): checked in
+        // place, with one String made for the result. Anything else takes the general way below.
+        var file = filePath
+        let quick: EntryPath?? = file.withUTF8 { all in
+            let ext = Self.extensionBytes, stemCount = all.count - ext.count
+            guard stemCount > 0, memcmp(all.baseAddress! + stemCount, ext, ext.count) == 0 else { return .some(nil) }
+            let stem = UnsafeBufferPointer(rebasing: all[..<stemCount])
+            guard stem.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            guard stemCount <= Self.maxBytes, stem[0] != 0x2F, Self.componentViolation(stem) == nil else { return .some(nil) }
+            return .some(EntryPath(validated: String(decoding: stem, as: UTF8.self)))
+        }
+        if let quick {
+            guard let quick else { return nil }
+            self = quick
+            return
+        }
         let bytes = Array(filePath.utf8), ext = Self.extensionBytes, stemCount = bytes.count - ext.count
         guard stemCount > 0, (0..<ext.count).allSatisfy({ bytes[stemCount + $0] == ext[$0] }) else { return nil }
         let stem = String(decoding: bytes[..<stemCount], as: UTF8.self)
@@ -109,5 +128,18 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     }
     /// Byte order of the UTF-8. Paths are NFC, and Swift orders strings by the scalars of their NFC form,
     /// which is the order of their UTF-8 bytes; `<` on strings is a memcmp for ASCII ones.
-    public static func < (a: EntryPath, b: EntryPath) -> Bool { a.string < b.string }
+    public static func < (a: EntryPath, b: EntryPath) -> Bool { precedes(a.string, b.string) }
+
+    /// `a < b` as a memcmp of the UTF-8 bytes (the same order; the standard library's comparison first checks
+    /// both strings' NFC flags and small-string forms, which sorting 10,000 paths paid ~130,000 times).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let order = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }
+        return (order ?? nil) ?? (a < b)
+    }
 }

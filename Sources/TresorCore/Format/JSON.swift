@@ -7,6 +7,9 @@ public enum JSONValue: Equatable, Sendable {
     case bool(Bool)
     case number(String)
     case string(String)
+    /// A string that is secret (a field value of an entry payload): serialised exactly like `string`, held in
+    /// a zeroing buffer. Only the payload parser produces it; `stringValue` does not see it.
+    case secret(SecretText)
     case array([JSONValue])
     case object([String: JSONValue])
 
@@ -32,9 +35,25 @@ extension JSONValue {
     /// Parses a UTF-8 JSON text. Rejects duplicate object keys, trailing data, nesting deeper than 64,
     /// invalid UTF-8 and lone surrogates.
     public static func parse<C: Collection>(_ bytes: C) throws -> JSONValue where C.Element == UInt8 {
-        var p = JSONParser(Array(bytes))
+        try Array(bytes).withUnsafeBytes { try parse($0) }
+    }
+
+    /// Parses a UTF-8 JSON text in place (no copy of the input).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+        try parse(bytes, secretValues: false)
+    }
+
+    /// Parses a decrypted entry payload in place: like `parse`, but the string values of `fields.*.value` and
+    /// `history[*].value` are decoded straight into zeroing buffers (`.secret`), never into a `String`.
+    /// Spec/FORMAT.md §5
+    public static func parsePayload(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+        try parse(bytes, secretValues: true)
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, secretValues: Bool) throws -> JSONValue {
+        var p = JSONParser(bytes)
         p.skipWhitespace()
-        let v = try p.value(depth: 0)
+        let v = try p.value(depth: 0, place: secretValues ? .root : .other)
         p.skipWhitespace()
         guard p.i == p.b.count else { throw p.error("trailing data") }
         return v
@@ -49,12 +68,61 @@ extension JSONValue {
         return out
     }
 
-    private func write(into out: inout [UInt8]) {
+    /// The canonical serialization written into zeroing memory only: for a payload that holds secrets, on its
+    /// way to being sealed or compared. The same bytes as `canonicalBytes()`.
+    public func canonicalSecretBytes() -> SecretBytes {
+        var out = SecretByteBuilder()
+        write(into: &out)
+        return out.finish()
+    }
+
+    /// Pretty, stable text (the CLI's `--json` and the JSON export), built in zeroing memory only: two-space
+    /// indents, one member or element per line, object keys in `String` order, leaves canonical.
+    public func prettySecretBytes(trailingNewline: Bool = false) -> SecretBytes {
+        var out = SecretByteBuilder()
+        writePretty(into: &out, indent: 0)
+        if trailingNewline { out.append(0x0A) }
+        return out.finish()
+    }
+
+    private func writePretty(into out: inout SecretByteBuilder, indent: Int) {
+        func newline(_ level: Int) {
+            out.append(0x0A)
+            for _ in 0..<level { out.append(0x20); out.append(0x20) }
+        }
         switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .number(let n): out += Array(n.utf8)
+        case .array(let a) where !a.isEmpty:
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                v.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let o) where !o.isEmpty:
+            out.append(UInt8(ascii: "{"))
+            for (i, k) in o.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                JSONValue.writeString(k, into: &out)
+                out.append(UInt8(ascii: ":")); out.append(0x20)
+                o[k]!.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "}"))
+        default:
+            write(into: &out)
+        }
+    }
+
+    private func write<S: JSONSink>(into out: inout S) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.utf8)
         case .string(let s): JSONValue.writeString(s, into: &out)
+        case .secret(let s): s.withUTF8 { JSONValue.writeString($0, into: &out) }
         case .array(let a):
             out.append(UInt8(ascii: "["))
             for (i, v) in a.enumerated() {
@@ -77,28 +145,71 @@ extension JSONValue {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ s: String, into out: inout [UInt8]) {
+    private static func writeString<S: JSONSink>(_ string: String, into out: inout S) {
+        var s = string
+        s.withUTF8 { writeString(UnsafeRawBufferPointer($0), into: &out) }
+    }
+
+    /// A string's bytes in quotes, escaped; runs that need no escape are appended in one piece.
+    private static func writeString<S: JSONSink>(_ b: UnsafeRawBufferPointer, into out: inout S) {
         out.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
+        var run = 0
+        for i in 0..<b.count {
+            let c = b[i]
+            if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
+            if i > run { out.append(run: UnsafeRawBufferPointer(rebasing: b[run..<i])) }
+            run = i + 1
             switch c {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x00..<0x20:
-                out += Array("\\u00".utf8) + [hex[Int(c >> 4)], hex[Int(c & 0xF)]]
-            default: out.append(c)
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            default:
+                out.append(contentsOf: "\\u00".utf8); out.append(hex[Int(c >> 4)]); out.append(hex[Int(c & 0xF)])
             }
         }
+        if b.count > run { out.append(run: UnsafeRawBufferPointer(rebasing: b[run..<b.count])) }
         out.append(UInt8(ascii: "\""))
     }
 }
 
+/// Where canonical JSON is written: an ordinary array, or zeroing memory for payloads.
+private protocol JSONSink {
+    mutating func append(_ byte: UInt8)
+    mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8
+    mutating func append(run bytes: UnsafeRawBufferPointer)
+}
+
+extension Array: JSONSink where Element == UInt8 {
+    mutating func append(run bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
+}
+
+extension SecretByteBuilder: JSONSink {
+    mutating func append(run bytes: UnsafeRawBufferPointer) { append(bytes) }
+}
+
+/// Where in an entry payload the parser is, so that field values (and only they) go into zeroing buffers.
+private enum PayloadPlace {
+    case other, root, fields, field, history, historyItem, value
+
+    func child(key: String) -> PayloadPlace {
+        switch (self, key) {
+        case (.root, "fields"): return .fields
+        case (.root, "history"): return .history
+        case (.fields, _): return .field
+        case (.field, "value"), (.historyItem, "value"): return .value
+        default: return .other
+        }
+    }
+
+    var element: PayloadPlace { self == .history ? .historyItem : .other }
+}
+
 private struct JSONParser {
-    let b: [UInt8]
+    let b: UnsafeRawBufferPointer
     var i = 0
-    init(_ b: [UInt8]) { self.b = b }
+    init(_ b: UnsafeRawBufferPointer) { self.b = b }
 
     func error(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
 
@@ -112,13 +223,13 @@ private struct JSONParser {
         i += l.count
     }
 
-    mutating func value(depth: Int) throws -> JSONValue {
+    mutating func value(depth: Int, place: PayloadPlace) throws -> JSONValue {
         guard depth < 64 else { throw error("nesting too deep") }
         guard i < b.count else { throw error("unexpected end of input") }
         switch b[i] {
-        case UInt8(ascii: "{"): return try object(depth: depth)
-        case UInt8(ascii: "["): return try array(depth: depth)
-        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "{"): return try object(depth: depth, place: place)
+        case UInt8(ascii: "["): return try array(depth: depth, place: place)
+        case UInt8(ascii: "\""): return place == .value ? .secret(try secretString()) : .string(try string())
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
@@ -126,7 +237,7 @@ private struct JSONParser {
         }
     }
 
-    mutating func object(depth: Int) throws -> JSONValue {
+    mutating func object(depth: Int, place: PayloadPlace) throws -> JSONValue {
         i += 1
         var o: [String: JSONValue] = [:]
         skipWhitespace()
@@ -140,7 +251,7 @@ private struct JSONParser {
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
             i += 1
             skipWhitespace()
-            o[k] = try value(depth: depth + 1)
+            o[k] = try value(depth: depth + 1, place: place.child(key: k))
             skipWhitespace()
             guard i < b.count else { throw error("unexpected end of input") }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -149,14 +260,14 @@ private struct JSONParser {
         }
     }
 
-    mutating func array(depth: Int) throws -> JSONValue {
+    mutating func array(depth: Int, place: PayloadPlace) throws -> JSONValue {
         i += 1
         var a: [JSONValue] = []
         skipWhitespace()
         if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return .array(a) }
         while true {
             skipWhitespace()
-            a.append(try value(depth: depth + 1))
+            a.append(try value(depth: depth + 1, place: place.element))
             skipWhitespace()
             guard i < b.count else { throw error("unexpected end of input") }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -217,25 +328,68 @@ private struct JSONParser {
             return s
         }
         var out = Array(b[start..<i])
+        try decodeString { out.append($0) }
+        guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8") }
+        return s
+    }
+
+    /// A string value decoded into zeroing memory only: a scratch buffer as long as the encoded string (escapes
+    /// only ever shrink), then a buffer of the exact length; no `String` and no ordinary array sees the bytes.
+    mutating func secretString() throws -> SecretText {
+        i += 1
+        let start = i
+        // Fast path, most values: no escapes and no control characters, copied once into a buffer of their size.
+        var plain = i
+        while plain < b.count, b[plain] != 0x22, b[plain] != 0x5C, b[plain] >= 0x20 { plain += 1 }
+        if plain < b.count, b[plain] == 0x22 {
+            let part = UnsafeRawBufferPointer(rebasing: b[start..<plain])
+            guard SecretText.isValidUTF8(part) else { i = plain; throw error("invalid UTF-8") }
+            i = plain + 1
+            return SecretText(trusted: SecretBytes(copying: part))
+        }
+        var end = i
+        while end < b.count, b[end] != 0x22 { end += b[end] == 0x5C ? 2 : 1 }
+        let scratch = SecretBytes(count: min(end, b.count) - start)
+        var n = 0
+        var overflow = false
+        try scratch.withMutableBytes { out in
+            try decodeString { byte in
+                if n < out.count { out[n] = byte; n += 1 } else { overflow = true }
+            }
+        }
+        guard !overflow else { throw error("unterminated string") }
+        let exact = SecretBytes(overwrittenCount: n)
+        let valid = scratch.withBytes { src in
+            let part = UnsafeRawBufferPointer(rebasing: src[0..<n])
+            exact.withMutableBytes { $0.copyMemory(from: part) }
+            return SecretText.isValidUTF8(part)
+        }
+        guard valid else { throw error("invalid UTF-8") }
+        return SecretText(trusted: exact)
+    }
+
+    /// Decodes the rest of a string (from `i`, after the opening quote or a plain prefix) into `emit`, and
+    /// moves past the closing quote.
+    mutating func decodeString(_ emit: (UInt8) -> Void) throws {
         while true {
             guard i < b.count else { throw error("unterminated string") }
             let c = b[i]
-            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c == UInt8(ascii: "\"") { i += 1; return }
             if c < 0x20 { throw error("control character in string") }
-            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            if c != UInt8(ascii: "\\") { emit(c); i += 1; continue }
             i += 1
             guard i < b.count else { throw error("unterminated string") }
             let e = b[i]
             i += 1
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "\""): emit(0x22)
+            case UInt8(ascii: "\\"): emit(0x5C)
+            case UInt8(ascii: "/"): emit(0x2F)
+            case UInt8(ascii: "b"): emit(0x08)
+            case UInt8(ascii: "f"): emit(0x0C)
+            case UInt8(ascii: "n"): emit(0x0A)
+            case UInt8(ascii: "r"): emit(0x0D)
+            case UInt8(ascii: "t"): emit(0x09)
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
                 if (0xD800...0xDBFF).contains(scalar) {
@@ -249,11 +403,9 @@ private struct JSONParser {
                 } else if (0xDC00...0xDFFF).contains(scalar) {
                     throw error("lone surrogate")
                 }
-                out += Array(String(Character(Unicode.Scalar(scalar)!)).utf8)
+                UTF8.encode(Unicode.Scalar(scalar)!, into: emit)
             default: throw error("invalid escape")
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8") }
-        return s
     }
 }

@@ -14,6 +14,18 @@ public enum TextSearch {
         return asciiContains(hay, n)
     }
 
+    /// Whether the secret `text` may contain `needle` (already lowercased), read in its buffer: false only
+    /// when both are ASCII and the bytes, A-Z folded, do not contain it. Lets `grep` skip a value without
+    /// making a `String` of it.
+    public static func mayContain(_ text: SecretText, lowercasedNeedle needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard n.allSatisfy({ $0 < 0x80 }) else { return true }
+        return text.withUTF8 { b in
+            guard isASCII(b) else { return true }
+            return asciiContains(b.assumingMemoryBound(to: UInt8.self), n)
+        }
+    }
+
     /// Whether `needle` (lowercase ASCII) occurs in `hay`, folding the case of A-Z in `hay` (other bytes
     /// compared as they are).
     public static func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {

@@ -4,8 +4,11 @@ import Foundation
 
 /// A generated password or passphrase with the entropy of the policy that produced it.
 public struct GeneratedSecret: Sendable {
-    /// The password or passphrase.
-    public let value: String
+    /// The password or passphrase, built in zeroing memory (never a `String` on the way).
+    public let secret: SecretText
+    /// A `String` copy of `secret`, which cannot be wiped: for showing it (the new-entry form, `generate`'s
+    /// JSON), never on the way into the vault.
+    public var value: String { secret.makeString() }
     /// log2 of the number of equally likely outputs of the policy. Spec/GENERATOR.md §4.
     public let entropyBits: Double
 }
@@ -21,7 +24,7 @@ public enum Generator {
         switch policy {
         case .characters(let p):
             let resolved = try p.resolve()
-            let scalars: [Unicode.Scalar]
+            var scalars: [Unicode.Scalar]
             if resolved.everyClass {
                 let classes = resolved.classes.map(\.chars)
                 let sampler = EveryClassSampler(sizes: classes.map(\.count), length: resolved.length)
@@ -30,17 +33,36 @@ public enum Generator {
                 let alphabet = resolved.alphabet
                 scalars = (0..<resolved.length).map { _ in alphabet[rng.index(alphabet.count)] }
             }
-            return GeneratedSecret(value: String(String.UnicodeScalarView(scalars)), entropyBits: entropyBits(of: resolved))
+            var out = SecretByteBuilder(capacity: scalars.count * 4)
+            for scalar in scalars { out.append(contentsOf: UTF8.encode(scalar)!) }
+            for i in scalars.indices { scalars[i] = "\0" }  // the only other copy, wiped
+            return GeneratedSecret(secret: SecretText(trusted: out.finish()), entropyBits: entropyBits(of: resolved))
         case .words(let p):
             try p.validate()
             let list = try EFFWordList.words()
-            var words = (0..<p.words).map { _ in list[rng.index(list.count)] }
-            if p.capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
+            // The same draws in the same order as ever (Spec/GENERATOR.md §4.3: the words, then which word gets
+            // the number, then the digit); the words are copied from the list into zeroing memory.
+            var picks = (0..<p.words).map { _ in rng.index(list.count) }
+            var numbered = -1, digit = 0
             if p.withNumber {
-                let which = rng.index(words.count)
-                words[which] += String(rng.index(10))
+                numbered = rng.index(picks.count)
+                digit = rng.index(10)
             }
-            return GeneratedSecret(value: words.joined(separator: p.separator), entropyBits: try entropyBits(of: policy))
+            var out = SecretByteBuilder(capacity: 128)
+            for (k, pick) in picks.enumerated() {
+                if k > 0 { out.append(p.separator) }
+                let word = list[pick]
+                if p.capitalize, let first = word.first {
+                    out.append(String(first).uppercased())
+                    out.append(contentsOf: word.utf8.dropFirst(String(first).utf8.count))
+                } else {
+                    out.append(word)
+                }
+                if k == numbered { out.append(UInt8(ascii: "0") + UInt8(digit)) }
+            }
+            for i in picks.indices { picks[i] = 0 }
+            numbered = 0; digit = 0
+            return GeneratedSecret(secret: SecretText(trusted: out.finish()), entropyBits: try entropyBits(of: policy))
         }
     }
 

@@ -83,9 +83,34 @@ public enum StrengthEstimator {
     /// - Throws: `GeneratorError.dataFileMissing`, `.dataFileUnreadable` or `.dataFileDamaged` when the
     ///   dictionaries cannot be loaded (they are read once, on first use).
     public static func estimate(_ password: String, referenceYear: Int? = nil) throws -> StrengthEstimate {
-        let data = try StrengthData.shared()
         var scalars = Array(password.unicodeScalars.prefix(maxAnalysedLength))
         defer { wipe(&scalars) }
+        return try estimate(scalars: scalars, referenceYear: referenceYear)
+    }
+
+    /// The strength of a password held in zeroing memory: its scalars are decoded from the bytes into one
+    /// array of the right capacity (never reallocated, wiped afterwards), without a `String`. Bytes that are
+    /// not UTF-8 count as U+FFFD, as `String(decoding:)` would read them.
+    public static func estimate(_ password: SecretText, referenceYear: Int? = nil) throws -> StrengthEstimate {
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(min(password.count, maxAnalysedLength))
+        defer { wipe(&scalars) }
+        password.withUTF8 { bytes in
+            var input = bytes.makeIterator()
+            var decoder = UTF8()
+            decoding: while scalars.count < maxAnalysedLength {
+                switch decoder.decode(&input) {
+                case .scalarValue(let scalar): scalars.append(scalar)
+                case .emptyInput: break decoding
+                case .error: scalars.append("\u{FFFD}")
+                }
+            }
+        }
+        return try estimate(scalars: scalars, referenceYear: referenceYear)
+    }
+
+    private static func estimate(scalars: [Unicode.Scalar], referenceYear: Int?) throws -> StrengthEstimate {
+        let data = try StrengthData.shared()
         guard !scalars.isEmpty else { return StrengthEstimate(score: 0, guesses: 1, guessesLog10: 0, weaknesses: [.empty]) }
         let matcher = StrengthMatcher(data: data, referenceYear: referenceYear ?? currentYear)
         let (log10Guesses, sequence) = matcher.mostGuessableSequence(scalars, matcher.omnimatch(scalars))

@@ -28,7 +28,23 @@ enum MergeOrder {
 
     static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
-    static func valueBytes(_ v: FieldValue) -> [UInt8] { v.json.canonicalBytes() }
+    /// Byte equality of two secret texts, in constant time for equal lengths.
+    static func same(_ a: SecretText, _ b: SecretText) -> Bool { a == b }
+
+    static func compare(_ a: SecretBytes, _ b: SecretBytes) -> Int {
+        a.withBytes { x in b.withBytes { y in SecretText.compare(x, y) } }
+    }
+
+    /// -1, 0 or 1 by the canonical JSON bytes of two values, serialised into zeroing memory. Not constant
+    /// time: this is an order, and only decides which of two versions a merge keeps.
+    static func compareValues(_ a: FieldValue, _ b: FieldValue) -> Int {
+        switch (a, b) {
+        // A JSON string sorts before an array (`"` < `[`), as the canonical bytes would.
+        case (.text, .list): return -1
+        case (.list, .text): return 1
+        default: return compare(a.json.canonicalSecretBytes(), b.json.canonicalSecretBytes())
+        }
+    }
 
     /// The same write: value, `modified` and `origin` equal byte for byte.
     static func same(_ a: Field?, _ b: Field?) -> Bool {
@@ -83,7 +99,7 @@ enum MergeOrder {
         if a.modified != b.modified { return a.modified < b.modified }
         let o = compare(a.origin, b.origin)
         if o != 0 { return o < 0 }
-        return compare(valueBytes(a.value), valueBytes(b.value)) < 0
+        return compareValues(a.value, b.value) < 0
     }
 
     /// The order of history items (§2.2, the canonical order of Spec/FORMAT.md §5.4): `replaced`, field,
@@ -94,7 +110,7 @@ enum MergeOrder {
         if c == 0 { c = compare(a.field, b.field) }
         if c == 0 { c = compare(a.modified, b.modified) }
         if c == 0 { c = compare(a.origin, b.origin) }
-        if c == 0 { c = compare(valueBytes(a.value), valueBytes(b.value)) }
+        if c == 0 { c = compareValues(a.value, b.value) }
         if c == 0 { c = compare(a.reason, b.reason) }
         return c
     }

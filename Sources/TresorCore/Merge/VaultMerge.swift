@@ -60,7 +60,7 @@ public enum VaultMerge {
                 versions.append(v)
             }
             guard !versions.isEmpty else { continue }
-            versions.sort { MergeOrder.compare($0.payloadJSON().canonicalBytes(), $1.payloadJSON().canonicalBytes()) < 0 }
+            versions.sort { MergeOrder.compare($0.payloadJSON().canonicalSecretBytes(), $1.payloadJSON().canonicalSecretBytes()) < 0 }
             var merged = versions[0]
             for v in versions.dropFirst() { merged = EntryMerge.merge(base: b, ours: merged, theirs: v).entry ?? merged }
             side[key] = merged
@@ -112,7 +112,7 @@ public enum VaultMerge {
     static func entryPrecedes(_ a: Entry, _ b: Entry) -> Bool {
         var c = MergeOrder.compare(a.id, b.id)
         if c == 0 { c = MergeOrder.compare(a.path.string, b.path.string) }
-        if c == 0 { c = MergeOrder.compare(a.payloadJSON().canonicalBytes(), b.payloadJSON().canonicalBytes()) }
+        if c == 0 { c = MergeOrder.compare(a.payloadJSON().canonicalSecretBytes(), b.payloadJSON().canonicalSecretBytes()) }
         return c < 0
     }
 

@@ -14,22 +14,23 @@ public enum TresorJSON {
     /// One entry in the `show --json` shape (plus `policy` when present).
     public static func object(_ e: Entry) -> JSONValue {
         var custom: [String: JSONValue] = [:]
-        for name in e.customFieldNames { custom[name] = .string(e.text(name) ?? "") }
+        // Text values stay in their zeroing buffers (`.secret`); lists, names and times are not secret.
+        for name in e.customFieldNames { custom[name] = .secret(e.secret(name) ?? "") }
         var o: [String: JSONValue] = [
             "path": .string(e.path.string), "id": .string(e.id),
-            "password": e.text("password").map(JSONValue.string) ?? .null,
-            "username": e.text("username").map(JSONValue.string) ?? .null,
+            "password": e.secret("password").map(JSONValue.secret) ?? .null,
+            "username": e.secret("username").map(JSONValue.secret) ?? .null,
             "urls": .array(e.list("urls").map(JSONValue.string)),
-            "notes": e.text("notes").map(JSONValue.string) ?? .null,
+            "notes": e.secret("notes").map(JSONValue.secret) ?? .null,
             "fields": .object(custom),
             "tags": .array(e.list("tags").map(JSONValue.string)),
             "created": .string(e.created.description), "modified": .string(e.modified.description),
             "history": .array(e.history.map { h in
-                .object(["field": .string(h.field), "value": .string(h.value.displayText), "modified": .string(h.modified.description),
+                .object(["field": .string(h.field), "value": .secret(h.value.secretText), "modified": .string(h.modified.description),
                          "replaced": .string(h.replaced.description), "origin": .string(h.origin), "reason": .string(h.reason)])
             }),
         ]
-        if let p = e.text("policy") { o["policy"] = .string(p) }
+        if let p = e.secret("policy") { o["policy"] = .secret(p) }
         return .object(o)
     }
 

@@ -4,9 +4,17 @@ import TresorCore
 
 /// Turns imported entries into Tresor entries and Tresor entries into the neutral model for export.
 public enum EntryConversion {
-    /// A secret as field text. - Throws: `InterchangeError.core(.invalidField)` for invalid UTF-8.
+    /// A secret as an ordinary `String` (for text formats built as strings: pass). - Throws:
+    /// `InterchangeError.core(.invalidField)` for invalid UTF-8.
     static func text(_ s: SecretBytes, field: String) throws -> String {
         guard let t = s.utf8String() else { throw InterchangeError.core(.invalidField("field \"\(field)\" is not UTF-8 text")) }
+        return t
+    }
+
+    /// A secret as field text, sharing its zeroing buffer. - Throws: `InterchangeError.core(.invalidField)`
+    /// for invalid UTF-8.
+    static func secretText(_ s: SecretBytes, field: String) throws -> SecretText {
+        guard let t = SecretText(validating: s) else { throw InterchangeError.core(.invalidField("field \"\(field)\" is not UTF-8 text")) }
         return t
     }
 
@@ -20,30 +28,31 @@ public enum EntryConversion {
         func set(_ name: String, _ value: FieldValue?) throws {
             do { try entry.set(name, value, at: modified, origin: origin) } catch let e as CoreError { throw InterchangeError.core(e) }
         }
-        if let p = item.password { try set("password", .text(try text(p, field: "password"))) }
-        if let u = item.username { try set("username", .text(u)) }
+        if let p = item.password { try set("password", .text(try secretText(p, field: "password"))) }
+        if let u = item.username { try set("username", .text(SecretText(u))) }
         let urls = item.urls.filter { !$0.isEmpty }
         if !urls.isEmpty { try set("urls", .list(urls)) }
-        if let n = item.notes { try set("notes", .text(try text(n, field: "notes"))) }
+        if let n = item.notes { try set("notes", .text(try secretText(n, field: "notes"))) }
         var tags: [String] = []
         for t in item.tags where !t.isEmpty && !tags.contains(t) { tags.append(t) }
         if !tags.isEmpty { try set("tags", .list(tags)) }
-        if let p = item.policy, (try? GeneratorPolicy(parsing: p)) != nil { try set("policy", .text(p)) }
+        if let p = item.policy, (try? GeneratorPolicy(parsing: p)) != nil { try set("policy", .text(SecretText(p))) }
         var used = Set(Entry.standardFields)
-        if let otp = item.otp { try set(OTPAuth.fieldName, .text(try text(otp, field: OTPAuth.fieldName))); used.insert(OTPAuth.fieldName) }
+        if let otp = item.otp { try set(OTPAuth.fieldName, .text(try secretText(otp, field: OTPAuth.fieldName))); used.insert(OTPAuth.fieldName) }
         var renamedFields: [String: String] = [:]
         for f in item.fields {
             let name = fieldName(f.name, used: used)
             used.insert(name)
             if name != f.name { notes.append(.fieldRenamed(from: f.name, to: name)); renamedFields[f.name] = name }
-            try set(name, .text(try text(f.value, field: name)))
+            try set(name, .text(try secretText(f.value, field: name)))
         }
         // Source history: Entry.set wrote no history (each field set once); add the source's own.
         entry.history = try item.history.filter { $0.value.count > 0 }.map { h in
             let known = Entry.standardFields.contains(h.field) || h.field == OTPAuth.fieldName
             let field = renamedFields[h.field] ?? (known ? h.field : escapeFieldName(h.field))
-            let t = try text(h.value, field: field)
-            let value: FieldValue = Entry.listFields.contains(field) ? .list(t.split(separator: "\n").map(String.init)) : .text(t)
+            let t = try secretText(h.value, field: field)
+            // List items (URLs, tags) are not secret and become Strings.
+            let value: FieldValue = Entry.listFields.contains(field) ? .list(t.makeString().split(separator: "\n").map(String.init)) : .text(t)
             return HistoryItem(field: field, value: value, modified: h.modified ?? min(h.replaced, created), origin: h.origin ?? origin,
                                replaced: h.replaced, reason: h.reason ?? "edit")
         }
@@ -104,18 +113,18 @@ public enum EntryConversion {
         var item = InterchangeEntry(folder: entry.path.components.dropLast().map { $0 }, title: entry.path.name)
         item.vaultPath = entry.path.string
         item.username = entry.text("username")
-        item.password = entry.text("password").map { SecretBytes(utf8: $0) }
+        item.password = entry.secret("password")?.bytes
         item.urls = entry.list("urls")
-        item.notes = entry.text("notes").map { SecretBytes(utf8: $0) }
+        item.notes = entry.secret("notes")?.bytes
         item.tags = entry.list("tags")
         item.policy = entry.text("policy")
         for name in entry.customFieldNames {
-            let value = entry.text(name) ?? ""
-            if name == OTPAuth.fieldName && OTPAuth.isURI(value) { item.otp = SecretBytes(utf8: value); continue }
-            item.fields.append(InterchangeField(name: name, value: SecretBytes(utf8: value)))
+            let value = entry.secret(name) ?? ""
+            if name == OTPAuth.fieldName && OTPAuth.isURI(value) { item.otp = value.bytes; continue }
+            item.fields.append(InterchangeField(name: name, value: value.bytes))
         }
         item.history = entry.history.map {
-            InterchangeHistoryItem(field: $0.field, value: SecretBytes(utf8: $0.value.displayText), modified: $0.modified,
+            InterchangeHistoryItem(field: $0.field, value: $0.value.secretText.bytes, modified: $0.modified,
                                    replaced: $0.replaced, origin: $0.origin, reason: $0.reason)
         }
         item.created = entry.created

@@ -58,6 +58,14 @@ public enum OTPAuth {
     /// The secret of an `otpauth://` URI (for KeePassXC's CSV `TOTP` column, which holds the URI itself).
     public static func isURI(_ s: String) -> Bool { s.lowercased().hasPrefix("otpauth://") }
 
+    /// Whether a secret text starts with `otpauth://` (ASCII case ignored), read in place.
+    public static func isURI(_ s: SecretText) -> Bool {
+        let prefix = Array("otpauth://".utf8)
+        return s.withUTF8 { b in
+            b.count >= prefix.count && prefix.indices.allSatisfy { (b[$0] >= 0x41 && b[$0] <= 0x5A ? b[$0] | 0x20 : b[$0]) == prefix[$0] }
+        }
+    }
+
     static func build(secret: String, issuer: String?, account: String?, period: Int?, digits: Int?, algorithm: String?, steam: Bool) -> String {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~@"))
         func enc(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }

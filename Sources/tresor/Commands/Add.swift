@@ -41,7 +41,7 @@ struct Add: ParsableCommand {
         try vault.checkNew(entryPath, force: force)
         let policy = try generator.resolve()
 
-        var password: String?
+        var password: SecretText?
         var entropy: Double?
         if noPassword {
             password = nil
@@ -50,7 +50,7 @@ struct Add: ParsableCommand {
             warnIfWeak(password!)
         } else if generate || (generator.isSpecified && !Prompt.interactive) {
             let g = try GeneratorOptions.generate(policy)
-            password = g.value
+            password = g.secret
             entropy = g.entropyBits
             if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
         } else if Prompt.interactive {
@@ -61,16 +61,16 @@ struct Add: ParsableCommand {
 
         var fields: [String: FieldValue] = [:]
         if let password { fields["password"] = .text(password) }
-        if let username { fields["username"] = .text(username) }
+        if let username { fields["username"] = .text(SecretText(username)) }
         if !urls.isEmpty { fields["urls"] = .list(urls) }
-        if let note { fields["notes"] = .text(note) }
+        if let note { fields["notes"] = .text(SecretText(note)) }
         if !tags.isEmpty { fields["tags"] = .list(tags) }
-        if generator.isSpecified { fields["policy"] = .text(policy.policyString) }
+        if generator.isSpecified { fields["policy"] = .text(SecretText(policy.policyString)) }
         for (name, value) in custom {
             if name == TOTP.fieldName { _ = try OTPURI.parse(value) }
-            fields[name] = .text(value)
+            fields[name] = .text(SecretText(value))
         }
-        if let otp { fields[TOTP.fieldName] = .text(otp) }
+        if let otp { fields[TOTP.fieldName] = .text(SecretText(otp)) }
         let entry = try vault.add(entryPath, fields: fields, force: force)
         // The password itself is never in the report; a generated one is described by its entropy.
         Output.report(json: json, "Added \(entryPath)",
@@ -79,7 +79,7 @@ struct Add: ParsableCommand {
     }
 
     /// At a terminal: show a generated password; accept, regenerate, or type one's own.
-    func offerPassword(_ policy: GeneratorPolicy) throws -> String? {
+    func offerPassword(_ policy: GeneratorPolicy) throws -> SecretText? {
         var offered = try GeneratorOptions.generate(policy)
         Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
         while true {
@@ -87,16 +87,15 @@ struct Add: ParsableCommand {
                 throw CLIError("no answer; nothing was added")
             }
             switch answer.trimmingCharacters(in: .whitespaces) {
-            case "a", "accept", "": return offered.value
+            case "a", "accept", "": return SecretText(offered.value)
             case "r", "regenerate":
                 offered = try GeneratorOptions.generate(policy)
                 Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
             case "t", "type":
-                let typed = try Prompt.secret("Password: ")
-                guard typed.constantTimeEquals(try Prompt.secret("Repeat password: ")) else { Output.warning("the passwords do not match"); continue }
-                guard let s = typed.utf8String() else { throw CLIError("the password is not valid UTF-8") }
-                warnIfWeak(s)
-                return s
+                let typed = try Prompt.secretText("Password: ")
+                guard typed == (try Prompt.secretText("Repeat password: ")) else { Output.warning("the passwords do not match"); continue }
+                warnIfWeak(typed)
+                return typed
             case "n", "no": return nil
             default:
                 Output.status("Unknown answer \"\(displayable(answer))\": type a, r, t or n.")
@@ -115,19 +114,20 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
 }
 
 /// All of standard input as a password; one final newline (LF or CRLF) is dropped. At a terminal,
-/// one line typed without echo.
-func readPasswordFromStdin() throws -> String {
+/// one line typed without echo. Held in zeroing memory from the read on; never a `String`.
+func readPasswordFromStdin() throws -> SecretText {
     if Prompt.interactive {
-        let typed = try Prompt.secret("Password: ")
-        guard let s = typed.utf8String(), !s.isEmpty else { throw CLIError("no password was typed") }
-        return s
+        let typed = try Prompt.secretText("Password: ")
+        guard !typed.isEmpty else { throw CLIError("no password was typed") }
+        return typed
     }
-    var data = FileHandle.standardInput.readDataToEndOfFile()
-    defer { SecretBytes.wipe(&data) }
-    var bytes = [UInt8](data)
-    defer { SecretBytes.wipe(&bytes) }
-    if bytes.last == 0x0A { bytes.removeLast(); if bytes.last == 0x0D { bytes.removeLast() } }
-    guard !bytes.isEmpty else { throw CLIError("no password on standard input") }
-    guard let s = String(validating: bytes, as: UTF8.self) else { throw CLIError("the password on standard input is not valid UTF-8") }
-    return s
+    let input = try Prompt.secretStandardInput()
+    let text = try input.withBytes { all -> SecretText? in
+        var n = all.count
+        if n > 0 && all[n - 1] == 0x0A { n -= 1; if n > 0 && all[n - 1] == 0x0D { n -= 1 } }
+        guard n > 0 else { throw CLIError("no password on standard input") }
+        return SecretText(copying: UnsafeRawBufferPointer(rebasing: all[0..<n]))
+    }
+    guard let text else { throw CLIError("the password on standard input is not valid UTF-8") }
+    return text
 }

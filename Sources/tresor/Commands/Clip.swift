@@ -45,7 +45,7 @@ struct Clip: ParsableCommand {
             throw CLIError("entry \"\(entry.path)\" has no field \"\(displayable(field))\"" +
                            (entry.fields.isEmpty ? "" : "\nhint: it has " + entry.fields.keys.sorted().joined(separator: ", ")), code: ExitStatus.notFound)
         }
-        try clip.copy(SecretBytes(utf8: f.value.displayText), field: field, of: entry.path, json: json)
+        try clip.copy(f.value.secretText.bytes, field: field, of: entry.path, json: json)
     }
 
     static func format(_ seconds: Double) -> String {

@@ -42,7 +42,7 @@ struct Edit: ParsableCommand {
                 let (name, value) = try parseAssignment(s, option: "--set")
                 if Entry.listFields.contains(name) { lists[name, default: []].append(value); continue }
                 guard target[name] == nil else { throw ValidationError("--set: field \"\(name)\" is set twice") }
-                target[name] = .text(value)
+                target[name] = .text(SecretText(value))
             }
             for (name, values) in lists { target[name] = .list(values) }
             for name in unsets {
@@ -56,22 +56,22 @@ struct Edit: ParsableCommand {
             }
             if let otpUri {
                 guard target[TOTP.fieldName] == nil else { throw ValidationError("use --otp-uri or --set otp=, not both") }
-                target[TOTP.fieldName] = .text(try OTPURI.read(otpUri))
+                target[TOTP.fieldName] = .text(SecretText(try OTPURI.read(otpUri)))
             }
-            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri) }
+            if case .text(let uri)?? = target[TOTP.fieldName] { _ = try OTPURI.parse(uri.makeString()) }
             if passwordStdin { target["password"] = .text(try readPasswordFromStdin()) }
             if generate {
                 let base = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) }
                 let policy = try generator.resolve(base: base)
                 let g = try GeneratorOptions.generate(policy)
-                target["password"] = .text(g.value)
-                if generator.isSpecified { target["policy"] = .text(policy.policyString) }
+                target["password"] = .text(g.secret)
+                if generator.isSpecified { target["policy"] = .text(SecretText(policy.policyString)) }
                 entropy = g.entropyBits
                 if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
             }
         }
-        if case .text(let p)?? = target["password"], !generate, p != entry.text("password") { warnIfWeak(p) }
-        if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p) }
+        if case .text(let p)?? = target["password"], !generate, p != entry.secret("password") { warnIfWeak(p) }
+        if case .text(let p)?? = target["policy"] { _ = try GeneratorPolicy(parsing: p.makeString()) }
         // Stamped when saved, not when read: an editor may have been open for a while.
         guard let outcome = try vault.edit(original, changes: target) else { unchanged(); return }
         if !json { reportMerge(outcome) }
@@ -92,7 +92,9 @@ struct Edit: ParsableCommand {
         let original = try EditorText.render(entry)
         let view = try EditorView()
         defer { view.remove() }
-        try FileSystem.writeAtomically(Array(original.utf8), to: view.file)
+        var shown = original.withBytes { Array($0) }
+        defer { SecretBytes.wipe(&shown) }
+        try FileSystem.writeAtomically(shown, to: view.file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
         while true {
@@ -100,13 +102,13 @@ struct Edit: ParsableCommand {
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
             var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
             defer { SecretBytes.wipe(&bytes) }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if text == original { return nil }
+            // Unchanged means the same bytes: the view is compared and parsed where it was read, never as a String.
+            if bytes == shown { return nil }
             do {
-                let parsed = try EditorText.parse(text)
+                let parsed = try bytes.withUnsafeBytes { try EditorText.parse($0) }
                 if case .text(let uri)? = parsed[TOTP.fieldName] {
-                    do { _ = try TOTP(uri: uri) } catch let e as OTPError {
-                        throw EditorText.ParseError(line: EditorText.line(of: TOTP.fieldName, in: text), message: "otp: \(e.message)")
+                    do { _ = try TOTP(uri: uri.makeString()) } catch let e as OTPError {
+                        throw EditorText.ParseError(line: bytes.withUnsafeBytes { EditorText.line(of: TOTP.fieldName, in: $0) }, message: "otp: \(e.message)")
                     }
                 }
                 if parsed.isEmpty, !entry.fields.isEmpty, !(Prompt.interactive && Prompt.confirm("The edit removes every field. Save it?")) {

@@ -49,7 +49,7 @@ struct Export: ParsableCommand {
             progress.finish()
             Output.status("Exported \(count) to the pass store \"\(output!)\", encrypted to \(gpgIDs.joined(separator: ", ")).")
         case .json, .csv:
-            let bytes = fmt == .json ? SecretBytes(utf8: Output.pretty(TresorJSON.document(entries), indent: "") + "\n") : try CSVExport.export(entries)
+            let bytes = fmt == .json ? TresorJSON.document(entries).prettySecretBytes(trailingNewline: true) : try CSVExport.export(entries)
             if let output {
                 if Prompt.interactive && !Prompt.confirm("Write \(count) with their passwords in plaintext to \"\(output)\"?") {
                     Output.status("Nothing was written.")
@@ -58,7 +58,7 @@ struct Export: ParsableCommand {
                 try ExportFile.writeNew(bytes, to: output)
                 Output.status("Exported \(count) in plaintext to \"\(output)\" (mode 0600). Delete it when you are done.")
             } else {
-                try writeStandardOutput(bytes)
+                try Output.write(secret: bytes)
             }
         }
     }
@@ -77,16 +77,4 @@ struct Export: ParsableCommand {
         }
     }
 
-    func writeStandardOutput(_ bytes: SecretBytes) throws {
-        let ok = bytes.withBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = Glibc.write(STDOUT_FILENO, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
-        guard ok else { throw CLIError("cannot write to standard output: \(String(cString: strerror(errno)))") }
-    }
 }

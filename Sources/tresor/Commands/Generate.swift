@@ -20,10 +20,15 @@ struct Generate: ParsableCommand {
         let policy = try generator.resolve()
         let secrets = try (0..<n).map { _ in try GeneratorOptions.generate(policy) }
         if json {
-            let objects = secrets.map { JSONValue.object(["password": .string($0.value), "entropyBits": jsonEntropy($0.entropyBits)]) }
+            let objects = secrets.map { JSONValue.object(["password": .secret($0.secret), "entropyBits": jsonEntropy($0.entropyBits)]) }
             Output.json(count == nil ? objects[0] : .array(objects))
         } else {
-            secrets.forEach { Output.line($0.value) }
+            for s in secrets {
+                var line = SecretByteBuilder(capacity: s.secret.count + 1)
+                line.append(s.secret)
+                line.append(0x0A)
+                try Output.write(secret: line.finish())
+            }
             if Output.stdoutIsTerminal { Output.status(String(format: "%.1f bits of entropy each (%@)", secrets[0].entropyBits, policy.policyString)) }
         }
     }
@@ -60,8 +65,8 @@ struct Rotate: ParsableCommand {
         catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \((error as? LocalizedError)?.errorDescription ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
         let policy = try generator.resolve(base: stored)
         let g = try GeneratorOptions.generate(policy)
-        var changes: [String: FieldValue?] = ["password": .text(g.value)]
-        if generator.isSpecified { changes["policy"] = .text(policy.policyString) }
+        var changes: [String: FieldValue?] = ["password": .text(g.secret)]
+        if generator.isSpecified { changes["policy"] = .text(SecretText(policy.policyString)) }
         let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)")
         if !json, let outcome { reportMerge(outcome) }
         Output.report(json: json, String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits),

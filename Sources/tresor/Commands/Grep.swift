@@ -31,6 +31,9 @@ struct Grep: ParsableCommand {
             case .failure(let e)?: Output.warning(e.message); failed = true; continue
             case .success(let entry)?:
                 for name in entry.fields.keys.sorted() {
+                    // A text value that cannot match is skipped in its buffer, without a String copy.
+                    if case .text(let t) = entry.fields[name]!.value, !TextSearch.mayContain(t, lowercasedNeedle: needle),
+                       !TextSearch.contains(name, lowercasedNeedle: needle) { continue }
                     for line in Grep.lines(entry.fields[name]!.value.displayText) where TextSearch.contains(line, lowercasedNeedle: needle) {
                         matches.append((name, line))
                     }

@@ -55,9 +55,16 @@ struct Fsck: ParsableCommand {
         progress.finish()
         if json {
             Output.json(.object(["entriesChecked": .integer(report.entriesChecked),
-                                 "problems": .array(report.problems.map { .object(["file": .string($0.file), "message": .string($0.message)]) })]))
+                                 "problems": .array(report.problems.map { .object(["file": .string($0.file), "message": .string($0.message)]) }),
+                                 "notChecked": .array(report.notChecked.map { .object(["file": .string($0.file), "scope": $0.scope.map(JSONValue.string) ?? .null]) })]))
         } else {
             for p in report.problems { Output.line("\(p.file): \(p.message)") }
+            // Entries under keys not held are not damage: one line per key, on stderr beside the summary.
+            var byKey: [String: Int] = [:]
+            for u in report.notChecked { byKey[u.scope.map { "no key for scope \(Output.quoted($0))" } ?? "the vault key is not held", default: 0] += 1 }
+            for (reason, count) in byKey.sorted(by: { $0.key < $1.key }) {
+                Output.status("\(count) entr\(count == 1 ? "y" : "ies") not checked (\(reason))")
+            }
             Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
         }
         if !report.problems.isEmpty { throw ExitCode(ExitStatus.problems) }

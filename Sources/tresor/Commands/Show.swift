@@ -28,37 +28,49 @@ struct Show: ParsableCommand {
             if json {
                 let value: JSONValue
                 switch f.value {
-                case .text(let s): value = .string(s)
+                case .text(let s): value = .secret(s)
                 case .list(let l): value = .array(l.map(JSONValue.string))
                 }
                 Output.json(.object(["path": .string(entry.path.string), "field": .string(field), "value": value]))
             } else {
-                Output.line(f.value.displayText)
+                var out = SecretByteBuilder()
+                out.append(f.value.secretText)
+                out.append(0x0A)
+                try Output.write(secret: out.finish())
             }
         } else if json {
             Output.json(TresorJSON.object(entry))
         } else {
-            Output.line(EntryText.render(entry))
+            try Output.write(secret: EntryText.render(entry))
         }
     }
 }
 
-/// The human form of an entry: `name: value` lines, multi-line values indented.
+/// The human form of an entry: `name: value` lines, multi-line values indented, ending in a newline. Built in
+/// zeroing memory: the values are copied from their buffers, never into a `String`.
 enum EntryText {
-    static func render(_ e: Entry) -> String {
-        var lines: [String] = []
-        func add(_ name: String, _ value: String) {
-            let parts = value.split(separator: "\n", omittingEmptySubsequences: false)
-            if parts.count > 1 { lines.append("\(name):"); lines += parts.map { "  " + $0 } } else { lines.append("\(name): \(value)") }
+    static func render(_ e: Entry) -> SecretBytes {
+        var out = SecretByteBuilder()
+        func add(_ name: String, _ value: SecretText) {
+            if value.withUTF8({ $0.contains(0x0A) }) {
+                out.append("\(name):\n  ")
+                out.append(value, indentingLinesBy: "  ")
+            } else {
+                out.append("\(name): ")
+                out.append(value)
+            }
+            out.append(0x0A)
         }
-        if let p = e.text("password") { add("password", p) }
-        if let u = e.text("username") { add("username", u) }
+        // URLs and tags are not secret (Strings); they go through the same layout.
+        func add(_ name: String, _ value: String) { add(name, SecretText(value)) }
+        if let p = e.secret("password") { add("password", p) }
+        if let u = e.secret("username") { add("username", u) }
         for u in e.list("urls") { add("url", u) }
-        for n in e.customFieldNames { add(n, e.text(n) ?? "") }
+        for n in e.customFieldNames { add(n, e.secret(n) ?? "") }
         if !e.list("tags").isEmpty { add("tags", e.list("tags").joined(separator: ", ")) }
-        if let n = e.text("notes") { add("notes", n) }
-        lines.append("modified: \(e.modified)")
-        if !e.history.isEmpty { lines.append("history: \(e.history.count) earlier value\(e.history.count == 1 ? "" : "s") (--json shows them)") }
-        return lines.joined(separator: "\n")
+        if let n = e.secret("notes") { add("notes", n) }
+        out.append("modified: \(e.modified)\n")
+        if !e.history.isEmpty { out.append("history: \(e.history.count) earlier value\(e.history.count == 1 ? "" : "s") (--json shows them)\n") }
+        return out.finish()
     }
 }

@@ -89,8 +89,8 @@ struct Clone: ParsableCommand {
         do {
             // An open session of the same vault (same vault id) saves asking again.
             if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessInfo.processInfo.environment),
-               let key = try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
-                try vault.unlock(vaultKey: key)
+               let keys = try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
+                try vault.unlock(session: keys)
             } else {
                 try options.unlock(vault)
             }

@@ -58,7 +58,7 @@ extension DetailScreen {
         do {
             let editCommand = try Edit.parse(["--", shown.path.string])
             guard let edited = try app.suspend({ try editCommand.runEditor(shown) }) else { app.say("No changes."); return }
-            if case .text(let p)? = edited["policy"] { _ = try GeneratorPolicy(parsing: p) }
+            if case .text(let p)? = edited["policy"] { _ = try GeneratorPolicy(parsing: p.makeString()) }
             // The editor may have been open a while: the edit is stamped now and merged with anything
             // another command changed meanwhile.
             var changes: [String: FieldValue?] = [:]

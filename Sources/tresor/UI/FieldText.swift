@@ -26,6 +26,6 @@ enum FieldText {
         if field == "tags" {
             return .list(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
-        return .text(text)
+        return .text(SecretText(text))
     }
 }

@@ -45,7 +45,7 @@ final class VaultModel {
     }
 
     func unlock(sessionToken token: String) throws {
-        try vault.unlock(vaultKey: try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+        try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
         keySource = .session(token)
         startIndexing()
     }
@@ -53,7 +53,7 @@ final class VaultModel {
     /// Whether the session the key came from still exists and has not expired.
     func sessionStillOpen() -> Bool {
         guard case .session(let token)? = keySource else { return true }
-        return (try? Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: Session.directory())) != nil
+        return (try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory())) != nil
     }
 
     /// Drops the key and every decrypted text. - Throws: when the vault can no longer be opened.
