@@ -73,11 +73,13 @@ extension Vault {
         }
         defer { if !followed, let previousVaultKey { try? useKey(previousVaultKey) } }
         let successors = try scopeSuccessors(at: theirs, repo: quarantine, remote: remote)
-        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, vaultKeys: vaultKeys)
         // The keys for the remote's tip: those held, the successors of scopes rekeyed there, and scopes made there that
-        // this process's credential opens.
+        // this process's credential opens. Every fetched commit is checked with all of them (Spec/FORMAT.md §3.12.6):
+        // a scope opened here is checked from its creation onward, not only from the tip.
         var theirKeys = scopeKeys.merging(successors) { $1 }
-        theirKeys.merge(try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)) { a, _ in a }
+        let opened = try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)
+        try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, opened: opened, vaultKeys: vaultKeys)
+        theirKeys.merge(opened) { a, _ in a }
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
         checker.scopeKeys = theirKeys
         checker.progress = progress
@@ -165,10 +167,14 @@ extension Vault {
     /// version 4 and passes the per-key rule for the keys this process holds (`vaultKeys`: see `isAuthenticByKeys`).
     /// - Throws: `VaultError.foreignCommits` naming the commits that do not, and the paths they change.
     func requireFetchedByKeys(tip: String, excluding: [String], repo: GitRepository, successors: [String: ScopeKeys] = [:],
-                              vaultKeys: [VaultAuthenticator] = []) throws {
+                              opened: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) throws {
         var broken: [ForeignCommit] = []
         let commits = Array(try Vault.git({ try repo.commits(from: [tip], excluding: excluding) }).prefix(100_000))
         let vouched = vouchedByVaultTag(commits, repo: repo)
+        // A scope opened by this sync is checked on every fetched commit but those below a commit that carries a valid
+        // tag of its key: those a member vouched for (there, the scope may have been under a key before a rekey).
+        var vouchedInScope: [String: Set<String>] = [:]
+        for (id, keys) in opened { vouchedInScope[id] = self.vouched(by: CommitTags.field(scopeID: id), keys.authenticator, commits, repo: repo) }
         for c in commits {
             // A header that does not parse counts as version 0: refused below, never skipped.
             let version = (try? repo.blobID(at: c.id, path: VaultHeader.relativePath)).flatMap { $0 }
@@ -184,7 +190,8 @@ extension Vault {
             if version < FormatVersion.scopedHeader {
                 let downgrade = c.parents.contains { headerVersion(at: $0, repo: repo) >= FormatVersion.scopedHeader }
                 if !downgrade, authenticator == nil || vouched.contains(c.id) { continue }
-            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors, vaultKeys: vaultKeys) { continue }
+            } else if isAuthenticByKeys(c.id, repo: repo, successors: successors,
+                                        opened: opened.filter { vouchedInScope[$0.key]?.contains(c.id) != true }, vaultKeys: vaultKeys) { continue }
             let paths = (try? repo.changes(from: c.parents.first, to: c.id).map(\.path)) ?? []
             broken.append(ForeignCommit(id: c.id, summary: c.summary, paths: paths))
             if broken.count >= 50 { break }
@@ -196,13 +203,19 @@ extension Vault {
     /// and every one of `commits` below them: what such a tag vouches for. Empty without the vault key.
     func vouchedByVaultTag(_ commits: [GitCommit], repo: GitRepository) -> Set<String> {
         guard let authenticator else { return [] }
+        return vouched(by: CommitTags.vaultField, authenticator, commits, repo: repo)
+    }
+
+    /// The commits of `commits` that carry a tag in `field` verifying under `authenticator`, and every one of `commits`
+    /// below them.
+    func vouched(by field: String, _ authenticator: VaultAuthenticator, _ commits: [GitCommit], repo: GitRepository) -> Set<String> {
         var byID: [String: GitCommit] = [:]
         for c in commits { byID[c.id] = c }
         var vouched: Set<String> = []
         var queue: [String] = commits.compactMap { c in
             guard let raw = try? repo.rawCommit(c.id) else { return nil }
             let (content, found) = CommitTags.split(raw)
-            guard let fields = found, let value = fields[CommitTags.vaultField],
+            guard let fields = found, let value = fields[field],
                   authenticator.verifyCommit(content: content, fields: Array(fields.keys), value: value) else { return nil }
             return c.id
         }

@@ -24,9 +24,11 @@ extension Vault {
     /// governing key this process holds is covered by a valid tag of that key. What other keys govern cannot be checked
     /// here (a scope-only member's commit carries no vault tag; a holder of the vault key alone passes it on).
     /// `successors`: scope keys that replaced a held one by a rekey of that scope (Spec/FORMAT.md §3.12.5), whose tags
-    /// count as the held key's.
+    /// count as the held key's. `opened`: keys of scopes new to this process that a sync is about to open (held from
+    /// here on, so checked on every fetched commit: from the scope's creation onward).
     /// `vaultKeys`: the keys of a rekey of the vault key followed by this sync (Spec/FORMAT.md §3.11); empty: the key held.
-    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) -> Bool {
+    func isAuthenticByKeys(_ rev: String, repo: GitRepository, successors: [String: ScopeKeys] = [:],
+                           opened: [String: ScopeKeys] = [:], vaultKeys: [VaultAuthenticator] = []) -> Bool {
         guard let raw = try? repo.rawCommit(rev), let info = try? repo.commitInfo(rev) else { return false }
         let (content, found) = CommitTags.split(raw)
         guard let fields = found else { return false }
@@ -45,7 +47,8 @@ extension Vault {
         if let vaultAuthenticator, let v = fields[CommitTags.vaultField], vaultAuthenticator.verifyCommit(content: content, fields: names, value: v) {
             valid.insert(CommitTags.vaultField)
         }
-        for (id, keys) in scopeKeys {
+        let held = scopeKeys.merging(opened) { a, _ in a }
+        for (id, keys) in held {
             let field = CommitTags.field(scopeID: id)
             guard let v = fields[field] else { continue }
             var candidates = [keys.authenticator]
@@ -60,21 +63,19 @@ extension Vault {
             }
             if candidates.contains(where: { $0.verifyCommit(content: content, fields: names, value: v) }) { valid.insert(field) }
         }
-        // Files changed against every parent (a merge taking one side's file unchanged needs no tag for it).
-        var changed: Set<String>?
-        for parent in info.parents {
+        // A merge taking one side's file unchanged needs no tag for it, unless that side's header put it under another key.
+        let scopeMaps = headers.map { $0?.scopes ?? [:] }
+        var parents: [(scopes: [String: String], changed: Set<String>)] = []
+        for (i, parent) in info.parents.enumerated() {
             guard let paths = try? repo.changes(from: parent, to: rev).map(\.path) else { return false }
-            changed = changed.map { $0.intersection(paths) } ?? Set(paths)
+            parents.append((scopeMaps[i + 1], Set(paths)))
         }
-        if info.parents.isEmpty { changed = Set(((try? repo.treeEntries(at: rev)) ?? []).map(\.path)) }
-        for path in changed ?? [] {
-            for h in headers {
-                var governing = CommitTags.vaultField
-                if let id = ScopeHeader.scopeID(ofPath: path) { governing = CommitTags.field(scopeID: id) }
-                else if let h, let entry = EntryPath(filePath: path), let id = h.scope(containing: entry) { governing = CommitTags.field(scopeID: id) }
-                let held = governing == CommitTags.vaultField ? authenticator != nil : scopeKeys[String(governing.dropFirst(CommitTags.vaultField.count + 1))] != nil
-                if held, !valid.contains(governing) { return false }
-            }
+        guard let required = try? CommitKeyRule.requiredFields(scopes: scopeMaps[0], parents: parents, files: {
+            try ([rev] + info.parents).reduce(into: Set<String>()) { $0.formUnion(try repo.treeEntries(at: $1).map(\.path)) }
+        }) else { return false }
+        for field in required.values.reduce(into: Set<String>(), { $0.formUnion($1) }) {
+            let isHeld = field == CommitTags.vaultField ? authenticator != nil : held[String(field.dropFirst(CommitTags.vaultField.count + 1))] != nil
+            if isHeld, !valid.contains(field) { return false }
         }
         return true
     }

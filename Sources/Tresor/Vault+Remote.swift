@@ -53,8 +53,14 @@ extension Vault {
     public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
-        if header.version >= FormatVersion.scopedHeader { try requireFetchedByKeys(tip: tip, excluding: [], repo: repo) }
-        else { try requireAuthentic(incoming: tip, ours: nil, repo: repo) }
+        if header.version >= FormatVersion.scopedHeader {
+            // Every scope key was opened from the fetched tip: each is checked as a key a sync opens (Spec/FORMAT.md
+            // §3.12.6), so history under a scope's key from before a rekey is vouched for by the tags above it.
+            let opened = scopeKeys
+            scopeKeys = [:]
+            defer { scopeKeys = opened }
+            try requireFetchedByKeys(tip: tip, excluding: [], repo: repo, opened: opened)
+        } else { try requireAuthentic(incoming: tip, ours: nil, repo: repo) }
         // A version 1 tip over history that held version 2: the authentication was stripped (a downgrade).
         let version = headerVersion(at: tip, repo: repo)
         if version < FormatVersion.header, try highestHeaderVersion(from: tip, stopAt: FormatVersion.header, repo: repo) > version {
@@ -70,6 +76,7 @@ extension Vault {
         Failpoint.hit("clone-branch-moved")
         try Vault.git { try repo.checkoutHead(progress: progress.map { report in { report(.files(done: $0, total: $1)) } }) }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
+        if header.version >= FormatVersion.scopedHeader { try Vault.git { try repo.setRef(name: verifiedRef, to: tip) } }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)
         try reloadHeader()

@@ -110,6 +110,22 @@ extension FormatVectorTests {
         #expect(hex(covered) == (try str(e, "tagged_message")))
     }
 
+    /// Spec/FORMAT.md §3.12.6: the files a commit changes and the tag fields each needs, by `CommitKeyRule` from the
+    /// differences of the given trees (path → mode and blob id) and each vault header's scopes.
+    func commitKeyRule(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
+        func files(_ o: [String: JSONValue]) -> [String: String] { (o["files"]?.objectValue ?? [:]).compactMapValues(\.stringValue) }
+        func scopes(_ o: [String: JSONValue]) -> [String: String] { (o["scopes"]?.objectValue ?? [:]).compactMapValues(\.stringValue) }
+        let own = files(i)
+        let parents = (i["parents"]?.arrayValue ?? []).compactMap(\.objectValue).map { p in
+            let theirs = files(p)
+            return (scopes: scopes(p), changed: Set(own.keys).union(theirs.keys).filter { own[$0] != theirs[$0] })
+        }
+        let all = (i["parents"]?.arrayValue ?? []).compactMap(\.objectValue).reduce(Set(own.keys)) { $0.union(files($1).keys) }
+        let required = CommitKeyRule.requiredFields(scopes: scopes(i), parents: parents, files: { all })
+        let expected = (e?["changed"]?.objectValue ?? [:]).mapValues { ($0.arrayValue ?? []).compactMap(\.stringValue) }
+        #expect(required.mapValues { $0.sorted() } == expected)
+    }
+
     /// Spec/FORMAT.md §3.12.5: the library's own scope rekey compared with the vector's up to the sealed boxes and
     /// nonces (fresh randomness), each opened; the entry sealed again with the given nonce.
     func scopeRekey(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {

@@ -65,6 +65,7 @@ struct VectorError: Error, CustomStringConvertible {
         case "scoped-entry": run = { try scopedEntry(inputs, expected) }
         case "commit-auth-v4": run = { try commitAuthV4(inputs, expected) }
         case "scope-rekey": run = { try scopeRekey(inputs, expected) }
+        case "commit-key-rule": run = { try commitKeyRule(inputs, expected) }
         default: throw VectorError("unknown test \"\(test)\"")
         }
         guard let error else { return try run() }

@@ -8,7 +8,7 @@ from . import primitives
 from .encoding import b64encode, b64field, is_id
 from .errors import fail
 from .header import HeaderV3, HEADER_FORMATS, MAX_FILE_BYTES
-from .paths import is_entry_path
+from .paths import entry_path, is_entry_path
 from .recipients import RecipientSlot, MAX_RECIPIENT_SLOTS, SEAL_BYTES, seal_box
 
 SCOPE_FORMAT = "tresor-scope"
@@ -16,6 +16,7 @@ SCOPES_DIR = ".tresor/scopes/"
 MAX_SCOPES = 64
 SUBKEY_SCOPE_WRAP = 4
 VAULT_SLOT_TYPE = "vault"
+COMMIT_FIELD = "tresor-auth"
 
 
 def scope_file(scope_id):
@@ -308,3 +309,36 @@ def _rekeyed(self, old_key, new_key, vault_key, removing, ephemeral_secrets, vau
 
 
 ScopeHeader.rekeyed = _rekeyed
+
+
+def governing_field(path, scopes):
+    """§3.12.6: the tag field of the governing key of file `path` by a vault header whose scopes are `scopes` (scope id
+    -> folder; empty below version 4): the scope's for its header file (whether or not the header lists it) and for
+    entry files in its folder, the vault key's for every other file."""
+    if path.startswith(SCOPES_DIR) and path.endswith(".json") and is_id(path[len(SCOPES_DIR):-5]):
+        return COMMIT_FIELD + "-" + path[len(SCOPES_DIR):-5]
+    stem = path[:-5] if path.endswith(".json") else None
+    if stem and is_entry_path(stem) and entry_path(stem) == stem:
+        for sid, folder in sorted(scopes.items()):
+            if stem.startswith(folder + "/"):
+                return COMMIT_FIELD + "-" + sid
+    return COMMIT_FIELD
+
+
+def changed_files(scopes, files, parents):
+    """§3.12.6: the files a commit changes, each with the tag fields it must carry for it. `files`: the commit's tree,
+    path -> mode and blob; `parents`: (scopes, files) of each parent. A file is changed against a parent that holds
+    another mode or blob at its path, or none, or by whose header another key governs it; it is changed by the commit
+    when changed against every parent (every file of a root commit), and needs the tag of its governing key by the
+    commit's header and by each parent's."""
+    paths = set(files)
+    for _, parent_files in parents:
+        paths |= set(parent_files)
+    changed = {}
+    for path in sorted(paths):
+        own = governing_field(path, scopes)
+        theirs = [governing_field(path, parent_scopes) for parent_scopes, _ in parents]
+        if all(parent_files.get(path) != files.get(path) or field != own
+               for (_, parent_files), field in zip(parents, theirs)):
+            changed[path] = sorted(set([own] + theirs))
+    return changed

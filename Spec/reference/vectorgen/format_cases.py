@@ -651,3 +651,48 @@ def scope_vectors(out):
                 "vault key and vault header unchanged", inputs)
     out.failure("scope-rekey-no-such-member", "scope-rekey", "removing a member the scope does not have",
                 dict(inputs, remove="erin"), "no-such-member")
+    commit_key_rule_vectors(out)
+
+
+def commit_key_rule_vectors(out):
+    """§3.12.6: which files a commit changes and which keys' tags each needs (blob ids stand for the files' bytes)."""
+    def blob(n):
+        return "100644 " + ("%02x" % n) * 20
+    def case(name, description, inputs, expected):
+        assert format_tests.TESTS["commit-key-rule"](inputs) == expected, name
+        out.success(name, "commit-key-rule", description, inputs)
+    team = {TEAM_ID: "Team"}
+    scope_file = ".tresor/scopes/" + TEAM_ID + ".json"
+    v3 = {".tresor/vault.json": blob(1), "Email/gmail.json": blob(2), "Team/wiki.json": blob(3)}
+    tip = {".tresor/vault.json": blob(4), scope_file: blob(5), "Email/gmail.json": blob(2), "Team/wiki.json": blob(7)}
+    old = dict(tip, **{"Team/wiki.json": blob(6)})
+    case("commit-key-rule-merge-from-before-the-scope",
+         "a merge taking Team/wiki's older blob from a branch whose header has no scopes: unchanged against that "
+         "branch, but the vault key governed it there, so it is changed and needs the Team tag (and the vault tag)",
+         {"scopes": team, "files": old, "parents": [{"scopes": team, "files": tip},
+                                                   {"scopes": {}, "files": dict(v3, **{"Team/wiki.json": blob(6)})}]},
+         {"changed": {"Team/wiki.json": ["tresor-auth", "tresor-auth-" + TEAM_ID]}})
+    gone = {k: v for k, v in tip.items() if k != "Team/wiki.json"}
+    case("commit-key-rule-deletion-from-before-the-scope",
+         "a merge taking the absence of Team/wiki from a branch whose header has no scopes: changed",
+         {"scopes": team, "files": gone, "parents": [{"scopes": team, "files": tip},
+                                                    {"scopes": {}, "files": {k: v for k, v in v3.items() if k != "Team/wiki.json"}}]},
+         {"changed": {"Team/wiki.json": ["tresor-auth", "tresor-auth-" + TEAM_ID]}})
+    theirs = dict(tip, **{"Email/gmail.json": blob(8)})
+    ours = dict(tip, **{"Team/wiki.json": blob(9)})
+    case("commit-key-rule-merge-taking-each-side",
+         "a merge taking Team/wiki from one side and Email/gmail from the other, both under the same scopes: "
+         "it changes nothing and needs no tag",
+         {"scopes": team, "files": dict(tip, **{"Email/gmail.json": blob(8), "Team/wiki.json": blob(9)}),
+          "parents": [{"scopes": team, "files": ours}, {"scopes": team, "files": theirs}]},
+         {"changed": {}})
+    case("commit-key-rule-header-drops-the-scope",
+         "one parent; the vault header no longer lists Team: Team/wiki, whose blob stays, moves from Team's key "
+         "to the vault key and needs both tags; Team's header file stays under Team's key, unchanged",
+         {"scopes": {}, "files": dict(tip, **{".tresor/vault.json": blob(10)}),
+          "parents": [{"scopes": team, "files": tip}]},
+         {"changed": {".tresor/vault.json": ["tresor-auth"], "Team/wiki.json": ["tresor-auth", "tresor-auth-" + TEAM_ID]}})
+    case("commit-key-rule-root-commit", "a root commit changes every file it holds",
+         {"scopes": team, "files": tip, "parents": []},
+         {"changed": {".tresor/vault.json": ["tresor-auth"], "Email/gmail.json": ["tresor-auth"],
+                      scope_file: ["tresor-auth-" + TEAM_ID], "Team/wiki.json": ["tresor-auth-" + TEAM_ID]}})

@@ -276,3 +276,13 @@ def scope_rekey(inputs):
 
 
 TESTS.update({"scope": scope, "scoped-entry": scoped_entry, "commit-auth-v4": commit_auth_v4, "scope-rekey": scope_rekey})
+
+
+def commit_key_rule(inputs):
+    """§3.12.6: the files a commit changes and the tag fields each needs, from its tree and its parents' (path -> mode
+    and blob id) and the scopes of each one's vault header."""
+    parents = [(p["scopes"], p["files"]) for p in inputs["parents"]]
+    return {"changed": scopes.changed_files(inputs["scopes"], inputs["files"], parents)}
+
+
+TESTS.update({"commit-key-rule": commit_key_rule})
