@@ -80,10 +80,10 @@ extension VaultError {
             return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
         case .rekeyConcurrentWithEdits(let remote, let scope, true):
             let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
-            return "\(what) rekeyed here while \(remote) changed files under the key before: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then rekey again (or remove the member again)"
+            return "\(what) rekeyed here while \(q(remote)) changed files under the key before: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then rekey again (or remove the member again)"
         case .rekeyConcurrentWithEdits(let remote, let scope, false):
             let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
-            return "\(what) rekeyed on \(remote) while this replica changed files under the key before: tresor cannot merge that; nothing was changed\nhint: your changes since the last sync cannot go across the rekey: note them, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync' and make them again"
+            return "\(what) rekeyed on \(q(remote)) while this replica changed files under the key before: tresor cannot merge that; nothing was changed\nhint: your changes since the last sync cannot go across the rekey: note them, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync' and make them again"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"

@@ -147,7 +147,7 @@ extension ScopeTests {
         let before = try gitIn(laptop, "rev-parse", "HEAD")
         let refused = try tresor("sync", "--vault", laptop)
         XCTAssertEqual(refused.code, 2, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains("the vault key was rekeyed on origin while this replica changed files under the key before"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("the vault key was rekeyed on \"origin\" while this replica changed files under the key before"), refused.stderr)
         XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), before)
         XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "notes", "--vault", laptop).stdout, "laptop\n", "nothing changed")
         // Carol's change is under Team's key, which did not change: merged, and the owner takes it.

@@ -166,7 +166,7 @@ extension ScopeTests {
         let before = try state(clone)
         let refused = try carol(clone, "sync")
         XCTAssertEqual(refused.code, 2, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains("the scope \"Team\" was rekeyed on origin while this replica changed files under the key before"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("the scope \"Team\" was rekeyed on \"origin\" while this replica changed files under the key before"), refused.stderr)
         XCTAssertEqual(try state(clone), before)
         // As the hint says: drop the change, follow the rekey, make it again.
         _ = try gitIn(clone, "reset", "-q", "--hard", "refs/remotes/origin/main")
@@ -182,7 +182,7 @@ extension ScopeTests {
         let head = try git("rev-parse", "HEAD").stdout
         let here = try tresor("sync")
         XCTAssertEqual(here.code, 2, here.stdout)
-        XCTAssertTrue(here.stderr.contains("the scope \"Team\" was rekeyed here while origin changed files under the key before"), here.stderr)
+        XCTAssertTrue(here.stderr.contains("the scope \"Team\" was rekeyed here while \"origin\" changed files under the key before"), here.stderr)
         XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
     }
 
