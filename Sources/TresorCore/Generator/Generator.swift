@@ -61,7 +61,6 @@ public enum Generator {
                 if k == numbered { out.append(UInt8(ascii: "0") + UInt8(digit)) }
             }
             for i in picks.indices { picks[i] = 0 }
-            numbered = 0; digit = 0
             return GeneratedSecret(secret: SecretText(trusted: out.finish()), entropyBits: try entropyBits(of: policy))
         }
     }
