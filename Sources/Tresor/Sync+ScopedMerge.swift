@@ -134,7 +134,8 @@ extension Vault {
         }
         let b = try base.map { try reader(baseKeys, vault: headerVerifies($0)).read($0) }
         let o = try reader(oursKeys, vault: headerVerifies(ours)).read(ours)
-        let t = try reader(theirKeys, vault: true).read(theirs)
+        // T's files under a key rekeyed here since B are B's (§14.4 refused the rest): left unread, the blob rule takes O's.
+        let t = try reader(keysVerifying(at: theirs, repo: repo, theirKeys), vault: headerVerifies(theirs)).read(theirs)
         guard let oh = o.header, let th = t.header else { throw VaultError.git(.unknownRevision("HEAD")) }
 
         func files(_ rev: String?) throws -> [String: String] {

@@ -83,7 +83,9 @@ extension Vault {
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
         checker.scopeKeys = theirKeys
         checker.progress = progress
-        let local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
+        // What this replica already accepted at the same path, in its tip or (for a merge) in the merge base.
+        var local = Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id })
+        if let base, base != ours { local.formUnion(try Vault.git { try repo.treeEntries(at: base) }.map { $0.path + "\u{0}" + $0.id }) }
         let baseReader = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
         let minimum = try base.flatMap { try baseReader.readHeader($0) }?.generation ?? 0
         _ = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)

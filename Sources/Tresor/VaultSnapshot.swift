@@ -52,26 +52,31 @@ final class SnapshotReader {
     /// kind and size on the raw tree objects, never skipped because the same bytes were seen elsewhere; only
     /// decryption is shared. With `unchanged` (entries as `path` NUL `blob id` that this replica already has
     /// at the same path, verified when it wrote or merged them), those entries are not decrypted again and are
-    /// left out of `entries`: for a fast-forward, which needs the checks but not the entries. The header must
-    /// be this vault's, authentic (version 2), not a downgrade, and of generation `minimumGeneration` or more.
+    /// left out of `entries`: for a fast-forward, which needs the checks but not the entries. For a merge, the
+    /// merge base's files count as unchanged too (the base is in this replica's history): after a rekey here, the
+    /// remote's untouched files are still under the key before, which the keys held now do not open (Spec/MERGE.md
+    /// §14.4). Headers are always read (they say which key seals each entry and where each scope is); an unchanged
+    /// one is not authenticated again. The header must be this vault's, authentic (version 2), not a downgrade, and
+    /// of generation `minimumGeneration` or more.
     /// - Throws: `VaultError.hostileRemote` naming the first file that fails.
     func readIncoming(_ rev: String, skippingUnchanged unchanged: Set<String> = [], minimumGeneration: UInt64) throws -> VaultSnapshot {
         let files = try TreeHygiene(repo: repo).files(of: rev)
         guard files.contains(where: { $0.path == VaultHeader.relativePath }) else {
             throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .header(.malformed("the vault header is missing")))
         }
-        // The header always: it says which key seals each entry that is checked (Spec/FORMAT.md §3.12.3).
-        let kept = files.filter { $0.path == VaultHeader.relativePath || !unchanged.contains($0.path + "\u{0}" + $0.blob) }
-        return try snapshot(kept, check: true, minimumGeneration: minimumGeneration)
+        func isHeader(_ path: String) -> Bool { path == VaultHeader.relativePath || ScopeHeader.scopeID(ofPath: path) != nil }
+        let kept = files.filter { isHeader($0.path) || !unchanged.contains($0.path + "\u{0}" + $0.blob) }
+        return try snapshot(kept, check: true, minimumGeneration: minimumGeneration, accepted: unchanged)
     }
 
-    private func snapshot(_ files: [(String, String)], check: Bool, minimumGeneration: UInt64?) throws -> VaultSnapshot {
+    /// `accepted`: headers (as `path` NUL `blob id`) already accepted by this replica, parsed but not authenticated.
+    private func snapshot(_ files: [(String, String)], check: Bool, minimumGeneration: UInt64?, accepted: Set<String> = []) throws -> VaultSnapshot {
         var snap = VaultSnapshot()
         let total = files.count { EntryPath(filePath: $0.0) != nil }
         var done = 0
         // The header first: it says which key seals each entry (Spec/FORMAT.md §3.12.3).
-        if let (_, blob) = files.first(where: { $0.0 == VaultHeader.relativePath }) {
-            snap.header = try header(blob, check: check, minimumGeneration: minimumGeneration)
+        if let (path, blob) = files.first(where: { $0.0 == VaultHeader.relativePath }) {
+            snap.header = try header(blob, check: check && !accepted.contains(path + "\u{0}" + blob), minimumGeneration: minimumGeneration)
             snap.headerBlob = blob
         }
         let scopes = snap.header?.scopes ?? [:]
@@ -79,7 +84,7 @@ final class SnapshotReader {
             if path == VaultHeader.relativePath {
                 continue
             } else if let id = ScopeHeader.scopeID(ofPath: path) {
-                try scopeHeader(blob, id: id, path: path, vault: snap.header)
+                try scopeHeader(blob, id: id, path: path, vault: snap.header, authenticate: !accepted.contains(path + "\u{0}" + blob))
             } else if path == SyncSetup.attributesFile {
                 if check, try Vault.git({ try repo.blob(id: blob) }) != Array(SyncSetup.attributes.utf8) {
                     throw VaultError.hostileRemote(file: path, problem: .attributesChanged)
@@ -122,12 +127,12 @@ final class SnapshotReader {
     }
 
     /// A scope header: listed by the vault header with its folder, and authentic when this process holds its key.
-    private func scopeHeader(_ blob: String, id: String, path: String, vault: VaultHeader?) throws {
+    private func scopeHeader(_ blob: String, id: String, path: String, vault: VaultHeader?, authenticate: Bool = true) throws {
         do {
             guard let vault, vault.scopes[id] != nil else { throw CoreError.malformed("the vault header lists no scope \(id)") }
             let s = try ScopeHeader.parse(try Vault.git { try repo.blob(id: blob) })
             try s.checkPlace(in: vault, path: path)
-            if let keys = scopeKeys[id] { try keys.authenticator.verify(s) }
+            if authenticate, let keys = scopeKeys[id] { try keys.authenticator.verify(s) }
         } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
     }
 

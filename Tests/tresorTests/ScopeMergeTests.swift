@@ -186,6 +186,51 @@ extension ScopeTests {
         XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
     }
 
+    func testAScopeRekeyedHereMergesWithChangesElsewhereOutsideTheScope() throws {
+        let (remote, clone) = try syncedClone(members: ["carol", "dave"])
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        // The laptop changes a root entry and pushes; meanwhile the owner removes dave from Team (a rekey of its key).
+        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("add", "Email/new", "--password-stdin", "--vault", laptop, stdin: "new-secret\n").code, 0)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        try ok("member", "rm", "--scope", "Team", "dave")
+        let headerPath = try git("ls-tree", "-r", "--name-only", "HEAD", ".tresor/scopes/").stdout.trimmingCharacters(in: .newlines)
+        let teamHeader = try blob("HEAD", headerPath)
+        let merged = try tresor("sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "laptop\n")
+        XCTAssertEqual(try ok("show", "Email/new", "--field", "password").stdout, "new-secret\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        // The rekeyed scope header is the one kept; dave's identity opens nothing of Team any more.
+        XCTAssertEqual(try blob("HEAD", headerPath), teamHeader)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("show", "Team/wiki", "--field", "password", "--vault", laptop).stdout, "team-secret\n")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        XCTAssertNotEqual(try member("dave", clone, "show", "Team/wiki").code, 0)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        try ok("fsck")
+        XCTAssertEqual(try tresor("fsck", "--vault", laptop).code, 0)
+    }
+
+    func testTheVaultKeyRekeyedHereMergesWithChangesElsewhereInAScope() throws {
+        let (_, clone) = try syncedClone()
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        let oldKey = try vaultKey(in: vaultDir)
+        try ok("rekey")
+        let merged = try tresor("sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertFalse(try vaultKey(in: vaultDir).constantTimeEquals(oldKey))
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "root-secret\n")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        try ok("fsck")
+    }
+
     func testAForgedRemoteCommitIsRefusedWhenHistoriesDiverged() throws {
         let (remote, clone) = try syncedClone()
         try ok("edit", "Team/wiki", "--set", "username=v2")
