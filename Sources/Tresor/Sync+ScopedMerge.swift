@@ -100,10 +100,12 @@ extension Vault {
         }
         for (id, folder) in b.scopes.sorted(by: { $0.key < $1.key }) {
             let inScope: (String) -> Bool = { governing($0, b) == id || governing($0, o) == id || governing($0, t) == id }
-            if proof(ours, id) != proof(base, id), changedByTheirs.contains(where: inScope) {
+            // A side that removed the scope (its vault header no longer lists it) did not rekey it: its entries are under
+            // the vault key there, and the merge reads them with it (§14.2).
+            if o.scopes[id] != nil, proof(ours, id) != proof(base, id), changedByTheirs.contains(where: inScope) {
                 throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder, here: true)
             }
-            if proof(theirs, id) != proof(base, id), changedByOurs.contains(where: inScope) {
+            if t.scopes[id] != nil, proof(theirs, id) != proof(base, id), changedByOurs.contains(where: inScope) {
                 throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: folder, here: false)
             }
         }
@@ -119,7 +121,8 @@ extension Vault {
     func mergeScoped(repo: GitRepository, base: String?, ours: String, theirs: String, theirKeys: [String: ScopeKeys],
                      remote: String) throws -> (MergeOutput, [String: ScopeKeys]) {
         let oursKeys = scopeKeys
-        let baseKeys = base.map { keysVerifying(at: $0, repo: repo, oursKeys) } ?? [:]
+        // B's keys: O's, and T's for a scope O no longer has (removed here, its key opened from T's header, §14.1).
+        let baseKeys = base.map { keysVerifying(at: $0, repo: repo, oursKeys.merging(theirKeys) { a, _ in a }) } ?? [:]
         func reader(_ keys: [String: ScopeKeys], vault: Bool) -> SnapshotReader {
             let r = SnapshotReader(repo: repo, cipher: vault ? cipher : nil, authenticator: vault ? authenticator : nil, local: header)
             r.scopeKeys = keys
@@ -195,6 +198,9 @@ extension Vault {
             do {
                 if let d = try? unread(path) {
                     decided[path] = d
+                } else if mergedHeader.scopes[id] == nil, of[path] == nil || tf[path] == nil {
+                    // Removed on one side (§14.2), changed on the other: the merged vault has no such scope.
+                    decided[path] = .absent
                 } else if let ok = oursKeys[id], let tk = theirKeys[id], let os = try parsed(of), let ts = try parsed(tf) {
                     let bs = try parsed(bf)
                     // Both sides under one key: a rekey on either side with changes on the other stopped before (§14.4).
@@ -306,9 +312,14 @@ extension Vault {
         }
         let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
         let tree = try Vault.git { try result.writeTree() }
-        // The merge commit carries a tag of every key the merged vault has that this process holds (Spec/FORMAT.md §3.12.6).
+        // The merge commit carries a tag of every key the merged vault has that this process holds (Spec/FORMAT.md §3.12.6),
+        // and of each held key of a scope a parent lists that the merged vault no longer has (a scope removed on one side:
+        // what the merge changes there was under that key in the other parent).
         let held = scopeKeys
         scopeKeys = finalKeys
+        for (keys, h) in [(theirKeys, th), (oursKeys, oh)] {
+            for (id, k) in keys where scopeKeys[id] == nil && h.scopes[id] != nil && mergedHeader.scopes[id] == nil { scopeKeys[id] = k }
+        }
         defer { scopeKeys = held }
         let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [ours, theirs], message: message,
                                                           authentication: try commitAuthentication()) }

@@ -205,5 +205,41 @@ extension Vault {
         return outcome
     }
 
+    /// Removes the scope at `folder` (Spec/FORMAT.md §3.12.5): every entry in the folder re-encrypted under the vault
+    /// key (same id and payload, fresh nonce), the scope header deleted, the scope dropped from the vault header (next
+    /// generation). One commit, tagged with the vault key and the scope's key, which both govern what it changes.
+    /// - Throws: `VaultError.noSuchScope`, `.needsVaultKey` without the vault key, `.noKeyFor` without the scope key
+    ///   (a holder of the vault key alone cannot remove a closed scope), transaction errors.
+    /// - Returns: how many entries were re-encrypted.
+    @discardableResult
+    public func removeScope(_ folder: String) throws -> Int {
+        let id = try scopeID(folder: folder)
+        let authenticator = try requireAuthenticator()
+        let vaultCipher = try requireCipher()
+        guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
+        let count = try transaction { txn -> Int in
+            let current = try txn.header()
+            guard let scopeFolder = current.scopes[id] else { throw VaultError.noSuchScope(folder: folder) }
+            let newHeader: VaultHeader
+            do { newHeader = try authenticator.authenticated(current.removingScope(id)) } catch let e as CoreError { throw VaultError.header(e) }
+            var count = 0
+            if let base = txn.base {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") && EntryPath(filePath: file.path) != nil {
+                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
+                    do { txn.putFile(file.path, try vaultCipher.reseal(bytes, from: keys.cipher)) }
+                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                    count += 1
+                }
+            }
+            txn.putHeader(newHeader)
+            txn.removeFile(ScopeHeader.relativePath(scopeID: id))
+            txn.message = "Remove scope \(scopeFolder)" + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under the vault key" : "")
+            return count
+        }
+        try reloadHeader()
+        scopeKeys[id] = nil
+        return count
+    }
+
     var vaultKeyIfHeld: SecretBytes? { try? currentVaultKey() }
 }

@@ -154,4 +154,9 @@ public final class VaultTransaction {
     func putFile(_ relative: String, _ bytes: [UInt8]) {
         staged[relative] = .some(bytes)
     }
+
+    /// Stages the removal of a file that is not an entry (a scope header).
+    func removeFile(_ relative: String) {
+        staged[relative] = .some(nil)
+    }
 }

@@ -249,6 +249,13 @@ public struct VaultHeader: Equatable, Sendable {
         return h
     }
 
+    /// This header without the scope `id` (removing a scope, Spec/FORMAT.md §3.12.5), its next generation, no tag yet.
+    public func removingScope(_ id: String) -> VaultHeader {
+        var h = changed()
+        h.scopes[id] = nil
+        return h
+    }
+
     /// Spec/FORMAT.md §3.12.1: folders are NFC entry paths, at most 64, none equal to or inside another.
     static func checkScopes(_ scopes: [String: String]) throws {
         guard scopes.count <= maxScopes else { throw CoreError.malformed("more than \(maxScopes) scopes") }

@@ -5,12 +5,12 @@ import Tresor
 
 struct ScopeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "scope", abstract: "Make and list scopes: folders with a key and members of their own.",
+        commandName: "scope", abstract: "Make, list and remove scopes: folders with a key and members of their own.",
         discussion: """
             Every entry below a scope's folder is encrypted under the scope's key, so the folder can be shared with \
             members who cannot open the rest ('tresor member add --scope FOLDER NAME KEY').
             """,
-        subcommands: [Create.self, List.self])
+        subcommands: [Create.self, List.self, Remove.self])
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -41,6 +41,26 @@ struct ScopeCommand: ParsableCommand {
             let count = try vault.createScope(path, members: members, closed: closed)
             Output.status("Created the scope \(Output.quoted(path.string))\(members.isEmpty ? "" : " with \(members.count) member\(members.count == 1 ? "" : "s")")"
                           + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under its key." : "."))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Remove a scope: its entries re-encrypted under the vault key, its header deleted, one commit.",
+            discussion: """
+                Needs the vault key and the scope's key. The entries stay where they are and are readable by every \
+                holder of the vault key from then on; the scope's members who hold only its key cannot open them any \
+                more. What they copied, and the old versions in git history, stay readable with the scope's key.
+                """)
+        @OptionGroup var options: VaultOptions
+        @Argument(help: ArgumentHelp("The scope's folder.", valueName: "folder"), completion: Completion.folders)
+        var folder: String
+
+        func run() throws {
+            let vault = try options.open(unlock: true)
+            let count = try vault.removeScope(folder)
+            Output.status("Removed the scope \(Output.quoted(folder))" + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under the vault key." : ".")
+                          + " Its members who hold only its key can no longer open what is written from now on.")
         }
     }
 

@@ -692,6 +692,14 @@ def commit_key_rule_vectors(out):
          {"scopes": {}, "files": dict(tip, **{".tresor/vault.json": blob(10)}),
           "parents": [{"scopes": team, "files": tip}]},
          {"changed": {".tresor/vault.json": ["tresor-auth"], "Team/wiki.json": ["tresor-auth", "tresor-auth-" + TEAM_ID]}})
+    case("commit-key-rule-scope-removed",
+         "one parent; the scope Team removed (Spec/FORMAT.md §3.12.5): the vault header no longer lists it, its header "
+         "file is deleted, Team/wiki is sealed anew under the vault key: the removal needs the vault key's tag and Team's",
+         {"scopes": {}, "files": {k: v for k, v in dict(tip, **{".tresor/vault.json": blob(10), "Team/wiki.json": blob(11)}).items()
+                                  if k != scope_file},
+          "parents": [{"scopes": team, "files": tip}]},
+         {"changed": {".tresor/vault.json": ["tresor-auth"], scope_file: ["tresor-auth-" + TEAM_ID],
+                      "Team/wiki.json": ["tresor-auth", "tresor-auth-" + TEAM_ID]}})
     case("commit-key-rule-root-commit", "a root commit changes every file it holds",
          {"scopes": team, "files": tip, "parents": []},
          {"changed": {".tresor/vault.json": ["tresor-auth"], "Email/gmail.json": ["tresor-auth"],
