@@ -30,6 +30,7 @@ extension Vault {
             let step = try scopedStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote,
                                       incoming: incoming, outcome: &outcome, progress: progress)
             try? repo.deleteRef(name: incoming)
+            outcome.offeredScopes = offeredScopes.values.sorted()
             switch step {
             case .done: return outcome
             case .push:
@@ -79,7 +80,10 @@ extension Vault {
         var theirKeys = scopeKeys.merging(successors) { $1 }
         let opened = try newScopeKeys(at: theirs, repo: quarantine, known: theirKeys)
         try requireFetchedByKeys(tip: theirs, excluding: [ours], repo: quarantine, successors: successors, opened: opened, vaultKeys: vaultKeys)
-        theirKeys.merge(opened) { a, _ in a }
+        // Without the vault key, a scope new to this replica is checked with its key but not taken (Spec/FORMAT.md
+        // §3.12.6): its files pass unread until the user accepts it.
+        let accepted = cipher == nil ? acceptedScopeIDs() ?? Set(scopeKeys.keys) : nil
+        theirKeys.merge(opened.filter { accepted?.contains($0.key) ?? true }) { a, _ in a }
         let checker = SnapshotReader(repo: quarantine, cipher: cipher, authenticator: authenticator, local: header)
         checker.scopeKeys = theirKeys
         checker.progress = progress

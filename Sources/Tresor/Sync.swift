@@ -24,6 +24,9 @@ public struct SyncOutcome: Sendable {
     /// The vault was rekeyed elsewhere: this replica now uses the new key, and its own changes were
     /// re-encrypted under it in the merge.
     public var rekeyed = false
+    /// Folders of scopes with a slot for this identity that this replica, without the vault key, has not accepted
+    /// (Spec/FORMAT.md §3.12.6): `Vault.acceptScope` takes one.
+    public var offeredScopes: [String] = []
     /// The remote had gone back to an older state (`from` → `to`, both commit ids); the push restored it.
     public var rolledBack: (from: String, to: String)?
 }

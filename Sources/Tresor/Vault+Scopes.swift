@@ -25,6 +25,9 @@ public struct ScopeInfo: Equatable, Sendable {
     public var isOpen: Bool
     /// Whether this process opened its key.
     public var isHeld: Bool
+    /// Whether its header has a slot for this process's identity that this replica, without the vault key, has not
+    /// accepted yet (`Vault.acceptScope`).
+    public var isOffered: Bool = false
 }
 
 extension Vault {
@@ -51,7 +54,17 @@ extension Vault {
     /// Opens every scope `vaultKey` (through vault slots) or `identity` (through recipient slots) opens, and checks
     /// each one's tag (Spec/FORMAT.md §3.12.4). Scopes neither opens are left closed.
     /// - Throws: `VaultError.scopeHeader` for a scope header that is malformed or not authentic.
+    ///
+    /// Without the vault key the vault header's list of scopes is not authentic (anyone who can push could have added
+    /// one, with a slot for this identity): only the scopes this replica accepted are opened (`acceptedScopeIDs`), the
+    /// others are `offeredScopes`. A replica with no record yet (a clone, or one made before the record existed) accepts
+    /// what opens now, once.
     func openScopes(vaultKey: SecretBytes?, identity: Identity?) throws {
+        let restricted = cipher == nil && vaultKey == nil
+        let accepted = restricted ? acceptedScopeIDs() : nil
+        defer {
+            if restricted, accepted == nil, !scopeKeys.isEmpty { try? recordAcceptedScopeIDs(Set(scopeKeys.keys)) }
+        }
         for id in header.scopes.keys.sorted() where scopeKeys[id] == nil {
             let s = try scopeHeader(id)
             var key: SecretBytes?
@@ -63,8 +76,56 @@ extension Vault {
             guard let key else { continue }
             let keys = try ScopeKeys(key)
             do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+            if let accepted, !accepted.contains(id) { offeredScopes[id] = header.scopes[id]; continue }
+            offeredScopes[id] = nil
             scopeKeys[id] = keys
         }
+    }
+
+    // MARK: Scopes accepted by a replica without the vault key (Spec/FORMAT.md §3.12.6)
+
+    /// Local, never committed: one scope id per line.
+    static let acceptedScopesPath = ".git/tresor/scopes-accepted"
+
+    /// The scopes this replica accepted, nil when it has no record yet.
+    func acceptedScopeIDs() -> Set<String>? {
+        guard let bytes = try? FileSystem.read(root + "/" + Vault.acceptedScopesPath, limit: 1 << 16) else { return nil }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).filter(Envelope.isCanonicalUUID))
+    }
+
+    func recordAcceptedScopeIDs(_ ids: Set<String>) throws {
+        let file = root + "/" + Vault.acceptedScopesPath
+        do {
+            try FileSystem.makeDirectories(".git/tresor", under: root)
+            try FileSystem.writeAtomically(Array(ids.sorted().map { $0 + "\n" }.joined().utf8), to: file)
+        } catch let e as CoreError { throw VaultError.file(path: file, e) }
+    }
+
+    /// Accepts the scope at `folder`, which this process's identity opens but this replica without the vault key did
+    /// not take on a sync (`offeredScopes`): the scope's key is checked against every commit of the history from the
+    /// scope's creation onward (as a clone does), recorded as accepted, and held from then on.
+    /// - Throws: `VaultError.noSuchScope`, `.header(.notARecipient)` when no slot of it is sealed to the identity,
+    ///   `.scopeHeader`, `.foreignCommits` when a commit changed its files without its tag.
+    public func acceptScope(_ folder: String) throws {
+        let id = try scopeID(folder: folder)
+        if scopeKeys[id] != nil { return }
+        guard case .identity(let identity) = credential else { throw VaultError.header(.notARecipient) }
+        let path = ScopeHeader.relativePath(scopeID: id)
+        let s = try scopeHeader(id)
+        let keys: ScopeKeys
+        do {
+            keys = try ScopeKeys(try s.unlock(identity: identity))
+            try keys.authenticator.verify(s)
+        } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+        let repo = try repository()
+        let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
+        defer { lock.release() }
+        if let head = try Vault.git({ try repo.headCommitID() }) {
+            try requireFetchedByKeys(tip: head, excluding: [], repo: repo, opened: [id: keys])
+        }
+        try recordAcceptedScopeIDs((acceptedScopeIDs() ?? Set(scopeKeys.keys)).union([id]))
+        scopeKeys[id] = keys
+        offeredScopes[id] = nil
     }
 
     /// The cipher of the key that seals `path` under `header` (Spec/FORMAT.md §3.12.3).
@@ -87,7 +148,8 @@ extension Vault {
     public func scopes() throws -> [ScopeInfo] {
         try header.scopes.sorted { $0.value < $1.value }.map { id, folder in
             let s = try scopeHeader(id)
-            return ScopeInfo(id: id, folder: folder, members: s.recipientSlots.map(\.name), isOpen: s.vaultSlot != nil, isHeld: scopeKeys[id] != nil)
+            return ScopeInfo(id: id, folder: folder, members: s.recipientSlots.map(\.name), isOpen: s.vaultSlot != nil, isHeld: scopeKeys[id] != nil,
+                             isOffered: offeredScopes[id] != nil)
         }
     }
 

@@ -28,6 +28,9 @@ public final class Vault {
     private(set) var authenticator: VaultAuthenticator?
     /// The keys of the scopes this process opened (scope id → key), Spec/FORMAT.md §3.12.4.
     var scopeKeys: [String: ScopeKeys] = [:]
+    /// Scopes (id → folder) whose header has a slot for this process's identity that a replica without the vault key
+    /// has not accepted (Spec/FORMAT.md §3.12.6): left closed until `acceptScope`.
+    public internal(set) var offeredScopes: [String: String] = [:]
 
     /// How long a change waits for another process's change to finish, in seconds.
     public var lockTimeout: TimeInterval = 20
@@ -139,7 +142,8 @@ public final class Vault {
         catch CoreError.notARecipient where header.version >= FormatVersion.scopedHeader {
             // A scope-only member (Spec/FORMAT.md §3.12.4): the scopes it is a member of, or no key at all.
             try openScopes(vaultKey: nil, identity: identity)
-            guard !scopeKeys.isEmpty else { throw VaultError.header(.notARecipient) }
+            // A scope offered but not accepted yet counts: `scope accept` needs this unlock.
+            guard !scopeKeys.isEmpty || !offeredScopes.isEmpty else { throw VaultError.header(.notARecipient) }
         } catch let e as CoreError { throw VaultError.header(e) }
         if vaultKey != nil { try openScopes(vaultKey: nil, identity: identity) }
         credential = .identity(identity)

@@ -140,10 +140,11 @@ extension ScopeTests {
         XCTAssertNotEqual(r.code, 0, r.stdout)
         XCTAssertTrue(r.stderr.contains(String(deletion.prefix(12))) && r.stderr.contains("Ops/db.json"), r.stderr)
         XCTAssertEqual(try state(clone), before)
-        // Without the forged commit she opens Ops and reads its entry.
+        // Without the forged commit the sync goes through; she accepts Ops and reads its entry.
         try a.push(tip)
         let synced = try carol(clone, "sync")
         XCTAssertEqual(synced.code, 0, synced.stderr)
+        XCTAssertEqual(try carol(clone, "scope", "accept", "Ops").code, 0)
         XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "password").stdout, "ops-secret\n")
     }
 
@@ -162,11 +163,55 @@ extension ScopeTests {
         try ok("sync")
         let synced = try carol(clone, "sync")
         XCTAssertEqual(synced.code, 0, synced.stderr)
+        let accept = try carol(clone, "scope", "accept", "Ops")
+        XCTAssertEqual(accept.code, 0, accept.stderr)
         XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "username").stdout, "ops\n")
         // So does a clone of the whole history by carol, checked with the newest key alone.
         let fresh = dir + "/carol-fresh"
         let cloned = try tresor(["clone", remote, fresh, "--identity", dir + "/carol"], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
         XCTAssertEqual(cloned.code, 0, cloned.stderr)
         XCTAssertEqual(try carol(fresh, "show", "Ops/db", "--field", "username").stdout, "ops\n")
+    }
+
+    /// Without the vault key a replica cannot tell a scope a holder of the vault key made from one anyone who can push
+    /// made (Spec/FORMAT.md §3.12.6): a scope new to it is checked but not taken on a sync; the user accepts it.
+    func testAScopeNewToAMemberWithoutTheVaultKeyIsOfferedByASyncNotTaken() throws {
+        let (_, clone) = try syncedClone()
+        let teamID = try scopeKey("Team", member: "carol").id
+        // The clone recorded the scopes it took (it trusts its source as for everything else).
+        let record = clone + "/.git/tresor/scopes-accepted"
+        XCTAssertEqual(try String(contentsOfFile: record, encoding: .utf8), teamID + "\n")
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey, "--closed")
+        try ok("sync")
+        let synced = try carol(clone, "sync")
+        XCTAssertEqual(synced.code, 0, synced.stderr)
+        XCTAssertTrue(synced.stderr.contains("the scope \"Ops\" has a slot for your identity but was not accepted"), synced.stderr)
+        XCTAssertTrue(synced.stderr.contains("'tresor scope accept Ops'"), synced.stderr)
+        let json = try JSONValue.parse(Array(try carol(clone, "sync", "--json").stdout.utf8)).objectValue!
+        XCTAssertEqual(json["offeredScopes"], .array([.string("Ops")]))
+        // Its entries stay closed to her, on every command, until she accepts it.
+        let closed = try carol(clone, "show", "Ops/db")
+        XCTAssertEqual(closed.code, 3, closed.stderr)
+        XCTAssertFalse(closed.stdout.contains("ops-secret"))
+        XCTAssertTrue(try carol(clone, "scope", "ls").stdout.contains("Ops\tclosed\tcarol\t(offered: not accepted)"))
+        XCTAssertNotEqual(try carol(clone, "edit", "Ops/db", "--set", "notes=x").code, 0)
+        XCTAssertEqual(try String(contentsOfFile: record, encoding: .utf8), teamID + "\n")
+        // Accepted: held from then on, and recorded.
+        let accepted = try carol(clone, "scope", "accept", "Ops")
+        XCTAssertEqual(accepted.code, 0, accepted.stderr)
+        XCTAssertTrue(accepted.stderr.contains("Accepted the scope \"Ops\""), accepted.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "password").stdout, "ops-secret\n")
+        XCTAssertTrue(try carol(clone, "scope", "ls").stdout.contains("Ops\tclosed\tcarol\t(held)"))
+        XCTAssertTrue(try String(contentsOfFile: record, encoding: .utf8).contains(try scopeKey("Ops", member: "carol").id))
+        XCTAssertEqual(try carol(clone, "edit", "Ops/db", "--set", "notes=carol").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        // The owner (the vault key; Ops is closed to it) takes her change unread.
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        // A holder of the vault key has nothing to accept; a folder that is no scope is named.
+        XCTAssertTrue(try ok("scope", "accept", "Ops").stderr.contains("nothing to accept"))
+        XCTAssertNotEqual(try carol(clone, "scope", "accept", "Nope").code, 0)
     }
 }

@@ -10,7 +10,7 @@ struct ScopeCommand: ParsableCommand {
             Every entry below a scope's folder is encrypted under the scope's key, so the folder can be shared with \
             members who cannot open the rest ('tresor member add --scope FOLDER NAME KEY').
             """,
-        subcommands: [Create.self, List.self, Remove.self])
+        subcommands: [Create.self, List.self, Remove.self, Accept.self])
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -64,6 +64,30 @@ struct ScopeCommand: ParsableCommand {
         }
     }
 
+    struct Accept: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a scope that a sync brought with a slot for your identity (members without the vault key).",
+            discussion: """
+                Without the vault key, tresor cannot tell a scope a holder of the vault key made from one anyone who can \
+                push to the remote made, so a sync does not take a scope new to this replica: 'tresor sync' names it and \
+                its entries stay closed. Accept it only if you expected to be added: what you then write in it is \
+                encrypted under its key. The history is checked with the scope's key from its creation onward first.
+                """)
+        @OptionGroup var options: VaultOptions
+        @Argument(help: ArgumentHelp("The scope's folder.", valueName: "folder"), completion: Completion.folders)
+        var folder: String
+
+        func run() throws {
+            let vault = try options.open(unlock: true)
+            if vault.holdsVaultKey {
+                Output.status("You hold the vault key: every scope it opens is yours already; nothing to accept.")
+                return
+            }
+            try vault.acceptScope(folder)
+            Output.status("Accepted the scope \(Output.quoted(folder)): you read and write its entries from now on.")
+        }
+    }
+
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the scopes: folder, members, open or closed, and whether you hold it.")
         @OptionGroup var options: VaultOptions
@@ -74,7 +98,7 @@ struct ScopeCommand: ParsableCommand {
             if scopes.isEmpty { Output.status("No scopes: 'tresor scope create FOLDER' makes one."); return }
             for s in scopes {
                 let members = s.members.map(Output.escaped).joined(separator: ",")
-                Output.line("\(Output.escaped(s.folder))\t\(s.isOpen ? "open" : "closed")\t\(members.isEmpty ? "-" : members)\(s.isHeld ? "\t(held)" : "")")
+                Output.line("\(Output.escaped(s.folder))\t\(s.isOpen ? "open" : "closed")\t\(members.isEmpty ? "-" : members)\(s.isHeld ? "\t(held)" : s.isOffered ? "\t(offered: not accepted)" : "")")
             }
         }
     }

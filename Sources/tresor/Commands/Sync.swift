@@ -40,8 +40,15 @@ struct Sync: ParsableCommand {
                 "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
                 "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
                 "resolutions": .array(outcome.resolutions.map(\.json)),  // Spec/MERGE.md §8 records
+                "offeredScopes": .array(outcome.offeredScopes.map(JSONValue.string)),
             ]))
             return
+        }
+        defer {
+            for folder in outcome.offeredScopes {
+                Output.status("note: the scope \(Output.quoted(folder)) has a slot for your identity but was not accepted: without the vault key, "
+                              + "tresor cannot tell who made it. If you expected it: 'tresor scope accept \(Output.escaped(folder))'")
+            }
         }
         if let back = outcome.rolledBack {
             Output.warning("the remote \(Output.quoted(remote)) went back from \(back.from.prefix(12)) to an older state \(back.to.prefix(12)) (a force-push?)"
