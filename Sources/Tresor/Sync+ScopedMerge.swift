@@ -98,6 +98,16 @@ extension Vault {
         if t.rekeyProof != b.rekeyProof, changedByOurs.contains(where: underVaultKey) {
             throw VaultError.rekeyConcurrentWithEdits(remote: remote, scope: nil, here: false)
         }
+        // A closed scope made here since B, while the remote changed files in its folder under the vault key: the merge
+        // would seal those changes under the scope's key, so a holder of the vault key alone would have written into a
+        // closed scope (Spec/FORMAT.md §3.12.6). Refused like a rekey; this side makes the scope again afterwards. (Made on
+        // the remote around changes here: they are this replica's own, sealed by it only if it holds the scope's key.)
+        for (id, folder) in o.scopes.sorted(by: { $0.key < $1.key }) where b.scopes[id] == nil {
+            guard let s = small(ours, ScopeHeader.relativePath(scopeID: id)).flatMap({ try? ScopeHeader.parse($0) }), s.vaultSlot == nil else { continue }
+            if changedByTheirs.contains(where: { governing($0, o) == id && ScopeHeader.scopeID(ofPath: $0) == nil }) {
+                throw VaultError.closedScopeMadeConcurrentWithEdits(remote: remote, scope: folder)
+            }
+        }
         for (id, folder) in b.scopes.sorted(by: { $0.key < $1.key }) {
             let inScope: (String) -> Bool = { governing($0, b) == id || governing($0, o) == id || governing($0, t) == id }
             // A side that removed the scope (its vault header no longer lists it) did not rekey it: its entries are under
@@ -117,7 +127,8 @@ extension Vault {
     /// when both did, the merge stops before anything is written. Headers merge by §10 (vault) and §14.3 (scopes).
     /// `theirKeys`: the scope keys for the remote's tip (the held keys, successors of rekeys there, scopes made there).
     /// - Returns: the merge commit (not on the branch yet) and the scope keys of the merged vault.
-    /// - Throws: `VaultError.scopeConflict`, `.scopeNests`, `.header`, `.mergeDidNotVerify`.
+    /// - Throws: `VaultError.scopeConflict`, `.mergedUnderKeyNotHeld`, `.unreadAcrossKeys`, `.scopeNests`, `.header`,
+    ///   `.mergeDidNotVerify`.
     func mergeScoped(repo: GitRepository, base: String?, ours: String, theirs: String, theirKeys: [String: ScopeKeys],
                      remote: String) throws -> (MergeOutput, [String: ScopeKeys]) {
         let oursKeys = scopeKeys
@@ -146,6 +157,7 @@ extension Vault {
             return Dictionary(try Vault.git { try repo.treeEntries(at: rev) }.map { ($0.path, $0.id) }, uniquingKeysWith: { a, _ in a })
         }
         let bf = try files(base), of = try files(ours), tf = try files(theirs)
+        let baseHeader = try base.flatMap { try reader([:], vault: false).readHeader($0) }
         func folder(ofFile path: String) -> String? {
             if let id = ScopeHeader.scopeID(ofPath: path) { return oh.scopes[id] ?? th.scopes[id] }
             guard let p = EntryPath(filePath: path) else { return nil }
@@ -156,6 +168,12 @@ extension Vault {
             let (bb, ob, tb) = (bf[path], of[path], tf[path])
             let pick: String?
             if ob == tb { pick = ob } else if ob == bb { pick = tb } else if tb == bb { pick = ob } else {
+                // Changed on both sides while one side moved it under another key (a scope made around it or removed
+                // there): no holder of a single key can merge it; the change here has to go another way.
+                if let e = EntryPath(filePath: path), oh.scope(containing: e) != th.scope(containing: e) {
+                    let moved = [oh, th].first { $0.scope(containing: e) != baseHeader?.scope(containing: e) } ?? th
+                    throw VaultError.mergedUnderKeyNotHeld(path: e.string, scope: moved.scope(containing: e).flatMap { moved.scopes[$0] })
+                }
                 throw VaultError.scopeConflict(path: EntryPath(filePath: path)?.string ?? path, scope: folder(ofFile: path))
             }
             return pick.map { .blob($0) } ?? .absent
@@ -168,9 +186,8 @@ extension Vault {
         let vaultPath = VaultHeader.relativePath
         var mergedHeader: VaultHeader
         if let authenticator, (try? unread(vaultPath)) == nil {
-            let bh = try base.flatMap { try reader([:], vault: false).readHeader($0) }
             let r: (VaultHeader, [MergeResolution])
-            do { r = try VaultMerge.mergeHeaders(base: bh, ours: oh, theirs: th) }
+            do { r = try VaultMerge.mergeHeaders(base: baseHeader, ours: oh, theirs: th) }
             catch CoreError.malformed { throw VaultError.scopeNests(folder: oh.scopes.values.sorted().joined(separator: ", "), other: th.scopes.values.sorted().joined(separator: ", ")) }
             catch let e as CoreError { throw VaultError.header(e) }
             resolutions += r.1
@@ -248,7 +265,18 @@ extension Vault {
             return x.offset < y.offset
         }.map(\.element)
 
-        for path in unreadable.sorted() { decided[path] = try unread(path) }
+        for path in unreadable.sorted() {
+            let d = try unread(path)
+            decided[path] = d
+            // A file taken unread stays sealed under the key of its place on the side it comes from: the merged vault
+            // must put it under the same key, or no key opens it there (and the merge commit would lack that key's tag).
+            guard case .blob(let blob) = d else { continue }
+            let side = blob == of[path] ? oh : th
+            if CommitKeyRule.governingField(of: path, scopes: side.scopes) != CommitKeyRule.governingField(of: path, scopes: mergedHeader.scopes) {
+                throw VaultError.unreadAcrossKeys(path: EntryPath(filePath: path)?.string ?? path,
+                                                  scope: EntryPath(filePath: path).flatMap { side.scope(containing: $0) }.flatMap { side.scopes[$0] })
+            }
+        }
         // An entry this merge decides must not land where an unread file stays, nor share its id (moved there unread).
         var unreadIDs: [String: String] = [:]
         for path in unreadable.sorted() {
@@ -259,7 +287,7 @@ extension Vault {
         for e in entries {
             let path = e.path.filePath
             guard let key = sealing(e.path, mergedHeader, finalKeys) else {
-                throw VaultError.scopeConflict(path: e.path.string, scope: mergedHeader.scope(containing: e.path).flatMap { mergedHeader.scopes[$0] })
+                throw VaultError.mergedUnderKeyNotHeld(path: e.path.string, scope: mergedHeader.scope(containing: e.path).flatMap { mergedHeader.scopes[$0] })
             }
             if decided[path] != nil || unreadIDs[e.id] != nil {
                 let other = decided[path] != nil ? path : unreadIDs[e.id]!

@@ -64,10 +64,21 @@ public enum VaultError: Error, Equatable, Sendable {
     /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
     /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.
     case scopeConflict(path: String, scope: String?)
+    /// An entry this replica can merge would end, in the merged vault, under a key this process does not hold: in the
+    /// scope at folder `scope` (made around it, or it was moved there, on one side), or under the vault key when `scope`
+    /// is nil (its scope removed on one side, for a member without the vault key). Refused before anything changed.
+    case mergedUnderKeyNotHeld(path: String, scope: String?)
+    /// A file this process cannot read, taken from the side that changed it, was sealed there under the key of the scope
+    /// at folder `scope` (the vault key when nil), and the merged vault puts it under another key: no key would open it
+    /// at its place, and this process cannot re-encrypt it. Refused before anything changed.
+    case unreadAcrossKeys(path: String, scope: String?)
     /// A scope (folder `scope`, or the vault key when nil) was rekeyed on one side since this replica last agreed with
     /// `remote` (on this replica when `here`, else on the remote), and the other side changed files under that key
     /// meanwhile: refused before anything changed (Spec/MERGE.md §14.4).
     case rekeyConcurrentWithEdits(remote: String, scope: String?, here: Bool)
+    /// A closed scope (folder `scope`) was made on this replica since it last agreed with `remote`, while the remote
+    /// changed entries in its folder under the vault key: refused before anything changed (Spec/MERGE.md §14.4).
+    case closedScopeMadeConcurrentWithEdits(remote: String, scope: String)
     case session(SessionProblem)
 
     // Git and sync

@@ -56,8 +56,8 @@ final class SnapshotReader {
     /// merge base's files count as unchanged too (the base is in this replica's history): after a rekey here, the
     /// remote's untouched files are still under the key before, which the keys held now do not open (Spec/MERGE.md
     /// §14.4). Headers are always read (they say which key seals each entry and where each scope is); an unchanged
-    /// one is not authenticated again. The header must be this vault's, authentic (version 2), not a downgrade, and
-    /// of generation `minimumGeneration` or more.
+    /// one is not authenticated again, but every other check applies. The header must be this vault's, authentic
+    /// (version 2), not a downgrade, and of generation `minimumGeneration` or more.
     /// - Throws: `VaultError.hostileRemote` naming the first file that fails.
     func readIncoming(_ rev: String, skippingUnchanged unchanged: Set<String> = [], minimumGeneration: UInt64) throws -> VaultSnapshot {
         let files = try TreeHygiene(repo: repo).files(of: rev)
@@ -76,7 +76,7 @@ final class SnapshotReader {
         var done = 0
         // The header first: it says which key seals each entry (Spec/FORMAT.md §3.12.3).
         if let (path, blob) = files.first(where: { $0.0 == VaultHeader.relativePath }) {
-            snap.header = try header(blob, check: check && !accepted.contains(path + "\u{0}" + blob), minimumGeneration: minimumGeneration)
+            snap.header = try header(blob, check: check, authenticate: !accepted.contains(path + "\u{0}" + blob), minimumGeneration: minimumGeneration)
             snap.headerBlob = blob
         }
         let scopes = snap.header?.scopes ?? [:]
@@ -109,7 +109,9 @@ final class SnapshotReader {
         return snap
     }
 
-    private func header(_ blob: String, check: Bool, minimumGeneration: UInt64?) throws -> VaultHeader {
+    /// `authenticate`: false for a header this replica already accepted at the same path (its tag may be under a key
+    /// rekeyed since); the version and generation checks apply all the same (a fork from before an upgrade is a downgrade).
+    private func header(_ blob: String, check: Bool, authenticate: Bool = true, minimumGeneration: UInt64?) throws -> VaultHeader {
         let path = VaultHeader.relativePath
         let header: VaultHeader
         do { header = try VaultHeader.parse(try Vault.git { try repo.blob(id: blob) }) }
@@ -117,7 +119,7 @@ final class SnapshotReader {
         guard header.vaultID == local.vaultID else { throw VaultError.header(.differentVault(ours: local.vaultID, theirs: header.vaultID)) }
         guard check else { return header }
         if header.version < local.version { throw VaultError.hostileRemote(file: path, problem: .downgrade(version: header.version)) }
-        if let authenticator {
+        if authenticate, let authenticator {
             do { try authenticator.verify(header) } catch let e as CoreError { throw VaultError.hostileRemote(file: path, problem: .header(e)) }
         }
         if let minimum = minimumGeneration, header.version >= 2, header.generation < minimum {

@@ -78,6 +78,15 @@ extension VaultError {
             return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
         case .scopeConflict(let p, nil):
             return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
+        case .mergedUnderKeyNotHeld(let p, let scope?):
+            return "\(q(p)) would be merged into the scope \(q(scope)), whose key you do not hold (one side made the scope around it or moved it there): it cannot be written there; nothing was changed\nhint: move it out of that folder ('tresor mv \(Output.escaped(p)) NEW-PATH') and sync again, or ask a member of \(q(scope)) to add you"
+        case .mergedUnderKeyNotHeld(let p, nil):
+            return "\(q(p)) would be merged under the vault key, which you do not hold (its scope was removed on one side): it cannot be written there; nothing was changed\nhint: note your change, drop it ('git reset --hard refs/remotes/origin/main'; it stays in 'git reflog'), sync, and ask a holder of the vault key to make it"
+        case .closedScopeMadeConcurrentWithEdits(let remote, let scope):
+            return "the closed scope \(q(scope)) was made here while \(q(remote)) changed entries in its folder under the vault key: tresor cannot take those changes into a closed scope; nothing was changed\nhint: undo the scope here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then make the scope again"
+        case .unreadAcrossKeys(let p, let scope):
+            let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
+            return "\(q(p)) comes from one side sealed under \(key), which you do not hold, and the merged vault puts it under another key: it cannot be re-encrypted here; nothing was changed\nhint: sync with a credential that opens it (--identity, if a scope's member), or let a holder of that key sync first"
         case .rekeyConcurrentWithEdits(let remote, let scope, true):
             let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
             return "\(what) rekeyed here while \(q(remote)) changed files under the key before: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then rekey again (or remove the member again)"

@@ -97,7 +97,9 @@ struct VaultOptions: ParsableArguments {
     /// Opens the vault, finishing a change an earlier process could not complete; with `unlock`, also
     /// obtains the key from the session or the passphrase. `interactive: false` never prompts (for
     /// commands git runs).
-    func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true) throws -> Vault {
+    /// `offeredOnly`: an identity that opens only scopes offered by a sync and not accepted yet is enough (`scope
+    /// accept`); every other command says what to do.
+    func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true, offeredOnly: Bool = false) throws -> Vault {
         let vault = try Vault.open(at: directory)
         prepare(vault)
         try vault.recoverIfNeeded()
@@ -114,6 +116,9 @@ struct VaultOptions: ParsableArguments {
         }
         guard interactive || passphraseFilePath != nil || identityPath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
         try self.unlock(vault)
+        if !offeredOnly, !vault.isUnlocked, let folder = vault.offeredScopes.values.sorted().first {
+            throw CLIError("your identity opens no scope you accepted, only the scope \(Output.quoted(folder)), which a sync brought and you have not accepted\nhint: if you expected to be added: 'tresor scope accept \(Output.escaped(folder)) --identity FILE'", code: ExitStatus.auth)
+        }
         return vault
     }
 }

@@ -214,4 +214,104 @@ extension ScopeTests {
         XCTAssertTrue(try ok("scope", "accept", "Ops").stderr.contains("nothing to accept"))
         XCTAssertNotEqual(try carol(clone, "scope", "accept", "Nope").code, 0)
     }
+
+    /// A holder of the vault key alone forks from before the closed scope was made (its vault header left as it was
+    /// there, version 3) and deletes Team/wiki under the vault key: the header equals the merge base's, and it is still
+    /// a downgrade, refused before any merge (which would seal the change under Team's key and tag it).
+    func testABranchForkedFromBeforeTheScopeIsADowngradeWithItsHeaderUnchanged() throws {
+        let (remote, clone) = try closedTeamHeldByCarolWithTheVaultKey()
+        let a = try attacker(remote)
+        let tip = try a.tip
+        let create = try a.git(["log", "--format=%H", "--grep=Create scope", tip]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let old = try a.git(["rev-parse", create + "~1"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertFalse(try a.git(["cat-file", "blob", old + ":.tresor/vault.json"]).contains("\"scopes\""))
+        for edit in [nil, RawEntry("100644", "new.json", try a.blob(at: "Email/gmail.json", in: old))] as [RawEntry?] {
+            let path = edit == nil ? ["Team", "wiki.json"] : ["Team", "new.json"]
+            let forged = try a.authenticated(try a.commit(try a.editing(try a.tree(of: old), path, edit), parents: [old]), key: try ownerVaultKey)
+            try a.push(forged)
+            let before = try state(clone)
+            let r = try carol(clone, "sync")
+            XCTAssertNotEqual(r.code, 0, r.stdout)
+            XCTAssertEqual(try state(clone), before)
+            XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
+        }
+        // The owner's replica (it made the scope) refuses the same branch changing a root entry: a downgrade.
+        let forged = try a.authenticated(try a.commit(try a.editing(try a.tree(of: old), ["Email", "gmail.json"], nil), parents: [old]), key: try ownerVaultKey)
+        try a.push(forged)
+        let head = try git("rev-parse", "HEAD").stdout
+        let r = try tresor("sync")
+        XCTAssertNotEqual(r.code, 0, r.stdout)
+        XCTAssertTrue(r.stderr.contains("older than this vault's"), r.stderr)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
+        XCTAssertTrue(try ok("show", "Email/gmail").stdout.contains("root-secret"))
+    }
+
+    /// The record of accepted scopes forgets a scope the vault header no longer lists: a forger who puts the same id
+    /// back later (with a key of its own and a slot for the member) makes an offered scope, not a held one.
+    func testARemovedScopeIsForgottenSoItsIDComingBackIsOffered() throws {
+        let (_, clone) = try syncedClone()
+        let record = clone + "/.git/tresor/scopes-accepted"
+        let teamID = try scopeKey("Team", member: "carol").id
+        XCTAssertEqual(try String(contentsOfFile: record, encoding: .utf8), teamID + "\n")
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey)
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try carol(clone, "scope", "accept", "Ops").code, 0)
+        try ok("scope", "rm", "Team")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try String(contentsOfFile: record, encoding: .utf8), try scopeKey("Ops", member: "carol").id + "\n")
+        // Team made again (a new id) is offered like any scope new to her.
+        try ok("scope", "create", "Team", "--member", "carol", carolKey)
+        try ok("sync")
+        let synced = try carol(clone, "sync")
+        XCTAssertEqual(synced.code, 0, synced.stderr)
+        XCTAssertTrue(synced.stderr.contains("the scope \"Team\" has a slot for your identity but was not accepted"), synced.stderr)
+        XCTAssertNotEqual(try carol(clone, "show", "Team/wiki").code, 0)
+        // Accepting needs the identity itself, not a session.
+        let unlocked = try carol(clone, "unlock")
+        XCTAssertEqual(unlocked.code, 0, unlocked.stderr)
+        let assignment = try XCTUnwrap(unlocked.stdout.split(separator: "\n").first.map(String.init))
+        let parts = assignment.dropFirst("export ".count).split(separator: "=", maxSplits: 1).map(String.init)
+        let bySession = try tresor(["scope", "accept", "Team", "--vault", clone], extraEnv: ["TRESOR_PASSPHRASE_FILE": nil, parts[0]: parts[1]])
+        XCTAssertNotEqual(bySession.code, 0)
+        XCTAssertTrue(bySession.stderr.contains("run it with --identity FILE"), bySession.stderr)
+        XCTAssertEqual(try carol(clone, "scope", "accept", "Team").code, 0)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+    }
+
+    /// A member without the vault key who changed an entry of a scope another replica removed meanwhile: refused with
+    /// nothing changed, and told how to go on (the merged entry would need the vault key).
+    func testAMemberWithoutTheVaultKeyWhoEditedARemovedScopeIsToldTheWayOut() throws {
+        let (_, clone) = try syncedClone()
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        try ok("scope", "rm", "Team")
+        try ok("sync")
+        let before = try state(clone)
+        let refused = try carol(clone, "sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" would be merged under the vault key, which you do not hold"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("git reset --hard refs/remotes/origin/main"), refused.stderr)
+        XCTAssertEqual(try state(clone), before)
+    }
+
+    /// A member whose only accepted scope is removed while another was offered to her: every command says which scope
+    /// waits to be accepted and how; `scope accept` works with the identity alone.
+    func testAMemberHoldingOnlyAnOfferedScopeIsToldToAcceptIt() throws {
+        let (_, clone) = try syncedClone()
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey)
+        try ok("scope", "rm", "Team")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        let told = try carol(clone, "show", "Ops/db")
+        XCTAssertEqual(told.code, 3, told.stderr)
+        XCTAssertTrue(told.stderr.contains("only the scope \"Ops\", which a sync brought and you have not accepted"), told.stderr)
+        XCTAssertTrue(told.stderr.contains("'tresor scope accept Ops --identity FILE'"), told.stderr)
+        XCTAssertEqual(try carol(clone, "scope", "accept", "Ops").code, 0)
+        XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "password").stdout, "ops-secret\n")
+    }
 }

@@ -231,6 +231,57 @@ extension ScopeTests {
         try ok("fsck")
     }
 
+    func testAnEntryAddedHereInAFolderTheRemoteMadeAClosedScopeIsRefusedWithTheWayOut() throws {
+        let (remote, _) = try syncedClone()
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The laptop makes Ops a scope closed to the holders of the vault key and pushes; the owner adds an entry there.
+        XCTAssertEqual(try tresor("scope", "create", "Ops", "--member", "carol", carolKey, "--closed", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        try ok("add", "Ops/new", "--password-stdin", stdin: "new-secret\n")
+        let before = try state(vaultDir)
+        let refused = try tresor("sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("\"Ops/new\" would be merged into the scope \"Ops\", whose key you do not hold"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("'tresor mv Ops/new NEW-PATH'"), refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("both this replica and the remote changed"), refused.stderr)
+        XCTAssertEqual(try state(vaultDir), before)
+        // As the hint says: moved out of the folder, it merges.
+        try ok("mv", "Ops/new", "Misc/new")
+        let merged = try tresor("sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertEqual(try ok("show", "Misc/new", "--field", "password").stdout, "new-secret\n")
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("show", "Misc/new", "--field", "password", "--vault", laptop).stdout, "new-secret\n")
+    }
+
+    func testAClosedScopeMadeHereWhileTheRemoteChangedItsFolderIsRefusedAndTheHintWorks() throws {
+        let (remote, clone) = try syncedClone()
+        try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")
+        try ok("sync")
+        let laptop = dir + "/laptop"
+        XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        // The laptop (the vault key) changes Ops/db and pushes; meanwhile the owner makes Ops a scope closed to it.
+        XCTAssertEqual(try tresor("edit", "Ops/db", "--set", "username=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        let carolKey = try ok("identity", "show", dir + "/carol").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey, "--closed")
+        let before = try state(vaultDir)
+        let refused = try tresor("sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("the closed scope \"Ops\" was made here while \"origin\" changed entries in its folder under the vault key"), refused.stderr)
+        XCTAssertEqual(try state(vaultDir), before)
+        // As the hint says: undo, sync, make it again (the laptop's change is then sealed by the scope's maker).
+        _ = try git("reset", "-q", "--hard", "HEAD~1")
+        XCTAssertEqual(try tresor("sync").code, 0)
+        try ok("scope", "create", "Ops", "--member", "carol", carolKey, "--closed")
+        XCTAssertEqual(try tresor("sync").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try carol(clone, "scope", "accept", "Ops").code, 0)
+        XCTAssertEqual(try carol(clone, "show", "Ops/db", "--field", "username").stdout, "laptop\n")
+    }
+
     func testAForgedRemoteCommitIsRefusedWhenHistoriesDiverged() throws {
         let (remote, clone) = try syncedClone()
         try ok("edit", "Team/wiki", "--set", "username=v2")

@@ -114,4 +114,27 @@ extension ScopeTests {
         XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "second\n")
         try ok("fsck")
     }
+
+    /// A closed scope removed here by a holder of both keys, while its member added an entry there: a sync with the
+    /// vault key alone cannot re-encrypt that entry (it is under the scope's key) and refuses rather than put it where
+    /// no key opens it; the same sync with the identity that opens the scope merges it under the vault key.
+    func testARemovalMergedWithoutTheScopesKeyIsRefusedAndWithItMerges() throws {
+        let (_, clone) = try closedTeamHeldByCarolWithTheVaultKey()
+        XCTAssertEqual(try member("carol", clone, "add", "Team/new", "--password-stdin", stdin: "new-secret\n").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        // The owner's replica, with carol's identity (a member of the vault and of Team), removes Team.
+        XCTAssertEqual(try withIdentity("carol", "scope", "rm", "Team").code, 0)
+        let before = try state(vaultDir)
+        let refused = try tresor("sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("\"Team/new\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertEqual(try state(vaultDir), before)
+        let merged = try withIdentity("carol", "sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertEqual(try ok("show", "Team/new", "--field", "password").stdout, "new-secret\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
+        try ok("fsck")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+    }
 }

@@ -78,10 +78,13 @@ struct ScopeCommand: ParsableCommand {
         var folder: String
 
         func run() throws {
-            let vault = try options.open(unlock: true)
+            let vault = try options.open(unlock: true, offeredOnly: true)
             if vault.holdsVaultKey {
                 Output.status("You hold the vault key: every scope it opens is yours already; nothing to accept.")
                 return
+            }
+            guard case .identity = vault.credential else {
+                throw CLIError("accepting a scope opens its key with your identity: run it with --identity FILE (a session does not hold the identity)")
             }
             try vault.acceptScope(folder)
             Output.status("Accepted the scope \(Output.quoted(folder)): you read and write its entries from now on.")
