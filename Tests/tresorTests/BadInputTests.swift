@@ -81,6 +81,7 @@ final class BadInputTests: CLITestCase {
         let cases: [(String, String)] = [
             ("../escape", "\"..\""), ("/etc/passwd", "absolute"), ("Email/../../x", "\"..\""),
             ("bad\u{1}name", "control"), ("back\\slash", "\\"), (".hidden", "start with"), ("a//b", "empty path component"),
+            ("git~1/x", "short name of .git"), ("Team/GIT~1/x", "short name of .git"), ("a/Git~1", "short name of .git"),
         ]
         for (path, message) in cases {
             let r = try tresor(["add", path, "--password-stdin"], stdin: "x\n")
@@ -89,6 +90,9 @@ final class BadInputTests: CLITestCase {
         }
         XCTAssertEqual(try tresor("ls").stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/escape.json"))
+        // Other short names are ordinary names.
+        XCTAssertEqual(try tresor(["add", "git~2/x", "--password-stdin"], stdin: "x\n").code, 0)
+        XCTAssertEqual(try tresor("ls").stdout, "git~2/x\n")
     }
 
     func testSymlinkedEntryFileIsRefused() throws {

@@ -71,6 +71,11 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             if first == 0x20 || last == 0x20 || last == 0x2E { return "a component may not start or end with a space or end with \".\"" }
             for i in start..<end where forbidden[Int(bytes[i])] { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
             if length > maxComponentBytes { return "a component is longer than \(maxComponentBytes) bytes" }
+            // §4.2 rule 10: "git~1" in any ASCII case, the short name of ".git" that git refuses in a tree.
+            if length == 5, bytes[start + 3] == 0x7E, bytes[start + 4] == 0x31, bytes[start] | 0x20 == 0x67,
+               bytes[start + 1] | 0x20 == 0x69, bytes[start + 2] | 0x20 == 0x74 {
+                return "\"\(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))\" is the short name of .git, which git refuses"
+            }
             // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9); reported
             // after every component's own rules.
             if end < n, length >= ext.count, (0..<ext.count).allSatisfy({ bytes[end - ext.count + $0] == ext[$0] }) {

@@ -45,6 +45,8 @@ def entry_path(raw):
             bad(8)
         if i < len(parts) - 1 and part.endswith(EXTENSION):
             bad(9)
+        if part.encode("utf-8").lower() == b"git~1":
+            bad(10)
     return p
 
 

@@ -285,6 +285,9 @@ def entry_vectors(out):
     failure("entry-inner-path-folder-json",
             "a sealed payload whose path has a folder named \"Email.json\" (FORMAT §4.2 rule 9)", "invalid-path",
             sealed_variant(lambda p: p.__setitem__("path", "Email.json/gmail")), path="Email.json/gmail")
+    failure("entry-inner-path-git-short-name",
+            "a sealed payload whose path has a folder named \"GIT~1\", git's short name of .git (FORMAT §4.2 rule 10)",
+            "invalid-path", sealed_variant(lambda p: p.__setitem__("path", "GIT~1/gmail")), path="GIT~1/gmail")
     failure("entry-list-field-as-text", "a sealed payload where \"urls\" is a string, not a list", "malformed",
             sealed_variant(lambda p: p["fields"].__setitem__(
                 "urls", {"value": "https://mail.google.com", "modified": T0, "origin": "laptop"})))

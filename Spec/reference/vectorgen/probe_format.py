@@ -66,7 +66,8 @@ PATHS = {
     "double-slash": "a//b", "lead-slash": "/a", "backslash": "a\\b", "colon": "C:x", "star": "a*", "question": "a?",
     "quote": 'a"b', "less": "a<b", "pipe": "a|b", "mark-after-slash": "a/\u0301b", "mark-after-dot": "a/.\u0301b",
     "emoji": "\U0001F511/key", "ideographic-space-end": "a\u3000", "zwj": "a\u200db", "bom-char": "\ufeffa",
-    "tilde": "~a", "space-inside": "a b",
+    "tilde": "~a", "space-inside": "a b", "git-short-name": "GIT~1/a", "git-short-name-last": "a/git~1",
+    "git-short-name-2": "a/git~2",
 }
 
 TIMESTAMPS = {
