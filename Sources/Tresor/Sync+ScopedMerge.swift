@@ -171,8 +171,16 @@ extension Vault {
                 // Changed on both sides while one side moved it under another key (a scope made around it or removed
                 // there): no holder of a single key can merge it; the change here has to go another way.
                 if let e = EntryPath(filePath: path), oh.scope(containing: e) != th.scope(containing: e) {
-                    let moved = [oh, th].first { $0.scope(containing: e) != baseHeader?.scope(containing: e) } ?? th
-                    throw VaultError.mergedUnderKeyNotHeld(path: e.string, scope: moved.scope(containing: e).flatMap { moved.scopes[$0] })
+                    // The side that moved it since B: into a scope made there (this process lacks that key), or out of a
+                    // scope removed there — then a holder of the vault key lacks the scope's key to read the other
+                    // side's version (it could sync with the identity that opens it), a scope-only member the vault key.
+                    let scopeOf: (VaultHeader) -> String? = { h in h.scope(containing: e).flatMap { h.scopes[$0] } }
+                    let movedIsOurs = oh.scope(containing: e) != baseHeader?.scope(containing: e)
+                    let (moved, other) = movedIsOurs ? (oh, th) : (th, oh)
+                    if scopeOf(moved) == nil, cipher != nil, let folder = scopeOf(other) {
+                        throw VaultError.unreadAcrossKeys(path: e.string, scope: folder)
+                    }
+                    throw VaultError.mergedUnderKeyNotHeld(path: e.string, scope: scopeOf(moved), remote: remote, added: false)
                 }
                 throw VaultError.scopeConflict(path: EntryPath(filePath: path)?.string ?? path, scope: folder(ofFile: path))
             }
@@ -287,7 +295,8 @@ extension Vault {
         for e in entries {
             let path = e.path.filePath
             guard let key = sealing(e.path, mergedHeader, finalKeys) else {
-                throw VaultError.mergedUnderKeyNotHeld(path: e.path.string, scope: mergedHeader.scope(containing: e.path).flatMap { mergedHeader.scopes[$0] })
+                throw VaultError.mergedUnderKeyNotHeld(path: e.path.string, scope: mergedHeader.scope(containing: e.path).flatMap { mergedHeader.scopes[$0] },
+                                                       remote: remote, added: b?.entries[e.path.filePath] == nil)
             }
             if decided[path] != nil || unreadIDs[e.id] != nil {
                 let other = decided[path] != nil ? path : unreadIDs[e.id]!

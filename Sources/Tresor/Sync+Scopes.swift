@@ -58,6 +58,9 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push
         }
+        // Histories that share no commit are never merged in a vault with scopes: a clone shares the root, and with no
+        // base the checks below (what changed on each side since B) have nothing to stand on (Spec/MERGE.md §14.2).
+        guard base != nil else { throw VaultError.unrelatedHistories(remote: remote) }
         // A key rekeyed on one side while the other changed what it governs cannot be merged (Spec/MERGE.md §14.4).
         if let base, base != ours { try requireNoRekeyConcurrentWithEdits(repo: quarantine, base: base, ours: ours, theirs: theirs, remote: remote) }
         // The vault key rekeyed elsewhere (Spec/FORMAT.md §3.11): its new key, opened with this replica's passphrase or

@@ -64,10 +64,14 @@ public enum VaultError: Error, Equatable, Sendable {
     /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
     /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.
     case scopeConflict(path: String, scope: String?)
-    /// An entry this replica can merge would end, in the merged vault, under a key this process does not hold: in the
-    /// scope at folder `scope` (made around it, or it was moved there, on one side), or under the vault key when `scope`
-    /// is nil (its scope removed on one side, for a member without the vault key). Refused before anything changed.
-    case mergedUnderKeyNotHeld(path: String, scope: String?)
+    /// An entry this replica changed (`added`: added, so it can move elsewhere) would end, in the merged vault, under a
+    /// key this process does not hold: in the scope at folder `scope` (made around it on one side), or under the vault
+    /// key when `scope` is nil (its scope removed on one side, for a member without the vault key). Refused before
+    /// anything changed.
+    case mergedUnderKeyNotHeld(path: String, scope: String?, remote: String, added: Bool)
+    /// The remote's history shares no commit with this vault's (a vault with scopes, Spec/MERGE.md §14.2): refused
+    /// before anything changed.
+    case unrelatedHistories(remote: String)
     /// A file this process cannot read, taken from the side that changed it, was sealed there under the key of the scope
     /// at folder `scope` (the vault key when nil), and the merged vault puts it under another key: no key would open it
     /// at its place, and this process cannot re-encrypt it. Refused before anything changed.

@@ -78,10 +78,15 @@ extension VaultError {
             return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
         case .scopeConflict(let p, nil):
             return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
-        case .mergedUnderKeyNotHeld(let p, let scope?):
-            return "\(q(p)) would be merged into the scope \(q(scope)), whose key you do not hold (one side made the scope around it or moved it there): it cannot be written there; nothing was changed\nhint: move it out of that folder ('tresor mv \(Output.escaped(p)) NEW-PATH') and sync again, or ask a member of \(q(scope)) to add you"
-        case .mergedUnderKeyNotHeld(let p, nil):
-            return "\(q(p)) would be merged under the vault key, which you do not hold (its scope was removed on one side): it cannot be written there; nothing was changed\nhint: note your change, drop it ('git reset --hard refs/remotes/origin/main'; it stays in 'git reflog'), sync, and ask a holder of the vault key to make it"
+        case .mergedUnderKeyNotHeld(let p, let scope?, let remote, let added):
+            let way = added
+                ? "move it out of that folder ('tresor mv \(Output.escaped(p)) NEW-PATH') and sync again, or ask a member of \(q(scope)) to add you"
+                : "note your changes since the last sync, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync', and ask a member of \(q(scope)) to make them (or to add you)"
+            return "\(q(p)) would be merged into the scope \(q(scope)), whose key you do not hold (one side made the scope around it): it cannot be written there; nothing was changed\nhint: \(way)"
+        case .mergedUnderKeyNotHeld(let p, nil, let remote, _):
+            return "\(q(p)) would be merged under the vault key, which you do not hold (its scope was removed on one side): it cannot be written there; nothing was changed\nhint: note your changes since the last sync, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync', and ask a holder of the vault key to make them"
+        case .unrelatedHistories(let remote):
+            return "the history of \(q(remote)) shares no commit with this vault's: a vault with scopes does not merge unrelated histories; nothing was changed\nhint: check the remote's URL ('tresor remote ls'); if the remote was rewritten, clone it afresh and compare"
         case .closedScopeMadeConcurrentWithEdits(let remote, let scope):
             return "the closed scope \(q(scope)) was made here while \(q(remote)) changed entries in its folder under the vault key: tresor cannot take those changes into a closed scope; nothing was changed\nhint: undo the scope here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then make the scope again"
         case .unreadAcrossKeys(let p, let scope):
@@ -97,6 +102,9 @@ extension VaultError {
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
         case .hostileRemote(let file, let problem):
+            if case .downgrade = problem {
+                return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged. If this replica upgraded the vault since it last synced (the first 'tresor scope create' does), the remote still has commits from before: undo the upgrade here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then make it again"
+            }
             return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged"
         case .foreignCommits(let commits):
             let list = commits.prefix(5).map { c in

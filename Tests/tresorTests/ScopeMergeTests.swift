@@ -254,6 +254,39 @@ extension ScopeTests {
         XCTAssertEqual(try ok("show", "Misc/new", "--field", "password").stdout, "new-secret\n")
         XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
         XCTAssertEqual(try tresor("show", "Misc/new", "--field", "password", "--vault", laptop).stdout, "new-secret\n")
+
+        // An entry that was there before the scope, changed here: moving it would not help; the hint says to drop it.
+        try ok("add", "Ops2/db", "--password-stdin", stdin: "db-secret\n")
+        try ok("sync")
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("scope", "create", "Ops2", "--member", "carol", carolKey, "--closed", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
+        try ok("edit", "Ops2/db", "--set", "username=owner")
+        let edited = try state(vaultDir)
+        let again = try tresor("sync")
+        XCTAssertEqual(again.code, 2, again.stdout)
+        XCTAssertTrue(again.stderr.contains("\"Ops2/db\" would be merged into the scope \"Ops2\", whose key you do not hold"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("drop them ('git reset --hard refs/remotes/origin/main'"), again.stderr)
+        XCTAssertFalse(again.stderr.contains("tresor mv"), again.stderr)
+        XCTAssertEqual(try state(vaultDir), edited)
+        _ = try git("reset", "-q", "--hard", "refs/remotes/origin/main")
+        XCTAssertEqual(try tresor("sync").code, 0)
+    }
+
+    /// A holder of the vault key alone pushes a root commit (a history sharing nothing with the vault's) whose header
+    /// lists no scope and which puts an entry in the closed scope's folder under the vault key: never merged.
+    func testAHistorySharingNoCommitIsNotMergedInAVaultWithScopes() throws {
+        let (remote, clone) = try closedTeamHeldByCarolWithTheVaultKey()
+        let a = try attacker(remote)
+        let tip = try a.tip
+        let root = try a.authenticated(try a.commit(try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], nil), parents: []), key: try ownerVaultKey)
+        try a.push(root)
+        let before = try state(clone)
+        let r = try carol(clone, "sync")
+        XCTAssertEqual(r.code, 2, r.stdout)
+        XCTAssertTrue(r.stderr.contains("the history of \"origin\" shares no commit with this vault's"), r.stderr)
+        XCTAssertEqual(try state(clone), before)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
     }
 
     func testAClosedScopeMadeHereWhileTheRemoteChangedItsFolderIsRefusedAndTheHintWorks() throws {

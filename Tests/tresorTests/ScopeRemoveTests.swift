@@ -137,4 +137,24 @@ extension ScopeTests {
         XCTAssertEqual(try carol(clone, "sync").code, 0)
         XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
     }
+
+    /// The same with an entry the member changed (it was there before): the refusal names the scope whose key is
+    /// missing and the identity that opens it, not the vault key the owner holds.
+    func testARemovalMergedWithoutTheScopesKeyAgainstAnEditNamesTheScopesKey() throws {
+        let (_, clone) = try closedTeamHeldByCarolWithTheVaultKey()
+        XCTAssertEqual(try member("carol", clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try withIdentity("carol", "scope", "rm", "Team").code, 0)
+        let before = try state(vaultDir)
+        let refused = try tresor("sync")
+        XCTAssertEqual(refused.code, 2, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--identity"), refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("vault key, which you do not hold"), refused.stderr)
+        XCTAssertEqual(try state(vaultDir), before)
+        let merged = try withIdentity("carol", "sync")
+        XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        try ok("fsck")
+    }
 }

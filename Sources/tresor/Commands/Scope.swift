@@ -96,7 +96,7 @@ struct ScopeCommand: ParsableCommand {
         @OptionGroup var options: VaultOptions
 
         func run() throws {
-            let vault = try options.open(unlock: options.identityPath != nil || options.passphraseFilePath != nil)
+            let vault = try options.open(unlock: options.identityPath != nil || options.passphraseFilePath != nil, offeredOnly: true)
             let scopes = try vault.scopes()
             if scopes.isEmpty { Output.status("No scopes: 'tresor scope create FOLDER' makes one."); return }
             for s in scopes {
