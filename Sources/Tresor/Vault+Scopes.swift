@@ -61,12 +61,13 @@ extension Vault {
     /// what opens now, once.
     func openScopes(vaultKey: SecretBytes?, identity: Identity?) throws {
         let restricted = cipher == nil && vaultKey == nil
+        let recorded = restricted ? acceptedScopeIDs() : nil
         // With keys held already (after a sync) and no record, what is held is what was accepted: never "all".
-        let accepted = restricted ? acceptedScopeIDs() ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
-        if restricted, let accepted {
+        let accepted = restricted ? recorded ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
+        if let accepted {
             // Scopes the vault header no longer lists are forgotten: the same id coming back later is a new scope.
             let listed = accepted.intersection(header.scopes.keys)
-            if listed != accepted || acceptedScopeIDs() == nil { try? recordAcceptedScopeIDs(listed) }
+            if listed != recorded { try? recordAcceptedScopeIDs(listed) }
         }
         defer {
             if restricted, accepted == nil, !scopeKeys.isEmpty { try? recordAcceptedScopeIDs(Set(scopeKeys.keys)) }

@@ -115,46 +115,40 @@ extension ScopeTests {
         try ok("fsck")
     }
 
-    /// A closed scope removed here by a holder of both keys, while its member added an entry there: a sync with the
-    /// vault key alone cannot re-encrypt that entry (it is under the scope's key) and refuses rather than put it where
-    /// no key opens it; the same sync with the identity that opens the scope merges it under the vault key.
-    func testARemovalMergedWithoutTheScopesKeyIsRefusedAndWithItMerges() throws {
+    /// A closed scope removed here by a holder of both keys (carol's identity on the owner's replica) while carol, on
+    /// her clone, made `change` in it and pushed; then the owner syncs with the passphrase (the vault key alone): refused
+    /// with nothing changed, rather than an entry put where no key opens it. The same sync with the identity that opens
+    /// the scope merges it under the vault key. Returns the refusal.
+    func syncRemovalWithoutTheScopesKey(after change: String...) throws -> CLIResult {
         let (_, clone) = try closedTeamHeldByCarolWithTheVaultKey()
-        XCTAssertEqual(try member("carol", clone, "add", "Team/new", "--password-stdin", stdin: "new-secret\n").code, 0)
-        XCTAssertEqual(try carol(clone, "sync").code, 0)
-        // The owner's replica, with carol's identity (a member of the vault and of Team), removes Team.
-        XCTAssertEqual(try withIdentity("carol", "scope", "rm", "Team").code, 0)
-        let before = try state(vaultDir)
-        let refused = try tresor("sync")
-        XCTAssertEqual(refused.code, 2, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains("\"Team/new\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
-        XCTAssertEqual(try state(vaultDir), before)
-        let merged = try withIdentity("carol", "sync")
-        XCTAssertEqual(merged.code, 0, merged.stderr)
-        XCTAssertEqual(try ok("show", "Team/new", "--field", "password").stdout, "new-secret\n")
-        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
-        try ok("fsck")
-        XCTAssertEqual(try carol(clone, "sync").code, 0)
-        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
-    }
-
-    /// The same with an entry the member changed (it was there before): the refusal names the scope whose key is
-    /// missing and the identity that opens it, not the vault key the owner holds.
-    func testARemovalMergedWithoutTheScopesKeyAgainstAnEditNamesTheScopesKey() throws {
-        let (_, clone) = try closedTeamHeldByCarolWithTheVaultKey()
-        XCTAssertEqual(try member("carol", clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        XCTAssertEqual(try tresor(change + ["--vault", clone, "--identity", dir + "/carol"], stdin: "new-secret\n", extraEnv: ["TRESOR_PASSPHRASE_FILE": nil]).code, 0)
         XCTAssertEqual(try carol(clone, "sync").code, 0)
         XCTAssertEqual(try withIdentity("carol", "scope", "rm", "Team").code, 0)
         let before = try state(vaultDir)
         let refused = try tresor("sync")
         XCTAssertEqual(refused.code, 2, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("--identity"), refused.stderr)
         XCTAssertFalse(refused.stderr.contains("vault key, which you do not hold"), refused.stderr)
         XCTAssertEqual(try state(vaultDir), before)
         let merged = try withIdentity("carol", "sync")
         XCTAssertEqual(merged.code, 0, merged.stderr)
-        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
         try ok("fsck")
+        XCTAssertEqual(try carol(clone, "sync").code, 0)
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        return refused
+    }
+
+    func testARemovalMergedWithoutTheScopesKeyAgainstAnAddedEntryIsRefusedAndWithItMerges() throws {
+        let refused = try syncRemovalWithoutTheScopesKey(after: "add", "Team/new", "--password-stdin")
+        XCTAssertTrue(refused.stderr.contains("\"Team/new\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertEqual(try ok("show", "Team/new", "--field", "password").stdout, "new-secret\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
+    }
+
+    /// An entry that was there before: the refusal names the scope whose key is missing, not the vault key.
+    func testARemovalMergedWithoutTheScopesKeyAgainstAnEditNamesTheScopesKey() throws {
+        let refused = try syncRemovalWithoutTheScopesKey(after: "edit", "Team/wiki", "--set", "username=carol")
+        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
     }
 }
