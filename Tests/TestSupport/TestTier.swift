@@ -1,4 +1,5 @@
-// The two test tiers: `make test` runs the fast tier; `make test-deep` also runs the long system tests (TRESOR_DEEP=1).
+// The two test tiers: `make test` runs the fast tier; `make test-deep` runs the long system tests, which live in test
+// classes whose names end in `DeepTests` and call `requireDeepTier()` (make test-deep sets TRESOR_DEEP=1 and filters on it).
 import Foundation
 import XCTest
 
