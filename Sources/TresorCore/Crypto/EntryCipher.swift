@@ -67,6 +67,24 @@ public final class EntryCipher: @unchecked Sendable {
         return try plaintext.withBytes { try entry(id: env.id, payload: $0, expectedPath: expectedPath) }
     }
 
+    /// Opens an entry file of a vault of version 1–4 (envelope version 1, Spec/FORMAT.md §6) and gives every value the
+    /// dot `dot`: converting a vault (§11.10).
+    /// - Throws: `CoreError` of the first rule broken.
+    public func openVersion1(_ bytes: [UInt8], expectedPath: EntryPath?, dot: Dot) throws -> Entry {
+        let env = try Envelope.parse(bytes, acceptingVersion1: true)
+        guard env.version == FormatVersion.entryVersion1 else { throw CoreError.unsupportedVersion(env.version) }
+        let plaintext = try openPayload(env)
+        let entry = try plaintext.withBytes { bytes -> Entry in
+            let payload: JSONValue
+            do { payload = try JSONValue.parsePayload(bytes) } catch { throw CoreError.malformed("decrypted payload is not JSON") }
+            return try Entry(id: env.id, version1Payload: payload, dot: dot)
+        }
+        if let expectedPath, entry.path != expectedPath {
+            throw CoreError.pathMismatch(inner: entry.path.string, outer: expectedPath.string)
+        }
+        return entry
+    }
+
     /// The entry of a decrypted payload (as `openPayload` gives it) of an entry file with envelope id `id`.
     /// The payload is parsed in place; field values go straight into zeroing buffers (`SecretText`).
     /// - Throws: `CoreError` of the first payload rule broken (Spec/FORMAT.md §5.5, §6.2).

@@ -8,13 +8,44 @@ public struct VaultAuthenticator: Sendable {
     public static let commitField = "tresor-auth"
     static let commitKeyID: UInt64 = 2
     static let headerKeyID: UInt64 = 3
+    /// Version 5 (Spec/FORMAT.md §11.2): the state key tags state records, the chain key seals earlier header keys.
+    static let stateKeyID: UInt64 = 6
+    static let chainKeyID: UInt64 = 7
     private let commitKey: SecretBytes
-    private let headerKey: SecretBytes
+    /// The header key (id 3): what header tags and rekey proofs are made with.
+    let headerKey: SecretBytes
+    private let stateKey: SecretBytes
+    let chainKey: SecretBytes
 
     /// - Throws: `CryptoError` if the vault key has the wrong length.
     public init(vaultKey: SecretBytes) throws {
         commitKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.commitKeyID, context: EntryCipher.kdfContext)
         headerKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.headerKeyID, context: EntryCipher.kdfContext)
+        stateKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.stateKeyID, context: EntryCipher.kdfContext)
+        chainKey = try Sodium.deriveSubkey(from: vaultKey, id: Self.chainKeyID, context: EntryCipher.kdfContext)
+    }
+
+    /// The header key (subkey id 3) of `key`.
+    static func headerKey(of key: SecretBytes) throws -> SecretBytes {
+        try Sodium.deriveSubkey(from: key, id: headerKeyID, context: EntryCipher.kdfContext)
+    }
+
+    /// The tag of a state record (Spec/FORMAT.md §11.6): BLAKE2b-256 under the state key over `"tresor-state" 0x00` and
+    /// the canonical JSON without `auth`.
+    public func stateTag(_ authenticated: [UInt8]) throws -> [UInt8] {
+        try Sodium.keyedHash(Array("tresor-state".utf8) + [0] + authenticated, key: stateKey)
+    }
+
+    /// Whether `tag` is the tag of the state record bytes `authenticated`, compared in constant time.
+    public func verifyState(_ authenticated: [UInt8], tag: [UInt8]) -> Bool {
+        guard let expected = try? stateTag(authenticated) else { return false }
+        return Sodium.equalInConstantTime(tag, expected)
+    }
+
+    /// The tag of a version 5 header's JSON object as parsed, without `auth` (Spec/FORMAT.md §11.4): `prefix` is
+    /// `tresor-header` for the vault header, `tresor-scope` for a scope header.
+    func headerTag(prefix: String, object: JSONValue) throws -> [UInt8] {
+        try Sodium.keyedHash(Array(prefix.utf8) + [0] + object.canonicalBytes(), key: headerKey)
     }
 
     /// The tag of a commit, as the value of its `tresor-auth` field: base64 of

@@ -54,17 +54,19 @@ public enum FieldValue: Hashable, Sendable {
     }
 }
 
-/// One field of an entry with the time and device of its last change (Spec/FORMAT.md §5.3).
+/// One field of an entry with the time and device of its last change, and the change that wrote it
+/// (Spec/FORMAT.md §5.3, §11.8).
 public struct Field: Hashable, Sendable {
     public var value: FieldValue
     public var modified: Timestamp
     public var origin: String
-    public init(value: FieldValue, modified: Timestamp, origin: String) {
-        self.value = value; self.modified = modified; self.origin = origin
+    public var dot: Dot
+    public init(value: FieldValue, modified: Timestamp, origin: String, dot: Dot) {
+        self.value = value; self.modified = modified; self.origin = origin; self.dot = dot
     }
 }
 
-/// A previous value of a field (Spec/FORMAT.md §5.4).
+/// A previous value of a field (Spec/FORMAT.md §5.4, §11.8).
 public struct HistoryItem: Hashable, Sendable {
     public var field: String
     public var value: FieldValue
@@ -74,10 +76,20 @@ public struct HistoryItem: Hashable, Sendable {
     public var replaced: Timestamp
     /// Why: `edit`, `delete` or `merge`.
     public var reason: String
-    public init(field: String, value: FieldValue, modified: Timestamp, origin: String, replaced: Timestamp, reason: String) {
+    /// The change that had written the value.
+    public var dot: Dot
+    public init(field: String, value: FieldValue, modified: Timestamp, origin: String, replaced: Timestamp, reason: String, dot: Dot) {
         self.field = field; self.value = value; self.modified = modified; self.origin = origin
-        self.replaced = replaced; self.reason = reason
+        self.replaced = replaced; self.reason = reason; self.dot = dot
     }
+}
+
+/// The write that set an entry's path: its creation or its last move (Spec/FORMAT.md §11.8 `moved`).
+public struct PathWrite: Hashable, Sendable {
+    public var modified: Timestamp
+    public var origin: String
+    public var dot: Dot
+    public init(modified: Timestamp, origin: String, dot: Dot) { self.modified = modified; self.origin = origin; self.dot = dot }
 }
 
 /// A decrypted entry (Spec/FORMAT.md §5).
@@ -94,19 +106,25 @@ public struct Entry: Equatable, Sendable {
     public var modified: Timestamp
     public var fields: [String: Field]
     public var history: [HistoryItem]
+    /// Every write to this entry this version has seen (Spec/FORMAT.md §11.8).
+    public var clock: Clock
+    /// The write that set `path`.
+    public var moved: PathWrite
     /// Payload members this version does not know, kept verbatim on rewrite.
     var unknownMembers: [String: JSONValue]
 
-    /// A new, empty entry with a fresh random id.
-    public init(path: EntryPath, at time: Timestamp) {
-        self.init(id: UUID().uuidString.lowercased(), path: path, created: time, modified: time,
-                  fields: [:], history: [], unknownMembers: [:])
+    /// A new, empty entry with a fresh random id, created by `change`.
+    public init(path: EntryPath, change: Change) {
+        self.init(id: UUID().uuidString.lowercased(), path: path, created: change.time, modified: change.time,
+                  fields: [:], history: [], clock: Clock([change.dot.replica: change.dot.counter]),
+                  moved: PathWrite(modified: change.time, origin: change.origin, dot: change.dot), unknownMembers: [:])
     }
 
-    public init(id: String, path: EntryPath, created: Timestamp, modified: Timestamp,
-                fields: [String: Field], history: [HistoryItem], unknownMembers: [String: JSONValue]) {
+    public init(id: String, path: EntryPath, created: Timestamp, modified: Timestamp, fields: [String: Field],
+                history: [HistoryItem], clock: Clock, moved: PathWrite, unknownMembers: [String: JSONValue]) {
         self.id = id; self.path = path; self.created = created; self.modified = modified
-        self.fields = fields; self.history = history; self.unknownMembers = unknownMembers
+        self.fields = fields; self.history = history; self.clock = clock; self.moved = moved
+        self.unknownMembers = unknownMembers
     }
 
     /// The text of a field as an ordinary `String` copy (a list joined by newlines), nil if absent. The copy
@@ -142,13 +160,13 @@ public struct Entry: Equatable, Sendable {
         }
     }
 
-    /// Sets (or with nil removes) a field, moving the previous value into history; any change also sorts and
-    /// caps the whole history (Spec/FORMAT.md §5.4, §5.6). Returns true if anything changed. An empty text or
-    /// list removes the field.
+    /// Sets (or with nil removes) a field as `change` (Spec/FORMAT.md §11.8 *set*): the previous value goes into the
+    /// history with its dot; any change also normalises the whole history (§5.4, §11.8). Returns true if anything
+    /// changed. An empty text or list removes the field.
     /// - Throws: `CoreError.invalidField` for a bad name, or a text for `urls`/`tags` or a list for any
     ///   other field (a reader would refuse such a payload, Spec/FORMAT.md §5.3).
     @discardableResult
-    public mutating func set(_ name: String, _ value: FieldValue?, at time: Timestamp, origin: String) throws -> Bool {
+    public mutating func set(_ name: String, _ value: FieldValue?, change: Change) throws -> Bool {
         try Entry.validateFieldName(name)
         switch value {
         case .text? where Entry.listFields.contains(name): throw CoreError.invalidField("field \"\(name)\" must be a list")
@@ -162,40 +180,47 @@ public struct Entry: Equatable, Sendable {
         guard old?.value != newValue else { return false }
         if let old {
             history.append(HistoryItem(field: name, value: old.value, modified: old.modified, origin: old.origin,
-                                       replaced: time, reason: newValue == nil ? "delete" : "edit"))
+                                       replaced: change.time, reason: newValue == nil ? "delete" : "edit", dot: old.dot))
         }
         if let newValue {
-            fields[name] = Field(value: newValue, modified: time, origin: origin)
+            fields[name] = Field(value: newValue, modified: change.time, origin: change.origin, dot: change.dot)
         } else {
             fields[name] = nil
         }
-        modified = max(modified, time)
+        record(change)
         capHistory()
         return true
     }
 
-    /// Moves the entry to `path` (same id), `modified` no earlier than `time`. Returns true if the path changed.
-    /// Like every change, sorts and caps the history (Spec/FORMAT.md §5.4, §5.6).
+    /// Moves the entry to `path` (same id) as `change`. Returns true if the path changed.
+    /// Like every change, normalises the history (Spec/FORMAT.md §5.4, §11.8).
     @discardableResult
-    public mutating func move(to path: EntryPath, at time: Timestamp) -> Bool {
+    public mutating func move(to path: EntryPath, change: Change) -> Bool {
         guard !MergeOrder.same(path.string, self.path.string) else { return false }
         self.path = path
-        modified = max(modified, time)
+        moved = PathWrite(modified: change.time, origin: change.origin, dot: change.dot)
+        record(change)
         capHistory()
         return true
     }
 
-    /// Puts the history in canonical order and keeps the newest `historyLimitPerField` items of each field
-    /// name (by its bytes). Spec/FORMAT.md §5.4
+    /// A change of this entry by `change`: its clock includes it and `modified` is no earlier (Spec/FORMAT.md §11.8).
+    public mutating func record(_ change: Change) {
+        clock.advance(to: change.dot)
+        modified = max(modified, change.time)
+    }
+
+    /// Keeps one history item per value (field, dot and value; the greatest), in canonical order, and the newest
+    /// `historyLimitPerField` items of each field name (by its bytes). Spec/FORMAT.md §5.4, §11.8
     public mutating func capHistory() {
-        history = MergeOrder.capped(history.sorted(by: HistoryItem.canonicalOrder))
+        history = MergeOrder.mergedHistory([history])
     }
 }
 
 extension HistoryItem {
-    /// Oldest first: `replaced`, then field, `modified`, origin, canonical value bytes and reason, every
+    /// Oldest first: `replaced`, then field, `modified`, origin, canonical value bytes, reason and dot, every
     /// string by its UTF-8 bytes (Swift `String` comparison would make NFC and NFD spellings equal).
-    /// Total: two items are equal in it only if they are the same item byte for byte. Spec/FORMAT.md §5.4
+    /// Total: two items are equal in it only if they are the same item byte for byte. Spec/FORMAT.md §5.4, §11.8
     static func canonicalOrder(_ a: HistoryItem, _ b: HistoryItem) -> Bool {
         MergeOrder.historyCompare(a, b) < 0
     }

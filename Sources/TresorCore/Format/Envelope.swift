@@ -28,8 +28,10 @@ public struct Envelope: Equatable, Sendable {
         ]).canonicalBytes() + [0x0A]
     }
 
-    /// Parses entry file bytes, checking the rules of Spec/FORMAT.md §6.2 in their stated order.
-    public static func parse(_ bytes: [UInt8]) throws -> Envelope {
+    /// Parses entry file bytes, checking the rules of Spec/FORMAT.md §6.2 in their stated order. A version 5 vault's
+    /// entry files are of envelope version 2 (§11.8); `acceptingVersion1` also reads version 1, for converting a vault
+    /// (§11.10).
+    public static func parse(_ bytes: [UInt8], acceptingVersion1: Bool = false) throws -> Envelope {
         guard bytes.count <= maxFileBytes else { throw CoreError.malformed("file larger than \(maxFileBytes) bytes") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError {
@@ -39,7 +41,9 @@ public struct Envelope: Equatable, Sendable {
         guard let vj = o["version"] else { throw CoreError.malformed("envelope has no \"version\"") }
         guard let v = vj.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
         // Any integer, however large, is a version: unsupported, as in VaultHeader.parse (Spec/FORMAT.md §6.2 step 3).
-        guard v == FormatVersion.entry else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard v == FormatVersion.entry || (acceptingVersion1 && v == FormatVersion.entryVersion1) else {
+            throw CoreError.unsupportedVersion(Int(clamping: v))
+        }
         let expected: Set<String> = ["version", "id", "nonce", "ciphertext"]
         if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed("unknown envelope member \"\(extra)\"") }
         guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed("\"id\" is not a lowercase UUID") }
@@ -49,7 +53,7 @@ public struct Envelope: Equatable, Sendable {
         guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed("envelope has no \"ciphertext\" string") }
         guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding("\"ciphertext\" is not canonical base64") }
         guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding("\"ciphertext\" is shorter than the tag") }
-        return Envelope(version: FormatVersion.entry, id: id, nonce: nonce, ciphertext: ct)
+        return Envelope(version: Int(v), id: id, nonce: nonce, ciphertext: ct)
     }
 
     /// True for a lowercase hyphenated UUID (8-4-4-4-12 hex digits).

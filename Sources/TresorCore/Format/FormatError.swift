@@ -64,7 +64,7 @@ public enum CoreError: Error, Equatable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unsupportedVersion(let v):
-            return "unsupported format version \(v) (this tresor reads entry version \(FormatVersion.entry) and header versions 1 to \(FormatVersion.newestHeader))\nhint: a newer tresor wrote it: upgrade tresor"
+            return "unsupported format version \(v) (this tresor reads entry versions 1 and \(FormatVersion.entry) and header versions 1 to \(FormatVersion.newestHeader))\nhint: a newer tresor wrote it: upgrade tresor"
         case .malformed(let why): return "not a valid Tresor file: \(why)"
         case .badEncoding(let what): return "bad encoding: \(what)"
         case .kdfOutOfBounds(let why): return "key derivation parameters refused: \(why)"
@@ -89,18 +89,19 @@ public enum CoreError: Error, Equatable, LocalizedError {
     }
 }
 
-/// Format version constants (Spec/FORMAT.md §1.4).
+/// Format version constants (Spec/FORMAT.md §1.4, §11.1).
 public enum FormatVersion {
-    /// The entry file version this implementation reads and writes.
-    public static let entry = 1
-    /// The newest vault header version: version 2 adds the generation and the authentication tag, version 3
-    /// recipient key slots.
-    /// Version 1 headers are still read (and upgraded by `tresor upgrade`).
-    public static let header = 3
-    /// Version 4: version 3 with scopes (Spec/FORMAT.md §3.12.1). Written by the change that creates the first scope;
-    /// the newest version read.
+    /// The entry envelope version written (Spec/FORMAT.md §11.8): payloads with dots and clocks.
+    public static let entry = 2
+    /// The envelope of vaults of versions 1–4, read only to convert them (Spec/FORMAT.md §11.10).
+    public static let entryVersion1 = 1
+    /// The vault header version written: authenticated state (Spec/FORMAT.md §11). Versions 1–4 are read to convert them.
+    public static let header = 5
+    /// Version 4: version 3 with scopes (Spec/FORMAT.md §3.12.1), the last version before authenticated state.
     public static let scopedHeader = 4
-    public static let newestHeader = 4
+    public static let newestHeader = 5
+    /// The scope header version of a version 5 vault (Spec/FORMAT.md §11.11); version 1 belongs to version 4 vaults.
+    public static let scopeHeader = 2
     /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
     /// header version 2).
     static let keySlot = 1

@@ -75,6 +75,8 @@ public struct RecipientSlot: Equatable, Sendable {
     public var name: String
     public var publicKey: RecipientKey
     public var sealedKey: [UInt8]
+    /// Version 5: the change that wrote the slot (Spec/FORMAT.md §11.4); not part of the binding.
+    public var dot: Dot?
 
     /// What is sealed before the vault key: binds the box to its vault and slot.
     static func binding(vaultID: String, slotID: String) -> [UInt8] {
@@ -95,18 +97,18 @@ public struct RecipientSlot: Equatable, Sendable {
     /// Seals `vaultKey` to `publicKey` in a new slot (a new random slot id unless `id` is given).
     /// - Throws: `CoreError.malformed` for an invalid name, `CryptoError`.
     public static func seal(_ vaultKey: SecretBytes, to publicKey: RecipientKey, name: String, vaultID: String,
-                            id: String = UUID().uuidString.lowercased()) throws -> RecipientSlot {
-        try seal(vaultKey, to: publicKey, name: name, binding: binding(vaultID: vaultID, slotID: id), id: id)
+                            id: String = UUID().uuidString.lowercased(), dot: Dot? = nil) throws -> RecipientSlot {
+        try seal(vaultKey, to: publicKey, name: name, binding: binding(vaultID: vaultID, slotID: id), id: id, dot: dot)
     }
 
     /// Seals `key` after `binding` (a vault's §3.8 binding or a scope's §3.12.2 one).
-    static func seal(_ key: SecretBytes, to publicKey: RecipientKey, name: String, binding: [UInt8], id: String) throws -> RecipientSlot {
+    static func seal(_ key: SecretBytes, to publicKey: RecipientKey, name: String, binding: [UInt8], id: String, dot: Dot? = nil) throws -> RecipientSlot {
         guard isValidName(name) else { throw CoreError.malformed("member name \"\(name)\" is not 1 to 64 bytes of printable NFC text") }
         var plain = binding
         key.withBytes { plain += $0 }
         defer { Sodium.wipe(&plain) }
         let sealed = try Sodium.sealBox(SecretBytes(copying: plain), publicKey: publicKey.bytes)
-        return RecipientSlot(id: id, name: name, publicKey: publicKey, sealedKey: sealed)
+        return RecipientSlot(id: id, name: name, publicKey: publicKey, sealedKey: sealed, dot: dot)
     }
 
     /// The vault key, if `identity` is this slot's recipient and the box is bound to this vault and slot.
@@ -127,12 +129,23 @@ public struct RecipientSlot: Equatable, Sendable {
     }
 
     var json: JSONValue {
-        .object(["type": .string(Self.type), "id": .string(id), "name": .string(name),
-                 "publicKey": .string(publicKey.text), "sealedKey": .string(Base64.encode(sealedKey))])
+        var o: [String: JSONValue] = ["type": .string(Self.type), "id": .string(id), "name": .string(name),
+                                      "publicKey": .string(publicKey.text), "sealedKey": .string(Base64.encode(sealedKey))]
+        if let dot { o["dot"] = dot.json }
+        return .object(o)
     }
 
-    init(id: String, name: String, publicKey: RecipientKey, sealedKey: [UInt8]) {
-        self.id = id; self.name = name; self.publicKey = publicKey; self.sealedKey = sealedKey
+    init(id: String, name: String, publicKey: RecipientKey, sealedKey: [UInt8], dot: Dot? = nil) {
+        self.id = id; self.name = name; self.publicKey = publicKey; self.sealedKey = sealedKey; self.dot = dot
+    }
+
+    /// A version 5 slot (Spec/FORMAT.md §11.4, §11.11): the members of §3.8 and a `dot`, nothing else.
+    init(version5 o: [String: JSONValue], sealedLength: Int = RecipientSlot.sealedLength) throws {
+        guard Set(o.keys).isSubset(of: ["type", "id", "name", "publicKey", "sealedKey", "dot"]) else {
+            throw CoreError.malformed("a recipient key slot has a member version 5 does not have")
+        }
+        try self.init(json: o, sealedLength: sealedLength)
+        dot = try Dot(json: o["dot"], context: "recipient key slot")
     }
 
     init(json o: [String: JSONValue], sealedLength: Int = RecipientSlot.sealedLength) throws {

@@ -9,6 +9,8 @@ public struct ScopeVaultSlot: Equatable, Sendable {
     static let wrapKeyID: UInt64 = 4
     public var nonce: [UInt8]
     var wrappedKey: [UInt8]
+    /// Version 2 scope headers: the change that wrote the slot (Spec/FORMAT.md §11.11).
+    public var dot: Dot?
 
     static func associatedData(vaultID: String, scopeID: String) -> [UInt8] {
         Array("tresor-scope-vault\u{0}1\u{0}\(vaultID)\u{0}\(scopeID)".utf8)
@@ -17,10 +19,10 @@ public struct ScopeVaultSlot: Equatable, Sendable {
     /// Wraps `scopeKey` under `vaultKey`'s scope-wrap key (a fresh nonce unless one is given, for vectors).
     /// - Throws: `CryptoError`.
     static func wrap(_ scopeKey: SecretBytes, vaultKey: SecretBytes, vaultID: String, scopeID: String,
-                     nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes)) throws -> ScopeVaultSlot {
+                     nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes), dot: Dot? = nil) throws -> ScopeVaultSlot {
         let kek = try Sodium.deriveSubkey(from: vaultKey, id: wrapKeyID, context: EntryCipher.kdfContext)
         return ScopeVaultSlot(nonce: nonce, wrappedKey: try Sodium.seal(scopeKey, key: kek, nonce: nonce,
-                                                                       ad: associatedData(vaultID: vaultID, scopeID: scopeID)))
+                                                                       ad: associatedData(vaultID: vaultID, scopeID: scopeID)), dot: dot)
     }
 
     /// The scope key. - Throws: `CoreError.authenticationFailed` for another vault key or a changed slot.
@@ -31,10 +33,19 @@ public struct ScopeVaultSlot: Equatable, Sendable {
     }
 
     var json: JSONValue {
-        .object(["type": .string(Self.type), "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))])
+        var o: [String: JSONValue] = ["type": .string(Self.type), "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))]
+        if let dot { o["dot"] = dot.json }
+        return .object(o)
     }
 
-    init(nonce: [UInt8], wrappedKey: [UInt8]) { self.nonce = nonce; self.wrappedKey = wrappedKey }
+    init(nonce: [UInt8], wrappedKey: [UInt8], dot: Dot? = nil) { self.nonce = nonce; self.wrappedKey = wrappedKey; self.dot = dot }
+
+    /// A slot of a version 2 scope header: the members above and a `dot`, nothing else (Spec/FORMAT.md §11.11).
+    init(version5 o: [String: JSONValue]) throws {
+        guard Set(o.keys).isSubset(of: ["type", "nonce", "wrappedKey", "dot"]) else { throw CoreError.malformed("a vault slot has a member version 2 does not have") }
+        try self.init(json: o)
+        dot = try Dot(json: o["dot"], context: "vault slot")
+    }
 
     init(json o: [String: JSONValue]) throws {
         func b64(_ name: String, _ length: Int) throws -> [UInt8] {
@@ -47,11 +58,13 @@ public struct ScopeVaultSlot: Equatable, Sendable {
     }
 }
 
-/// `.tresor/scopes/<scope id>.json` (Spec/FORMAT.md §3.12.2): the scope key sealed to the scope's members and, for an
-/// open scope, wrapped for the holders of the vault key; authenticated under the scope key's header key.
+/// `.tresor/scopes/<scope id>.json` (Spec/FORMAT.md §3.12.2; version 2: §11.11): the scope key sealed to the scope's
+/// members and, for an open scope, wrapped for the holders of the vault key; authenticated under the scope key's header key.
 public struct ScopeHeader: Equatable, Sendable {
     public static let directory = ".tresor/scopes"
     static let formatName = "tresor-scope"
+    /// 1 in a version 4 vault; 2 in a version 5 vault (Spec/FORMAT.md §11.11).
+    public var version: Int = FormatVersion.scopeHeader
     public var vaultID: String
     public var scopeID: String
     /// The scope's folder, an entry path: every entry below it is sealed under the scope key (§3.12.3).
@@ -61,9 +74,15 @@ public struct ScopeHeader: Equatable, Sendable {
     /// Slots of types this version does not know, kept verbatim (dropped by a rekey of the scope).
     public var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
+    /// Version 1 only.
     public var generation: UInt64
     public var auth: [UInt8]?
+    /// Version 1 only.
     public var rekeyProof: [UInt8]?
+    /// Version 2: the key epoch, the header's clock, and the proofs of earlier epochs (Spec/FORMAT.md §11.5).
+    public var epoch: UInt64 = 1
+    public var clock: Clock = .empty
+    public var rekeyChain: RekeyChain?
 
     /// The file of scope `scopeID`, relative to the vault root.
     public static func relativePath(scopeID: String) -> String { directory + "/" + scopeID + ".json" }
@@ -93,15 +112,16 @@ public struct ScopeHeader: Equatable, Sendable {
         self.generation = generation; self.auth = auth; self.rekeyProof = rekeyProof
     }
 
-    /// A new scope (Spec/FORMAT.md §3.12.5): a random scope key, a vault slot when `vaultKey` is given (an open
-    /// scope), a recipient slot per member; generation 1, to be authenticated by the caller with the scope key.
+    /// A new scope made by `change` (Spec/FORMAT.md §3.12.5, §11.11): a random scope key, a vault slot when `vaultKey`
+    /// is given (an open scope), a recipient slot per member; epoch 1, to be authenticated by the caller with the scope key.
     /// - Throws: `CoreError.malformed` for a bad member name, `.memberExists` for a name or key given twice.
     public static func create(vaultID: String, folder: String, vaultKey: SecretBytes?, members: [(name: String, key: RecipientKey)],
-                              scopeID: String = UUID().uuidString.lowercased()) throws -> (ScopeHeader, SecretBytes) {
+                              change: Change, scopeID: String = UUID().uuidString.lowercased()) throws -> (ScopeHeader, SecretBytes) {
         let key = SecretBytes.random(count: Sodium.keyBytes)
         var h = ScopeHeader(vaultID: vaultID, scopeID: scopeID, folder: folder)
-        h.vaultSlot = try vaultKey.map { try ScopeVaultSlot.wrap(key, vaultKey: $0, vaultID: vaultID, scopeID: scopeID) }
-        for m in members { h = try h.addingMember(m.name, publicKey: m.key, scopeKey: key, nextGeneration: false) }
+        h.clock.advance(to: change.dot)
+        h.vaultSlot = try vaultKey.map { try ScopeVaultSlot.wrap(key, vaultKey: $0, vaultID: vaultID, scopeID: scopeID, dot: change.dot) }
+        for m in members { h = try h.addingMember(m.name, publicKey: m.key, scopeKey: key, change: change) }
         return (h, key)
     }
 
@@ -130,49 +150,44 @@ public struct ScopeHeader: Equatable, Sendable {
     /// The recipient slot named `name`.
     public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
 
-    /// One more recipient slot (the next generation unless `nextGeneration` is false), to be authenticated by the caller.
+    /// One more recipient slot written by `change`, to be authenticated by the caller.
     /// - Throws: `CoreError.memberExists`, `.malformed`.
-    public func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, nextGeneration: Bool = true) throws -> ScopeHeader {
+    public func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, change: Change) throws -> ScopeHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
         guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
-        var h = nextGeneration ? changed() : self
+        var h = changed(by: change)
         let id = UUID().uuidString.lowercased()
         h.recipientSlots.append(try RecipientSlot.seal(scopeKey, to: publicKey, name: name,
-                                                       binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: id), id: id))
+                                                       binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: id), id: id, dot: change.dot))
         return h
     }
 
-    /// The header for a new scope key (Spec/FORMAT.md §3.12.5): remaining recipient slots sealed again (same ids),
-    /// the vault slot wrapped again under `vaultKey`, unknown slots dropped, the next generation, `proof`; to be
-    /// authenticated by the caller with the new key. - Throws: `CoreError.noSuchMember`, `.notARecipient` when the
+    /// The header for a new scope key (Spec/FORMAT.md §11.5): remaining recipient slots sealed again (same ids, the
+    /// change's dot), the vault slot wrapped again under `vaultKey`, unknown slots dropped, the next epoch with `chain`;
+    /// to be authenticated by the caller with the new key. - Throws: `CoreError.noSuchMember`, `.notARecipient` when the
     /// scope is open and no vault key is given, `CryptoError`.
-    public func rekeyed(newKey: SecretBytes, vaultKey: SecretBytes?, removing member: String?, proof: [UInt8]) throws -> ScopeHeader {
+    public func rekeyed(newKey: SecretBytes, vaultKey: SecretBytes?, removing member: String?, chain: RekeyChain, change: Change) throws -> ScopeHeader {
         if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
-        var h = changed()
-        h.rekeyProof = proof
+        var h = changed(by: change)
+        h.epoch = epoch + 1
+        h.rekeyChain = chain
         h.recipientSlots = try recipientSlots.filter { $0.name != member }.map {
-            try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: $0.id), id: $0.id)
+            try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: $0.id),
+                                   id: $0.id, dot: change.dot)
         }
         if vaultSlot != nil {
             guard let vaultKey else { throw CoreError.notARecipient }
-            h.vaultSlot = try ScopeVaultSlot.wrap(newKey, vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID)
+            h.vaultSlot = try ScopeVaultSlot.wrap(newKey, vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID, dot: change.dot)
         }
         h.otherSlots = []
         return h
     }
 
-    /// The vault slot wrapped again under a new vault key (a rekey of the vault key, §3.12.5), the next generation.
-    public func rewrappingVaultSlot(scopeKey: SecretBytes, newVaultKey: SecretBytes) throws -> ScopeHeader {
-        guard vaultSlot != nil else { return self }
-        var h = changed()
-        h.vaultSlot = try ScopeVaultSlot.wrap(scopeKey, vaultKey: newVaultKey, vaultID: vaultID, scopeID: scopeID)
-        return h
-    }
-
-    /// The next generation with the tag removed.
-    public func changed() -> ScopeHeader {
+    /// This header changed by `change`, with the tag removed (version 1: the next generation).
+    public func changed(by change: Change?) -> ScopeHeader {
         var h = self
-        h.generation = generation + 1
+        if version < FormatVersion.scopeHeader { h.generation = generation + 1 }
+        if let change { h.clock.advance(to: change.dot) }
         h.auth = nil
         return h
     }
@@ -180,13 +195,21 @@ public struct ScopeHeader: Equatable, Sendable {
     func json(includingAuth: Bool) -> JSONValue {
         var o = unknownMembers
         o["format"] = .string(Self.formatName)
-        o["version"] = .integer(1)
+        o["version"] = .integer(UInt64(version))
         o["vault"] = .string(vaultID)
         o["scope"] = .string(scopeID)
         o["folder"] = .string(folder)
-        o["keySlots"] = .array(recipientSlots.map(\.json) + (vaultSlot.map { [$0.json] } ?? []) + otherSlots)
-        o["generation"] = .integer(generation)
-        if let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
+        if version >= FormatVersion.scopeHeader {
+            o["keySlots"] = .array(recipientSlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json)
+                                   + (vaultSlot.map { [$0.json] } ?? []) + otherSlots)
+            o["epoch"] = .integer(epoch)
+            o["clock"] = clock.json
+            if let rekeyChain { o["rekey"] = rekeyChain.json }
+        } else {
+            o["keySlots"] = .array(recipientSlots.map(\.json) + (vaultSlot.map { [$0.json] } ?? []) + otherSlots)
+            o["generation"] = .integer(generation)
+            if let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
+        }
         if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
         return .object(o)
     }
@@ -196,8 +219,8 @@ public struct ScopeHeader: Equatable, Sendable {
 
     public func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
 
-    /// Parses and checks a scope header up to its tag (Spec/FORMAT.md §3.12.2 order); `checkPlace` and the tag
-    /// (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
+    /// Parses and checks a scope header up to its tag (Spec/FORMAT.md §3.12.2 order; version 2: §11.11); `checkPlace`
+    /// and the tag (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
     public static func parse(_ bytes: [UInt8]) throws -> ScopeHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("scope header larger than 1 MiB") }
         let json: JSONValue
@@ -205,15 +228,31 @@ public struct ScopeHeader: Equatable, Sendable {
         guard let o = json.objectValue else { throw CoreError.malformed("scope header is not a JSON object") }
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
-        guard v == 1 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        guard v == 1 || v == UInt64(FormatVersion.scopeHeader) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        let v2 = v == UInt64(FormatVersion.scopeHeader)
         guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault),
               let scope = o["scope"]?.stringValue, Envelope.isCanonicalUUID(scope) else { throw CoreError.malformed("\"vault\" or \"scope\" is not a lowercase UUID") }
         guard let folder = o["folder"]?.stringValue else { throw CoreError.malformed("\"folder\" is not a string") }
-        guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+        var g: UInt64 = 1, epoch: UInt64 = 1, clock = Clock.empty
+        if v2 {
+            guard let e = o["epoch"]?.uint64Value, e >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
+            epoch = e
+            clock = try Clock(json: o["clock"], context: "scope header")
+        } else {
+            guard let n = o["generation"]?.uint64Value, n >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+            g = n
+        }
         guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
         guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not canonical base64 of 32 bytes") }
-        var proof: [UInt8]?
-        if let p = o["rekeyProof"] {
+        var proof: [UInt8]?, chain: RekeyChain?
+        if v2 {
+            switch (epoch, o["rekey"]) {
+            case (1, nil): break
+            case (1, _): throw CoreError.malformed("a scope header of epoch 1 has \"rekey\"")
+            case (_, nil): throw CoreError.malformed("a scope header of epoch \(epoch) has no \"rekey\"")
+            case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
+            }
+        } else if let p = o["rekeyProof"] {
             guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
             guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
             proof = b
@@ -224,20 +263,29 @@ public struct ScopeHeader: Equatable, Sendable {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
             if type == RecipientSlot.type {
                 guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
-                let r = try RecipientSlot(json: so, sealedLength: sealedLength)
+                let r = v2 ? try RecipientSlot(version5: so, sealedLength: sealedLength) : try RecipientSlot(json: so, sealedLength: sealedLength)
                 guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
                     throw CoreError.malformed("two recipient key slots with one name or one public key")
                 }
                 recipients.append(r)
             } else if type == ScopeVaultSlot.type {
-                let slot = try ScopeVaultSlot(json: so)
+                let slot = v2 ? try ScopeVaultSlot(version5: so) : try ScopeVaultSlot(json: so)
                 guard vaultSlot == nil else { throw CoreError.malformed("two vault slots") }
                 vaultSlot = slot
             } else { other.append(s) }
         }
         guard !recipients.isEmpty || vaultSlot != nil else { throw CoreError.malformed("the scope header has no recipient or vault slot") }
-        let reserved = ["format", "version", "vault", "scope", "folder", "keySlots", "generation", "auth", "rekeyProof"]
-        return ScopeHeader(vaultID: vault, scopeID: scope, folder: folder, recipientSlots: recipients, vaultSlot: vaultSlot,
-                           otherSlots: other, unknownMembers: o.filter { !reserved.contains($0.key) }, generation: g, auth: tag, rekeyProof: proof)
+        if v2, !(recipients.compactMap(\.dot) + [vaultSlot?.dot].compactMap { $0 }).allSatisfy({ clock.covers($0) }) {
+            throw CoreError.malformed("the scope header holds a dot its clock does not cover")
+        }
+        let reserved = v2 ? ["format", "version", "vault", "scope", "folder", "keySlots", "epoch", "clock", "rekey", "auth"]
+            : ["format", "version", "vault", "scope", "folder", "keySlots", "generation", "auth", "rekeyProof"]
+        var h = ScopeHeader(vaultID: vault, scopeID: scope, folder: folder, recipientSlots: recipients, vaultSlot: vaultSlot,
+                            otherSlots: other, unknownMembers: o.filter { !reserved.contains($0.key) }, generation: g, auth: tag, rekeyProof: proof)
+        h.version = Int(v)
+        h.epoch = epoch
+        h.clock = clock
+        h.rekeyChain = chain
+        return h
     }
 }

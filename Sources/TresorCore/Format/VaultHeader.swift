@@ -40,16 +40,20 @@ public struct KeySlot: Equatable, Sendable {
     public var kdf: KDFParameters
     public var nonce: [UInt8]
     var wrappedKey: [UInt8]
+    /// Version 5: the change that wrote the slot (Spec/FORMAT.md §11.4); not part of the additional data.
+    public var dot: Dot?
 
     /// Additional data binding the slot to its vault and parameters.
     func associatedData(vaultID: String) -> [UInt8] {
         Array("tresor-keyslot\u{0}\(FormatVersion.keySlot)\u{0}\(vaultID)\u{0}\(id)\u{0}\(KDFParameters.algorithm)\u{0}\(kdf.ops)\u{0}\(kdf.mem)\u{0}\(Base64.encode(kdf.salt))".utf8)
     }
 
-    /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce.
-    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String) throws -> KeySlot {
-        try wrap(vaultKey, passphrase: passphrase, kdf: KDFParameters(level: level), id: UUID().uuidString.lowercased(),
-                 nonce: Sodium.randomBytes(Sodium.nonceBytes), vaultID: vaultID)
+    /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce, written by the change with `dot`.
+    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String, dot: Dot?) throws -> KeySlot {
+        var slot = try wrap(vaultKey, passphrase: passphrase, kdf: KDFParameters(level: level), id: UUID().uuidString.lowercased(),
+                            nonce: Sodium.randomBytes(Sodium.nonceBytes), vaultID: vaultID)
+        slot.dot = dot
+        return slot
     }
 
     /// Wraps `vaultKey` with explicit parameters, slot id and nonce. For Spec/vectors and tests only:
@@ -76,14 +80,26 @@ public struct KeySlot: Equatable, Sendable {
     }
 
     var json: JSONValue {
-        .object(["type": .string(KeySlot.passphraseType), "id": .string(id),
+        var o: [String: JSONValue] = ["type": .string(KeySlot.passphraseType), "id": .string(id),
                  "kdf": .object(["algorithm": .string(KDFParameters.algorithm), "ops": .integer(kdf.ops),
                                  "mem": .integer(kdf.mem), "salt": .string(Base64.encode(kdf.salt))]),
-                 "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))])
+                 "nonce": .string(Base64.encode(nonce)), "wrappedKey": .string(Base64.encode(wrappedKey))]
+        if let dot { o["dot"] = dot.json }
+        return .object(o)
     }
 
-    init(id: String, kdf: KDFParameters, nonce: [UInt8], wrappedKey: [UInt8]) {
-        self.id = id; self.kdf = kdf; self.nonce = nonce; self.wrappedKey = wrappedKey
+    init(id: String, kdf: KDFParameters, nonce: [UInt8], wrappedKey: [UInt8], dot: Dot? = nil) {
+        self.id = id; self.kdf = kdf; self.nonce = nonce; self.wrappedKey = wrappedKey; self.dot = dot
+    }
+
+    /// A version 5 slot (Spec/FORMAT.md §11.4): the members of §3.3 and a `dot`, nothing else.
+    init(version5 o: [String: JSONValue]) throws {
+        guard Set(o.keys).isSubset(of: ["type", "id", "kdf", "nonce", "wrappedKey", "dot"]),
+              let k = o["kdf"]?.objectValue, Set(k.keys).isSubset(of: ["algorithm", "ops", "mem", "salt"]) else {
+            throw CoreError.malformed("a passphrase key slot has a member version 5 does not have")
+        }
+        try self.init(json: o)
+        dot = try Dot(json: o["dot"], context: "passphrase key slot")
     }
 
     init(json o: [String: JSONValue]) throws {
@@ -105,13 +121,14 @@ public struct KeySlot: Equatable, Sendable {
     }
 }
 
-/// `.tresor/vault.json` (Spec/FORMAT.md §3).
+/// `.tresor/vault.json` (Spec/FORMAT.md §3; version 5: §11.4).
 public struct VaultHeader: Equatable, Sendable {
     public static let relativePath = ".tresor/vault.json"
     static let formatName = "tresor-vault"
     /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
     static let maxPassphraseSlots = 16
-    /// 1; 2 with `generation` and `auth` (Spec/FORMAT.md §3.6); 3 with recipient key slots (§3.8).
+    /// 1; 2 with `generation` and `auth` (§3.6); 3 with recipient key slots (§3.8); 4 with scopes (§3.12); 5:
+    /// authenticated state, with dots, a clock and epochs (§11.4).
     public var version: Int
     public var vaultID: String
     /// The passphrase key slots.
@@ -121,15 +138,22 @@ public struct VaultHeader: Equatable, Sendable {
     /// Slots of types this version does not know, kept verbatim.
     public var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
-    /// Version 2: how many times the header has changed; a replica never goes back to a lower one.
+    /// Versions 2–4: how many times the header has changed.
     public var generation: UInt64
-    /// Version 2: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
+    /// Version 2 on: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
     public var auth: [UInt8]?
-    /// Version 3, after a rekey: a tag under the previous key's header key over the new one, so that a replica
-    /// still on the previous key can tell a rekey by a key holder from a header someone else made (§3.11).
+    /// Versions 3–4, after a rekey: a tag under the previous key's header key over the new one (§3.11).
     public var rekeyProof: [UInt8]?
-    /// Version 4: the scopes, scope id → folder (Spec/FORMAT.md §3.12.1).
+    /// Version 4 on: the scopes, scope id → folder (Spec/FORMAT.md §3.12.1).
     public var scopes: [String: String] = [:]
+    /// Version 5: the change that made each scope (scope id → dot).
+    public var scopeDots: [String: Dot] = [:]
+    /// Version 5: the key epoch (§11.5).
+    public var epoch: UInt64 = 1
+    /// Version 5: every change of the header this version has seen (§11.4).
+    public var clock: Clock = .empty
+    /// Version 5, epoch > 1: proofs from every earlier epoch and the earlier header keys (§11.5).
+    public var rekeyChain: RekeyChain?
 
     public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
                 unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil, recipientSlots: [RecipientSlot] = []) {
@@ -137,13 +161,15 @@ public struct VaultHeader: Equatable, Sendable {
         self.unknownMembers = unknownMembers; self.generation = generation; self.auth = auth; self.recipientSlots = recipientSlots
     }
 
-    /// A new vault: a random vault key wrapped in one passphrase slot; a version 2 header of generation 1
+    /// A new vault made by `change`: a random vault key wrapped in one passphrase slot; a version 5 header of epoch 1
     /// whose tag is set by the caller (`VaultAuthenticator.authenticated`).
-    public static func create(passphrase: SecretBytes, level: KDFLevel) throws -> (VaultHeader, SecretBytes) {
+    public static func create(passphrase: SecretBytes, level: KDFLevel, change: Change) throws -> (VaultHeader, SecretBytes) {
         let key = SecretBytes.random(count: Sodium.keyBytes)
         let id = UUID().uuidString.lowercased()
-        let slot = try KeySlot.wrap(key, passphrase: passphrase, level: level, vaultID: id)
-        return (VaultHeader(vaultID: id, keySlots: [slot], otherSlots: [], unknownMembers: [:]), key)
+        let slot = try KeySlot.wrap(key, passphrase: passphrase, level: level, vaultID: id, dot: change.dot)
+        var h = VaultHeader(vaultID: id, keySlots: [slot], otherSlots: [], unknownMembers: [:])
+        h.clock.advance(to: change.dot)
+        return (h, key)
     }
 
     /// Tries each passphrase slot in order. - Throws: `CoreError.wrongPassphrase` if none opens.
@@ -164,73 +190,59 @@ public struct VaultHeader: Equatable, Sendable {
     /// The recipient slot named `name`, or the one sealed to `key`.
     public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
 
-    /// The next generation with one more recipient slot (to be authenticated by the caller). O(1): one sealed box.
+    /// This header changed by `change` (Spec/FORMAT.md §11.4): the tag removed, the clock including the change (before
+    /// version 5: the next generation). The caller changes it further and authenticates it.
+    public func changed(by change: Change?) -> VaultHeader {
+        var h = self
+        if version >= 2 && version < FormatVersion.header { h.generation = generation + 1 }
+        if let change { h.clock.advance(to: change.dot) }
+        h.auth = nil
+        return h
+    }
+
+    /// One more recipient slot, written by `change` (to be authenticated by the caller). O(1): one sealed box.
     /// - Throws: `CoreError.memberExists` for a name or key already there, `.malformed` for a bad name.
-    public func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes) throws -> VaultHeader {
+    public func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes, change: Change) throws -> VaultHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
         guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
-        var h = changed()
-        h.recipientSlots.append(try RecipientSlot.seal(vaultKey, to: publicKey, name: name, vaultID: vaultID))
+        var h = changed(by: change)
+        h.recipientSlots.append(try RecipientSlot.seal(vaultKey, to: publicKey, name: name, vaultID: vaultID, dot: change.dot))
         return h
     }
 
-    /// The next generation without the member `name` (its slot still opens the old vault key: rekey next).
-    /// - Throws: `CoreError.noSuchMember`.
-    public func removingMember(_ name: String) throws -> VaultHeader {
-        guard recipientSlots.contains(where: { $0.name == name }) else { throw CoreError.noSuchMember(name) }
-        var h = changed()
-        h.recipientSlots.removeAll { $0.name == name }
-        return h
-    }
-
-    /// The header for a new vault key (Spec/FORMAT.md §3.11): `passphraseSlot` as the only passphrase slot, every
-    /// recipient slot sealed again to the new key (same id, name and public key), slots of unknown types dropped
-    /// (they cannot be rewrapped), the next generation, to be authenticated by the caller with the new key.
-    /// - Throws: `CryptoError`.
-    /// With `removing`, that member's slot is left out. - Throws: `CoreError.noSuchMember`, `CryptoError`.
-    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot, removing member: String? = nil, proof: [UInt8]) throws -> VaultHeader {
+    /// The header for a new vault key (Spec/FORMAT.md §11.5): `passphraseSlot` as the only passphrase slot, every
+    /// recipient slot but `member`'s sealed again to the new key (same id, name and public key, the change's dot), slots
+    /// of unknown types dropped, the next epoch with `chain`; to be authenticated by the caller with the new key.
+    /// - Throws: `CoreError.noSuchMember`, `CryptoError`.
+    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot?, removing member: String? = nil, chain: RekeyChain,
+                        change: Change) throws -> VaultHeader {
         if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
-        var h = changed()
-        h.rekeyProof = proof
-        h.keySlots = [passphraseSlot]
-        h.recipientSlots = try recipientSlots.filter { $0.name != member }.map { try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, vaultID: vaultID, id: $0.id) }
+        var h = changed(by: change)
+        h.epoch = epoch + 1
+        h.rekeyChain = chain
+        if let passphraseSlot { h.keySlots = [passphraseSlot] }
+        h.recipientSlots = try recipientSlots.filter { $0.name != member }.map {
+            try RecipientSlot.seal(newKey, to: $0.publicKey, name: $0.name, vaultID: vaultID, id: $0.id, dot: change.dot)
+        }
         h.otherSlots = []
         return h
     }
 
     /// The same vault key under a new passphrase, with fresh slot id, salt and nonce: every passphrase slot
-    /// (also those another replica or implementation added) is replaced by one new slot; slots of other
-    /// types and unknown members stay; the next generation, to be authenticated by the caller.
+    /// (also those another replica or implementation added) is replaced by one new slot written by `change`; slots of
+    /// other types and unknown members stay; to be authenticated by the caller.
     /// - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`.
-    /// Spec/FORMAT.md §3.5
-    public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel) throws -> VaultHeader {
-        replacingPassphraseSlots(with: try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID))
+    /// Spec/FORMAT.md §3.5, §11.4
+    public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel, change: Change) throws -> VaultHeader {
+        replacingPassphraseSlots(with: try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID, dot: change.dot),
+                                 change: change)
     }
 
     /// This header with `slot` as its only passphrase slot (Spec/FORMAT.md §3.5). Production code calls
-    /// `rewrapped(vaultKey:newPassphrase:level:)`; Spec/vectors pass a slot made with fixed salt and nonce.
-    func replacingPassphraseSlots(with slot: KeySlot) -> VaultHeader {
-        var h = changed()
+    /// `rewrapped(vaultKey:newPassphrase:level:change:)`; Spec/vectors pass a slot made with fixed salt and nonce.
+    func replacingPassphraseSlots(with slot: KeySlot, change: Change?) -> VaultHeader {
+        var h = changed(by: change)
         h.keySlots = [slot]
-        return h
-    }
-
-    /// The next generation of this header with its tag removed, to be changed and authenticated by the
-    /// caller (a version 1 header has no generation and stays version 1).
-    public func changed() -> VaultHeader {
-        var h = self
-        if version >= 2 { h.generation = generation + 1 }
-        h.auth = nil
-        return h
-    }
-
-    /// This header as the newest format version with no tag yet (`tresor upgrade`, Spec/FORMAT.md §3.7): a
-    /// version 1 header gets generation 1, a version 2 header the next generation.
-    public func upgraded() -> VaultHeader {
-        var h = self
-        h.generation = version >= 2 ? generation + 1 : 1
-        h.version = FormatVersion.header
-        h.auth = nil
         return h
     }
 
@@ -239,20 +251,24 @@ public struct VaultHeader: Equatable, Sendable {
         scopes.first { path.string.hasPrefix($0.value + "/") }?.key
     }
 
-    /// The next generation with scope `id` at `folder`, as version 4 (to be authenticated by the caller).
+    /// The domain (Spec/FORMAT.md §11.2) of an entry path: `vault` or the id of the scope it lies in.
+    public func domain(of path: EntryPath) -> String { scope(containing: path) ?? Domain.vault }
+
+    /// Scope `id` at `folder`, made by `change` (to be authenticated by the caller).
     /// - Throws: `CoreError.malformed` for a folder that is no entry path or that nests with another scope.
-    public func addingScope(_ id: String, folder: String) throws -> VaultHeader {
-        var h = changed()
-        h.version = max(version, FormatVersion.scopedHeader)
+    public func addingScope(_ id: String, folder: String, change: Change) throws -> VaultHeader {
+        var h = changed(by: change)
         h.scopes[id] = folder
+        h.scopeDots[id] = change.dot
         try Self.checkScopes(h.scopes)
         return h
     }
 
-    /// This header without the scope `id` (removing a scope, Spec/FORMAT.md §3.12.5), its next generation, no tag yet.
-    public func removingScope(_ id: String) -> VaultHeader {
-        var h = changed()
+    /// This header without the scope `id` (Spec/FORMAT.md §3.12.5), changed by `change`, no tag yet.
+    public func removingScope(_ id: String, change: Change) -> VaultHeader {
+        var h = changed(by: change)
         h.scopes[id] = nil
+        h.scopeDots[id] = nil
         return h
     }
 
@@ -282,11 +298,24 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// The canonical JSON object of the header; without `auth` when `includingAuth` is false (what the tag covers).
+    /// Version 5 writes slots in bytewise order of slot id within their kind (Spec/MERGE.md §8).
     func json(includingAuth: Bool) -> JSONValue {
         var o = unknownMembers
         o["format"] = .string(VaultHeader.formatName)
         o["version"] = .integer(UInt64(version))
         o["vault"] = .string(vaultID)
+        if version >= FormatVersion.header {
+            o["keySlots"] = .array(keySlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json)
+                                   + recipientSlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json) + otherSlots)
+            o["scopes"] = .object(Dictionary(uniqueKeysWithValues: scopes.map { id, folder in
+                (id, JSONValue.object(["folder": .string(folder), "dot": (scopeDots[id] ?? Dot(replica: "0000000000000000", counter: 1)).json]))
+            }))
+            o["epoch"] = .integer(epoch)
+            o["clock"] = clock.json
+            if let rekeyChain { o["rekey"] = rekeyChain.json }
+            if includingAuth, let auth { o["auth"] = .string(Base64.encode(auth)) }
+            return .object(o)
+        }
         o["keySlots"] = .array(keySlots.map(\.json) + recipientSlots.map(\.json) + otherSlots)
         if version >= 3, let rekeyProof { o["rekeyProof"] = .string(Base64.encode(rekeyProof)) }
         if version >= 4 { o["scopes"] = .object(scopes.mapValues { .string($0) }) }
@@ -304,8 +333,8 @@ public struct VaultHeader: Equatable, Sendable {
         json(includingAuth: true).canonicalBytes() + [0x0A]
     }
 
-    /// Parses and checks a header (Spec/FORMAT.md §3.4). The tag of a version 2 header is checked with the
-    /// vault key, after unlocking (`VaultAuthenticator.verify`). - Throws: `CoreError` naming the broken rule.
+    /// Parses and checks a header (Spec/FORMAT.md §3.4, §11.4). The tag is checked with the vault key, after
+    /// unlocking (`VaultAuthenticator.verify`). - Throws: `CoreError` naming the broken rule.
     public static func parse(_ bytes: [UInt8]) throws -> VaultHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
         let json: JSONValue
@@ -316,15 +345,13 @@ public struct VaultHeader: Equatable, Sendable {
         guard (1...UInt64(FormatVersion.newestHeader)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
         guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        if v >= UInt64(FormatVersion.header) { return try parseVersion5(o, vaultID: id, slots: slots) }
         var generation: UInt64 = 1
         var auth: [UInt8]?
         if v >= 2 {
             guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
-            guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
-            guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding("\"auth\" is not canonical base64") }
-            guard tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not 32 bytes") }
+            auth = try tag(o)
             generation = g
-            auth = tag
         }
         var proof: [UInt8]?
         if v >= 3, let p = o["rekeyProof"] {
@@ -345,17 +372,10 @@ public struct VaultHeader: Equatable, Sendable {
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
             if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) }
-            else if type == RecipientSlot.type, v >= 3 {
-                guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
-                let r = try RecipientSlot(json: so)
-                guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
-                    throw CoreError.malformed("two recipient key slots with one name or one public key")
-                }
-                recipients.append(r)
-            } else { other.append(s) }
+            else if type == RecipientSlot.type, v >= 3 { try addRecipient(try RecipientSlot(json: so), to: &recipients) }
+            else { other.append(s) }
         }
-        guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
-        guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
+        try checkPassphraseSlots(known)
         let reserved = v >= 4 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof", "scopes"]
             : v >= 3 ? ["format", "version", "vault", "keySlots", "generation", "auth", "rekeyProof"]
             : v == 2 ? ["format", "version", "vault", "keySlots", "generation", "auth"] : ["format", "version", "vault", "keySlots"]
@@ -366,4 +386,73 @@ public struct VaultHeader: Equatable, Sendable {
         header.scopes = scopes
         return header
     }
+
+    /// §11.4: the version 5 members after `format`, `version`, `vault` and `keySlots`.
+    private static func parseVersion5(_ o: [String: JSONValue], vaultID id: String, slots: [JSONValue]) throws -> VaultHeader {
+        guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
+        let clock = try Clock(json: o["clock"], context: "vault header")
+        let auth = try tag(o)
+        guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed("\"scopes\" is not an object") }
+        var scopes: [String: String] = [:], scopeDots: [String: Dot] = [:]
+        for (sid, value) in so {
+            guard let vo = value.objectValue, Set(vo.keys) == ["folder", "dot"], let f = vo["folder"]?.stringValue else {
+                throw CoreError.malformed("a scope is not an object of \"folder\" and \"dot\"")
+            }
+            scopes[sid] = f
+            scopeDots[sid] = try Dot(json: vo["dot"], context: "scope")
+        }
+        try checkScopes(scopes)
+        let chain: RekeyChain?
+        switch (epoch, o["rekey"]) {
+        case (1, nil): chain = nil
+        case (1, _): throw CoreError.malformed("a header of epoch 1 has \"rekey\"")
+        case (_, nil): throw CoreError.malformed("a header of epoch \(epoch) has no \"rekey\"")
+        case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
+        }
+        var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
+        for s in slots {
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            if type == KeySlot.passphraseType { known.append(try KeySlot(version5: so)) }
+            else if type == RecipientSlot.type { try addRecipient(try RecipientSlot(version5: so), to: &recipients) }
+            else { other.append(s) }
+        }
+        try checkPassphraseSlots(known)
+        let dots = known.compactMap(\.dot) + recipients.compactMap(\.dot) + Array(scopeDots.values)
+        guard dots.allSatisfy({ clock.covers($0) }) else { throw CoreError.malformed("the vault header holds a dot its clock does not cover") }
+        let reserved: Set<String> = ["format", "version", "vault", "keySlots", "scopes", "epoch", "clock", "rekey", "auth"]
+        var header = VaultHeader(version: FormatVersion.header, vaultID: id, keySlots: known, otherSlots: other,
+                                 unknownMembers: o.filter { !reserved.contains($0.key) }, auth: auth, recipientSlots: recipients)
+        header.scopes = scopes
+        header.scopeDots = scopeDots
+        header.epoch = epoch
+        header.clock = clock
+        header.rekeyChain = chain
+        return header
+    }
+
+    private static func tag(_ o: [String: JSONValue]) throws -> [UInt8] {
+        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
+        guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding("\"auth\" is not canonical base64") }
+        guard tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not 32 bytes") }
+        return tag
+    }
+
+    private static func addRecipient(_ r: RecipientSlot, to recipients: inout [RecipientSlot]) throws {
+        guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
+            throw CoreError.malformed("two recipient key slots with one name or one public key")
+        }
+        recipients.append(r)
+    }
+
+    private static func checkPassphraseSlots(_ known: [KeySlot]) throws {
+        guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
+        guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
+    }
+}
+
+/// Names of domains (Spec/FORMAT.md §11.2).
+public enum Domain {
+    /// The vault domain; every other domain is a scope id.
+    public static let vault = "vault"
 }

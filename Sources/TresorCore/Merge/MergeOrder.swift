@@ -46,13 +46,18 @@ enum MergeOrder {
         }
     }
 
-    /// The same write: value, `modified` and `origin` equal byte for byte.
+    /// The same write: value, `modified`, `origin` and dot equal byte for byte (Spec/MERGE.md §3).
     static func same(_ a: Field?, _ b: Field?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case (let a?, let b?): return a.modified == b.modified && same(a.origin, b.origin) && same(a.value, b.value)
+        case (let a?, let b?): return a.dot == b.dot && a.modified == b.modified && same(a.origin, b.origin) && same(a.value, b.value)
         default: return false
         }
+    }
+
+    /// The same value written twice: equal value, `modified` and `origin`, whatever the dots (Spec/MERGE.md §5.1 step 3).
+    static func sameButDot(_ a: Field, _ b: Field) -> Bool {
+        a.modified == b.modified && same(a.origin, b.origin) && same(a.value, b.value)
     }
 
     static func same(_ a: FieldValue, _ b: FieldValue) -> Bool {
@@ -77,6 +82,7 @@ enum MergeOrder {
         case (nil, nil): return true
         case (let a?, let b?):
             guard same(a.id, b.id), same(a.path.string, b.path.string), a.created == b.created, a.modified == b.modified,
+                  a.clock == b.clock, a.moved.dot == b.moved.dot, a.moved.modified == b.moved.modified, same(a.moved.origin, b.moved.origin),
                   a.fields.count == b.fields.count, a.history.count == b.history.count,
                   a.unknownMembers.count == b.unknownMembers.count else { return false }
             // Keys are looked up with `String ==`, so compare the key bytes too.
@@ -93,18 +99,20 @@ enum MergeOrder {
         }
     }
 
-    /// The order of writes (§2.1): `modified`, then `origin` bytes, then canonical value bytes.
+    /// The order of writes (Spec/MERGE.md §3): `modified`, then `origin` bytes, then canonical value bytes, then the dot.
     /// True if `a` loses to `b`.
     static func fieldLess(_ a: Field, _ b: Field) -> Bool {
         if a.modified != b.modified { return a.modified < b.modified }
         let o = compare(a.origin, b.origin)
         if o != 0 { return o < 0 }
-        return compareValues(a.value, b.value) < 0
+        let v = compareValues(a.value, b.value)
+        if v != 0 { return v < 0 }
+        return a.dot < b.dot
     }
 
-    /// The order of history items (§2.2, the canonical order of Spec/FORMAT.md §5.4): `replaced`, field,
-    /// `modified`, origin, canonical value bytes, reason; strings by bytes. -1, 0 or 1; 0 only for two items
-    /// that are byte for byte the same.
+    /// The order of history items (the canonical order of Spec/FORMAT.md §5.4 with the dot last, §11.8): `replaced`,
+    /// field, `modified`, origin, canonical value bytes, reason, dot; strings by bytes. -1, 0 or 1; 0 only for two
+    /// items that are byte for byte the same.
     static func historyCompare(_ a: HistoryItem, _ b: HistoryItem) -> Int {
         var c = compare(a.replaced, b.replaced)
         if c == 0 { c = compare(a.field, b.field) }
@@ -112,17 +120,28 @@ enum MergeOrder {
         if c == 0 { c = compare(a.origin, b.origin) }
         if c == 0 { c = compareValues(a.value, b.value) }
         if c == 0 { c = compare(a.reason, b.reason) }
+        if c == 0 { c = a.dot == b.dot ? 0 : (a.dot < b.dot ? -1 : 1) }
         return c
     }
 
-    /// Union of history lists (§6): deduplicated, sorted oldest first, then capped to the newest
+    /// Union of history lists (Spec/MERGE.md §5.4, Spec/FORMAT.md §11.8): one item per value (field, dot and canonical
+    /// value bytes; the greatest item in history order), sorted oldest first, then capped to the newest
     /// `Entry.historyLimitPerField` items of each field.
     static func mergedHistory(_ lists: [[HistoryItem]]) -> [HistoryItem] {
         let sorted = lists.joined().sorted { historyCompare($0, $1) < 0 }
-        var unique: [HistoryItem] = []
-        unique.reserveCapacity(sorted.count)
-        for item in sorted where unique.last.map({ historyCompare($0, item) != 0 }) ?? true { unique.append(item) }
+        // The greatest item of each value is the last of its value in the sorted list.
+        var last: [ValueKey: Int] = [:]
+        for (i, item) in sorted.enumerated() { last[ValueKey(item)] = i }
+        let unique = sorted.indices.filter { last[ValueKey(sorted[$0])] == $0 }.map { sorted[$0] }
         return capped(unique)
+    }
+
+    /// What makes two history items the same value: field bytes, dot, canonical value bytes.
+    struct ValueKey: Hashable {
+        var field: [UInt8]
+        var dot: Dot
+        var value: FieldValue
+        init(_ item: HistoryItem) { field = Array(item.field.utf8); dot = item.dot; value = item.value }
     }
 
     /// Keeps the newest `Entry.historyLimitPerField` items per field name (bytes) of a sorted list.

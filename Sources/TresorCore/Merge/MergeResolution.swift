@@ -1,9 +1,9 @@
-// What a merge decided on its own: one record per automatic resolution, safe to print (Spec/MERGE.md §8).
+// What a join decided on its own: one record per automatic resolution, safe to print (Spec/MERGE.md §9).
 import Foundation
 
 /// One automatic decision of a merge. Never holds a field value: `description` names the entry, the
 /// field, and the origins and times of the writes involved, so it can be shown and logged.
-/// Spec/MERGE.md §8
+/// Spec/MERGE.md §9
 public struct MergeResolution: Equatable, Sendable {
     /// What was decided, and where the losing side went.
     public enum Kind: Hashable, Sendable {
@@ -12,10 +12,6 @@ public struct MergeResolution: Equatable, Sendable {
         case fieldConflict
         /// One side deleted a field, the other changed it; the change is current.
         case fieldDeleteKeptEdit
-        /// One side deleted the entry, the other changed it; the changed entry is kept.
-        case editDeleteKeptEdit
-        /// Both sides deleted the entry.
-        case deleteBoth
         /// Both sides moved the entry to different paths; the entry is at the winner's path and the
         /// losing path is only reported here.
         case renameConflict(losingPath: String)
@@ -31,19 +27,21 @@ public struct MergeResolution: Equatable, Sendable {
         /// Both sides changed the vault header and merging slots would leave none; the header with the
         /// greater bytes was kept.
         case headerConflict
+        /// A passphrase slot added on the side of an older key epoch: it wraps the key before the rekey and was
+        /// dropped, so that passphrase does not open the vault (Spec/MERGE.md §8 step 3).
+        case passphraseSlotDropped
 
         /// Stable name used by Spec/vectors/merge.
         public var name: String {
             switch self {
             case .fieldConflict: return "field-conflict"
             case .fieldDeleteKeptEdit: return "field-delete-kept-edit"
-            case .editDeleteKeptEdit: return "edit-delete-kept-edit"
-            case .deleteBoth: return "delete-both"
             case .renameConflict: return "rename-conflict"
             case .pathCollisionRenamed: return "path-collision-renamed"
             case .unknownMemberConflict: return "unknown-member-conflict"
             case .keySlotsMerged: return "key-slots-merged"
             case .headerConflict: return "header-conflict"
+            case .passphraseSlotDropped: return "passphrase-slot-dropped"
             }
         }
     }
@@ -79,7 +77,7 @@ public struct MergeResolution: Equatable, Sendable {
         return nil
     }
 
-    /// The record as Spec/MERGE.md §8 names its members, every member present (null where it does not apply).
+    /// The record as Spec/MERGE.md §9 names its members, every member present (null where it does not apply).
     public var json: JSONValue {
         func string(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
         func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }

@@ -1,0 +1,71 @@
+// The shape a version 5 tree may have: names, modes, order, sizes and which files (Spec/AUTH.md rules tree-shape, foreign-file).
+import Foundation
+
+/// Rules `tree-shape` and `foreign-file` of Spec/AUTH.md §5.2 on every entry of every tree of a tip.
+public enum TreeShape {
+    /// Files a tree may hold.
+    public static let maxFiles = 200_000
+    /// Folders on the way to an entry file (an entry path has at most 16 components).
+    public static let maxDepth = EntryPath.maxDepth
+
+    /// Checks every item (Spec/AUTH.md §5.2). - Throws: `AcceptanceRefusal`.
+    public static func check(_ items: [TipTree.Item]) throws {
+        var previous: [[String]: [UInt8]] = [:]
+        var seenBlobs: [String: String] = [:]
+        var count = 0
+        for item in items {
+            let path = item.path
+            func refuse(_ rule: AcceptanceRule, _ why: String) -> AcceptanceRefusal { AcceptanceRefusal(rule, path: path, why) }
+            let name = item.name
+            // git's tree order: names compared as bytes, a folder as if it ended in "/"; no name twice.
+            let key = name + (item.mode == 0o40000 ? [0x2F] : [])
+            if let p = previous[item.folder], !p.lexicographicallyPrecedes(key) { throw refuse(.treeShape, "a name twice or out of git's order") }
+            previous[item.folder] = key
+            if name.isEmpty || name == [0x2E] || name == [0x2E, 0x2E] || name.contains(0) || name.contains(0x2F)
+                || String(decoding: name, as: UTF8.self).lowercased() == ".git" {
+                throw refuse(.treeShape, "a name git refuses")
+            }
+            switch item.mode {
+            case 0o40000:
+                try checkFolder(name, folder: item.folder, path: path)
+            case 0o100644:
+                guard item.size <= Envelope.maxFileBytes else { throw refuse(.treeShape, "a file larger than \(Envelope.maxFileBytes) bytes") }
+                if let other = seenBlobs[item.id] { throw refuse(.treeShape, "the same file as \"\(other)\"") }
+                seenBlobs[item.id] = path
+                count += 1
+                guard count <= maxFiles else { throw refuse(.treeShape, "more than \(maxFiles) files") }
+                guard isVaultFile(path) else { throw refuse(.foreignFile, "a file no domain governs") }
+            case 0o120000: throw refuse(.treeShape, "a symbolic link")
+            case 0o100755: throw refuse(.treeShape, "an executable file")
+            case 0o160000: throw refuse(.treeShape, "a submodule")
+            default: throw refuse(.treeShape, "mode \(String(item.mode, radix: 8))")
+            }
+        }
+    }
+
+    /// A folder is `.tresor` at the top, `scopes` or `state` in it, or a folder an entry path can have.
+    static func checkFolder(_ name: [UInt8], folder: [String], path: String) throws {
+        if folder.isEmpty, name == Array(EntryStore.metadataDirectory.utf8) { return }
+        if folder == [EntryStore.metadataDirectory] {
+            guard name == Array("scopes".utf8) || name == Array("state".utf8) else {
+                throw AcceptanceRefusal(.foreignFile, path: path, "a folder no domain governs")
+            }
+            return
+        }
+        if folder.first == EntryStore.metadataDirectory { throw AcceptanceRefusal(.foreignFile, path: path, "a folder no domain governs") }
+        guard folder.count + 1 < maxDepth else { throw AcceptanceRefusal(.treeShape, path: path, "folders more than \(maxDepth - 1) deep") }
+        // A valid component, byte for byte NFC, not ending in .json (Spec/FORMAT.md §4.2).
+        guard let component = String(validating: name, as: UTF8.self), let p = try? EntryPath(component + "/x"),
+              p.components.count == 2, Array(p.components[0].utf8) == name else {
+            throw AcceptanceRefusal(.foreignFile, path: path, "a folder no entry path can have")
+        }
+    }
+
+    /// `.gitattributes`, the vault header, a scope header, a state record, or an entry file (Spec/FORMAT.md §11.7).
+    static func isVaultFile(_ path: String) -> Bool {
+        if path == ".gitattributes" || path == VaultHeader.relativePath { return true }
+        if ScopeHeader.scopeID(ofPath: path) != nil || StateRecord.domain(ofPath: path) != nil { return true }
+        if path.hasPrefix(EntryStore.metadataDirectory + "/") { return false }
+        return EntryPath(filePath: path) != nil
+    }
+}

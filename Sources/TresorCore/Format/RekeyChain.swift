@@ -1,0 +1,98 @@
+// Epochs of a domain key: proofs from every earlier key, and the earlier header keys sealed for the next rekey (Spec/FORMAT.md §11.5).
+import Foundation
+
+/// The `rekey` member of a version 5 header of epoch e > 1 (Spec/FORMAT.md §11.5): for every earlier epoch i a proof,
+/// made with epoch i's header key, that the key of epoch e is its successor; and the header keys of epochs 1 … e−1
+/// sealed under the chain key of epoch e's key.
+public struct RekeyChain: Equatable, Sendable {
+    /// Earlier epoch → proof (32 bytes).
+    public var proofs: [UInt64: [UInt8]]
+    public var nonce: [UInt8]
+    /// hk_1 || … || hk_{e−1}, sealed.
+    public var sealedKeys: [UInt8]
+
+    public init(proofs: [UInt64: [UInt8]], nonce: [UInt8], sealedKeys: [UInt8]) {
+        self.proofs = proofs; self.nonce = nonce; self.sealedKeys = sealedKeys
+    }
+
+    static func proofMessage(vaultID: String, domain: String, epoch: UInt64, newHeaderKey: SecretBytes) -> [UInt8] {
+        var m = Array("tresor-rekey\u{0}\(vaultID)\u{0}\(domain)\u{0}\(epoch)\u{0}".utf8)
+        newHeaderKey.withBytes { m += $0 }
+        return m
+    }
+
+    static func associatedData(vaultID: String, domain: String, epoch: UInt64) -> [UInt8] {
+        Array("tresor-chain\u{0}\(vaultID)\u{0}\(domain)\u{0}\(epoch)".utf8)
+    }
+
+    /// The chain of the header of epoch `epoch` (≥ 2) under `newKey`, written by a holder of `previousKey`, the key of
+    /// epoch `epoch` − 1, whose header had `previousChain` (nil at epoch 1). A fresh nonce unless one is given (vectors).
+    /// - Throws: `CoreError.authenticationFailed` when `previousChain` does not open with `previousKey`, `CryptoError`.
+    public static func make(vaultID: String, domain: String, epoch: UInt64, newKey: SecretBytes, previousKey: SecretBytes,
+                            previousChain: RekeyChain?, nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes)) throws -> RekeyChain {
+        precondition(epoch >= 2, "RekeyChain.make: the first epoch has no chain")
+        var earlier = try previousChain?.headerKeys(vaultID: vaultID, domain: domain, epoch: epoch - 1, key: previousKey) ?? []
+        guard earlier.count == Int(epoch) - 2 else { throw CoreError.malformed("the rekey chain of epoch \(epoch - 1) does not hold \(epoch - 2) keys") }
+        earlier.append(try VaultAuthenticator.headerKey(of: previousKey))
+        let next = try VaultAuthenticator.headerKey(of: newKey)
+        var proofs: [UInt64: [UInt8]] = [:]
+        for (i, hk) in earlier.enumerated() {
+            proofs[UInt64(i + 1)] = try Sodium.keyedHash(proofMessage(vaultID: vaultID, domain: domain, epoch: epoch, newHeaderKey: next), key: hk)
+        }
+        var plain: [UInt8] = []
+        defer { Sodium.wipe(&plain) }
+        for hk in earlier { hk.withBytes { plain += $0 } }
+        let chainKey = try VaultAuthenticator(vaultKey: newKey).chainKey
+        let sealed = try Sodium.seal(SecretBytes(copying: plain), key: chainKey, nonce: nonce,
+                                     ad: associatedData(vaultID: vaultID, domain: domain, epoch: epoch))
+        return RekeyChain(proofs: proofs, nonce: nonce, sealedKeys: sealed)
+    }
+
+    /// The header keys of epochs 1 … `epoch` − 1, opened with `key`, the key of `epoch`.
+    /// - Throws: `CoreError.authenticationFailed`.
+    public func headerKeys(vaultID: String, domain: String, epoch: UInt64, key: SecretBytes) throws -> [SecretBytes] {
+        let chainKey = try VaultAuthenticator(vaultKey: key).chainKey
+        let plain: SecretBytes
+        do { plain = try Sodium.open(sealedKeys, key: chainKey, nonce: nonce, ad: Self.associatedData(vaultID: vaultID, domain: domain, epoch: epoch)) }
+        catch { throw CoreError.authenticationFailed }
+        guard plain.count == Sodium.keyBytes * (Int(epoch) - 1) else { throw CoreError.authenticationFailed }
+        return plain.withBytes { b in stride(from: 0, to: b.count, by: Sodium.keyBytes).map { SecretBytes(copying: b[$0..<$0 + Sodium.keyBytes]) } }
+    }
+
+    /// Whether a holder of `heldKey`, the key of epoch `heldEpoch`, made `newKey` (of epoch `epoch` > `heldEpoch`) its
+    /// successor: the proof for `heldEpoch` verifies under the held key's header key (Spec/FORMAT.md §11.5).
+    public func vouches(heldKey: SecretBytes, heldEpoch: UInt64, newKey: SecretBytes, epoch: UInt64, vaultID: String, domain: String) -> Bool {
+        guard heldEpoch < epoch, let proof = proofs[heldEpoch], let held = try? VaultAuthenticator.headerKey(of: heldKey),
+              let next = try? VaultAuthenticator.headerKey(of: newKey),
+              let expected = try? Sodium.keyedHash(Self.proofMessage(vaultID: vaultID, domain: domain, epoch: epoch, newHeaderKey: next), key: held)
+        else { return false }
+        return Sodium.equalInConstantTime(proof, expected)
+    }
+
+    var json: JSONValue {
+        .object(["proofs": .object(Dictionary(uniqueKeysWithValues: proofs.map { (String($0.key), .string(Base64.encode($0.value))) })),
+                 "nonce": .string(Base64.encode(nonce)), "keys": .string(Base64.encode(sealedKeys))])
+    }
+
+    /// Parses the `rekey` member of a header of epoch `epoch` (Spec/FORMAT.md §11.5): one proof for every earlier epoch,
+    /// 32 bytes each; 24 nonce bytes; 32 × (epoch − 1) key bytes plus the tag. - Throws: `CoreError.malformed`, `.badEncoding`.
+    init(json: JSONValue?, epoch: UInt64) throws {
+        guard let o = json?.objectValue, Set(o.keys) == ["proofs", "nonce", "keys"], let po = o["proofs"]?.objectValue else {
+            throw CoreError.malformed("\"rekey\" is not an object of \"proofs\", \"nonce\" and \"keys\"")
+        }
+        var proofs: [UInt64: [UInt8]] = [:]
+        for (name, v) in po {
+            guard let i = UInt64(name), String(i) == name, i >= 1, i < epoch else { throw CoreError.malformed("\"rekey\" has a proof for no earlier epoch") }
+            guard let t = v.stringValue else { throw CoreError.malformed("a rekey proof is not a string") }
+            guard let b = Base64.decodeCanonical(t), b.count == 32 else { throw CoreError.badEncoding("a rekey proof is not canonical base64 of 32 bytes") }
+            proofs[i] = b
+        }
+        guard proofs.count == Int(epoch) - 1 else { throw CoreError.malformed("\"rekey\" does not hold a proof for every earlier epoch") }
+        guard let n = o["nonce"]?.stringValue, let k = o["keys"]?.stringValue else { throw CoreError.malformed("\"rekey\" nonce or keys is not a string") }
+        guard let nonce = Base64.decodeCanonical(n), nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding("\"rekey.nonce\" is not canonical base64 of 24 bytes") }
+        guard let keys = Base64.decodeCanonical(k), keys.count == Sodium.keyBytes * (Int(epoch) - 1) + Sodium.tagBytes else {
+            throw CoreError.badEncoding("\"rekey.keys\" is not canonical base64 of the sealed earlier header keys")
+        }
+        self.init(proofs: proofs, nonce: nonce, sealedKeys: keys)
+    }
+}

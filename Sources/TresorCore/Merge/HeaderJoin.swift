@@ -1,0 +1,164 @@
+// The join of two vault headers or two scope headers by their clocks: slots and scopes by id, the newer epoch's key (Spec/MERGE.md §8).
+import Foundation
+
+/// Joins version 5 vault headers and version 2 scope headers. Pure but for `reseal`, which the caller gives to seal a
+/// slot of the older epoch again to the result's key.
+public enum HeaderJoin {
+    /// Which side's key the joined header is under when the two sides are under different keys (a rekey on one side,
+    /// or on both), Spec/MERGE.md §8 step 2; nil when both are under the same key.
+    public enum KeySide: Sendable { case a, b }
+
+    /// Joins two vault headers (Spec/MERGE.md §8). `keySide` names the side whose key the result is under when the keys
+    /// differ; `reseal` seals a recipient slot of the other side to that key (same id, name, key and dot). The result has
+    /// no tag: the caller authenticates it.
+    /// - Throws: `CoreError.differentVault`, `.malformed` for folders that would nest, and what `reseal` throws.
+    public static func join(_ a: VaultHeader, _ b: VaultHeader, keySide: KeySide?,
+                            reseal: (RecipientSlot) throws -> RecipientSlot) throws -> (VaultHeader, [MergeResolution]) {
+        guard MergeOrder.same(a.vaultID, b.vaultID) else { throw CoreError.differentVault(ours: a.vaultID, theirs: b.vaultID) }
+        if a.serialized() == b.serialized() { return (a, []) }
+        let (base, other) = keySide == .b ? (b, a) : (a, b)
+        let otherIsOld = keySide != nil
+        var out = base
+        out.auth = nil
+        out.clock = a.clock.joined(b.clock)
+        var resolutions: [MergeResolution] = []
+        let path = VaultHeader.relativePath
+
+        // Passphrase slots by id; one of an older key's side is dropped (it wraps the key before the rekey).
+        var dropped = false
+        out.keySlots = try live(base.keySlots, other.keySlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+            .compactMap { slot, fromOther in
+                if fromOther && otherIsOld { dropped = true; return nil }
+                return slot
+            }
+        if dropped {
+            resolutions.append(MergeResolution(entryID: a.vaultID, path: path, kind: .passphraseSlotDropped,
+                description: "a passphrase set on one side before it learned of the other side's new vault key no longer opens the vault"))
+        }
+        // Recipient slots by id, then one per name and public key (the greater canonical bytes); the older key's side
+        // sealed again to the result's key.
+        var resealed = false
+        var members: [(RecipientSlot, Bool)] = []
+        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+            .sorted(by: { MergeOrder.compare($0.0.json.canonicalBytes(), $1.0.json.canonicalBytes()) > 0 })
+        where !members.contains(where: { $0.0.name == slot.name || $0.0.publicKey == slot.publicKey }) {
+            members.append((slot, fromOther))
+        }
+        out.recipientSlots = try members.map { slot, fromOther in
+            guard fromOther && otherIsOld else { return slot }
+            resealed = true
+            return try reseal(slot)
+        }
+        // Slots of unknown types: those of either side under the result's key; an older key's side's are dropped.
+        out.otherSlots = unknownSlots(base.otherSlots, otherIsOld ? [] : other.otherSlots)
+        // Scopes by id, each folder a register.
+        var scopes: [String: String] = [:], dots: [String: Dot] = [:]
+        for id in MergeOrder.unionSorted(Array(a.scopes.keys) + Array(b.scopes.keys)) {
+            let x = a.scopes[id].map { ($0, a.scopeDots[id]) }, y = b.scopes[id].map { ($0, b.scopeDots[id]) }
+            var liveScopes: [(String, Dot?)] = []
+            if let x, let y, x.0 == y.0, x.1 == y.1 { liveScopes = [x] } else {
+                if let x, !(x.1.map(b.clock.covers) ?? false) { liveScopes.append(x) }
+                if let y, !(y.1.map(a.clock.covers) ?? false) { liveScopes.append(y) }
+            }
+            guard let pick = liveScopes.max(by: { scopeLess($0, $1) }) else { continue }
+            scopes[id] = pick.0
+            dots[id] = pick.1
+        }
+        try VaultHeader.checkScopes(scopes)
+        out.scopes = scopes
+        out.scopeDots = dots
+        out.unknownMembers = unknownMembers(a.unknownMembers, b.unknownMembers)
+
+        if out.keySlots.isEmpty {
+            let winner = MergeOrder.compare(a.serialized(), b.serialized()) > 0 ? a : b
+            return (winner, [MergeResolution(entryID: a.vaultID, path: path, kind: .headerConflict,
+                description: "joining the vault headers of both sides would leave no passphrase key slot: kept one side's header whole; the other side's passphrase no longer opens the vault")])
+        }
+        func ids(_ h: VaultHeader) -> Set<String> { Set(h.keySlots.map(\.id) + h.recipientSlots.map(\.id)) }
+        if resealed || (ids(out) != ids(a) && ids(out) != ids(b)) {
+            resolutions.append(MergeResolution(entryID: a.vaultID, path: path, kind: .keySlotsMerged,
+                description: "the vault header was changed on both sides: the key slots of both are kept, so each side's passphrase and members open the vault"))
+        }
+        return (out, resolutions)
+    }
+
+    /// Joins two scope headers of one scope (Spec/MERGE.md §8). `rewrap` wraps the result's scope key in a vault slot
+    /// again when the kept vault slot came from the older key's side; `reseal` as for vault headers.
+    /// - Throws: `CoreError.malformed` when the sides are not the same scope, and what the closures throw.
+    public static func join(_ a: ScopeHeader, _ b: ScopeHeader, keySide: KeySide?, reseal: (RecipientSlot) throws -> RecipientSlot,
+                            rewrap: (ScopeVaultSlot) throws -> ScopeVaultSlot) throws -> (ScopeHeader, [MergeResolution]) {
+        guard MergeOrder.same(a.vaultID, b.vaultID), a.scopeID == b.scopeID, MergeOrder.same(a.folder, b.folder) else {
+            throw CoreError.malformed("the scope header \(ScopeHeader.relativePath(scopeID: a.scopeID)) names another scope or folder on the other side")
+        }
+        if a.serialized() == b.serialized() { return (a, []) }
+        let (base, other) = keySide == .b ? (b, a) : (a, b)
+        let otherIsOld = keySide != nil
+        var out = base
+        out.auth = nil
+        out.clock = a.clock.joined(b.clock)
+        var members: [(RecipientSlot, Bool)] = []
+        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+            .sorted(by: { MergeOrder.compare($0.0.json.canonicalBytes(), $1.0.json.canonicalBytes()) > 0 })
+        where !members.contains(where: { $0.0.name == slot.name || $0.0.publicKey == slot.publicKey }) {
+            members.append((slot, fromOther))
+        }
+        out.recipientSlots = try members.map { slot, fromOther in fromOther && otherIsOld ? try reseal(slot) : slot }
+        let vault = try live(base.vaultSlot.map { [$0] } ?? [], other.vaultSlot.map { [$0] } ?? [], id: { _ in "vault" }, dot: { $0.dot },
+                             json: \.json, base.clock, other.clock).first
+        out.vaultSlot = try vault.map { slot, fromOther in fromOther && otherIsOld ? try rewrap(slot) : slot }
+        out.otherSlots = unknownSlots(base.otherSlots, otherIsOld ? [] : other.otherSlots)
+        out.unknownMembers = unknownMembers(a.unknownMembers, b.unknownMembers)
+        let path = ScopeHeader.relativePath(scopeID: a.scopeID)
+        guard !out.recipientSlots.isEmpty || out.vaultSlot != nil else {
+            let winner = MergeOrder.compare(a.serialized(), b.serialized()) > 0 ? a : b
+            return (winner, [MergeResolution(entryID: a.scopeID, path: path, kind: .headerConflict,
+                description: "joining the scope header of \(a.folder) would leave no slot: kept one side's header whole")])
+        }
+        func ids(_ h: ScopeHeader) -> Set<String> { Set(h.recipientSlots.map(\.id)) }
+        guard ids(out) != ids(a) && ids(out) != ids(b) || members.contains(where: { $0.1 && otherIsOld }) else { return (out, []) }
+        return (out, [MergeResolution(entryID: a.scopeID, path: path, kind: .keySlotsMerged,
+            description: "the scope header of \(a.folder) was changed on both sides: the members of both were kept")])
+    }
+
+    /// The live elements of two lists by id (Spec/MERGE.md §5.1 on slots): an element whose dot the other side's clock
+    /// covers and which the other side does not have is gone; of two live elements with one id, the greater canonical
+    /// bytes. Each result says whether it came from `other`. Sorted by id bytes.
+    static func live<T>(_ mine: [T], _ other: [T], id: (T) -> String, dot: (T) -> Dot?, json: (T) -> JSONValue,
+                        _ mineClock: Clock, _ otherClock: Clock) throws -> [(T, Bool)] {
+        let m = Dictionary(mine.map { (id($0), $0) }, uniquingKeysWith: { a, _ in a })
+        let o = Dictionary(other.map { (id($0), $0) }, uniquingKeysWith: { a, _ in a })
+        var out: [(T, Bool)] = []
+        for key in MergeOrder.unionSorted(Array(m.keys) + Array(o.keys)) {
+            let x = m[key], y = o[key]
+            if let x, let y, json(x).canonicalBytes() == json(y).canonicalBytes() { out.append((x, false)); continue }
+            var candidates: [(T, Bool)] = []
+            if let x, !(dot(x).map(otherClock.covers) ?? false) { candidates.append((x, false)) }
+            if let y, !(dot(y).map(mineClock.covers) ?? false) { candidates.append((y, true)) }
+            if let best = candidates.max(by: { MergeOrder.compare(json($0.0).canonicalBytes(), json($1.0).canonicalBytes()) < 0 }) { out.append(best) }
+        }
+        return out
+    }
+
+    static func scopeLess(_ x: (String, Dot?), _ y: (String, Dot?)) -> Bool {
+        switch (x.1, y.1) {
+        case (let a?, let b?) where a != b: return a < b
+        default: return MergeOrder.compare(x.0, y.0) < 0
+        }
+    }
+
+    /// Slots of unknown types: each distinct one (canonical bytes), sorted.
+    static func unknownSlots(_ a: [JSONValue], _ b: [JSONValue]) -> [JSONValue] {
+        var seen: [[UInt8]: JSONValue] = [:]
+        for s in a + b { seen[s.canonicalBytes()] = s }
+        return seen.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { seen[$0]! }
+    }
+
+    /// Unknown members: equal → it; one side → it; different → the greater canonical bytes (Spec/MERGE.md §5.4).
+    static func unknownMembers(_ a: [String: JSONValue], _ b: [String: JSONValue]) -> [String: JSONValue] {
+        var out = a
+        for (k, v) in b {
+            if let x = out[k] { out[k] = MergeOrder.compare(x.canonicalBytes(), v.canonicalBytes()) >= 0 ? x : v } else { out[k] = v }
+        }
+        return out
+    }
+}
