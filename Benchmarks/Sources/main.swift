@@ -42,7 +42,7 @@ if helperArguments.first == "modify", helperArguments.count == 5, let first = In
     try v.transaction { txn in
         for i in first..<(first + n) {
             guard var e = try txn.entry(at: try sampleEntry(i).path) else { continue }
-            try e.set("password", .text("\(helperArguments[4])-\(i)"), at: .now(), origin: v.deviceID)
+            try e.set("password", .text("\(helperArguments[4])-\(i)"), change: txn.change)
             try txn.put(e)
         }
         txn.message = "Change \(n) entries"
@@ -63,12 +63,12 @@ for level in [KDFLevel.interactive, .moderate] {
 // 2. Sealing and opening one typical entry.
 let cipher = try EntryCipher(vaultKey: SecretBytes.random(count: 32))
 func sampleEntry(_ i: Int) throws -> Entry {
-    let now = Timestamp.now()
-    var e = Entry(path: try EntryPath("Folder\(i % 50)/site-\(i)"), at: now)
-    try e.set("password", .text("p4ssw0rd-\(i)-Correct-Horse"), at: now, origin: "bench")
-    try e.set("username", .text("user\(i)@example.com"), at: now, origin: "bench")
-    try e.set("urls", .list(["https://site-\(i).example.com/login"]), at: now, origin: "bench")
-    try e.set("notes", .text(SecretText(String(repeating: "note text ", count: 20))), at: now, origin: "bench")
+    let change = Change(time: Timestamp.now(), origin: "bench", dot: .placeholder)
+    var e = Entry(path: try EntryPath("Folder\(i % 50)/site-\(i)"), change: change)
+    try e.set("password", .text("p4ssw0rd-\(i)-Correct-Horse"), change: change)
+    try e.set("username", .text("user\(i)@example.com"), change: change)
+    try e.set("urls", .list(["https://site-\(i).example.com/login"]), change: change)
+    try e.set("notes", .text(SecretText(String(repeating: "note text ", count: 20))), change: change)
     return e
 }
 
@@ -115,7 +115,7 @@ let adds = 200
 row("add entry + commit (vault of up to \(adds))", "per add", try seconds { for i in 0..<adds { try small.add(try sampleEntry(i)) } } / Double(adds))
 let e0 = try small.read(try EntryPath("Folder0/site-0"))
 var e1 = e0
-try e1.set("password", .text("changed"), at: .now(), origin: "bench")
+try e1.set("password", .text("changed"), change: small.pendingChange)
 row("edit entry + commit", "per edit", try seconds { _ = try small.save(e1, basedOn: e0) })
 
 // 4b. One change per process, as a person or script runs them, at two vault sizes: the cost of a change
@@ -192,7 +192,7 @@ for i in 0..<edited {
     for (v, value) in [(a, "from-A-\(i)"), (b!, "from-B-\(i)")] {
         let old = try v.read(try sampleEntry(i).path)
         var e = old
-        try e.set("password", .text(SecretText(value)), at: .now(), origin: v.deviceID)
+        try e.set("password", .text(SecretText(value)), change: v.pendingChange)
         _ = try v.save(e, basedOn: old)
     }
 }

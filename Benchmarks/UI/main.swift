@@ -25,12 +25,12 @@ let vault = try Vault.create(at: root + "/vault", passphrase: pass, level: .mini
 let cipher = try EntryCipher(vaultKey: try vault.currentVaultKey())
 let folders = ["Email", "Bank", "Social", "Work/Servers", "Work/Accounts", "Shopping", "日本", "Café", "Games", "Travel"]
 for i in 0..<count {
-    let now = Timestamp.now()
+    let change = Change(time: Timestamp.now(), origin: "bench", dot: Dot(replica: "0123456789abcdef", counter: UInt64(i + 1)))
     let name = i % 97 == 0 ? "パス-\(i)" : i % 89 == 0 ? "re\u{301}sume\u{301}-\(i)" : "site-\(i)"
-    var e = Entry(path: try EntryPath("\(folders[i % folders.count])/group-\(i % 37)/\(name)"), at: now)
-    try e.set("password", .text("p4ssw0rd-\(i)-Correct-Horse"), at: now, origin: "bench")
-    try e.set("username", .text("user\(i)@example.com"), at: now, origin: "bench")
-    try e.set("urls", .list(["https://login.site-\(i).example.com/"]), at: now, origin: "bench")
+    var e = Entry(path: try EntryPath("\(folders[i % folders.count])/group-\(i % 37)/\(name)"), change: change)
+    try e.set("password", .text("p4ssw0rd-\(i)-Correct-Horse"), change: change)
+    try e.set("username", .text("user\(i)@example.com"), change: change)
+    try e.set("urls", .list(["https://login.site-\(i).example.com/"]), change: change)
     let file = root + "/vault/" + e.path.filePath
     try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try Data(try cipher.seal(e)).write(to: URL(fileURLWithPath: file))

@@ -27,9 +27,9 @@ do {
     var random = SystemRandomSource()
     let password = try Generator.generate(.characters(PasswordPolicy()), using: &random)
     try vault.transaction { txn in
-        var entry = Entry(path: path, at: .now())
-        try entry.set("username", .text("example"), at: .now(), origin: vault.deviceID)
-        try entry.set("password", .text(SecretText(password.value)), at: .now(), origin: vault.deviceID)
+        var entry = Entry(path: path, change: txn.change)
+        try entry.set("username", .text("example"), change: txn.change)
+        try entry.set("password", .text(SecretText(password.value)), change: txn.change)
         try txn.checkNew(path)
         try txn.put(entry)
         txn.message = "Add \(path)"

@@ -12,6 +12,15 @@
 @_exported import enum TresorCore.TextSearch
 @_exported import struct TresorCore.StoreProblem
 @_exported import struct TresorCore.MergeResolution
+@_exported import struct TresorCore.Change
+@_exported import struct TresorCore.Dot
+@_exported import struct TresorCore.Clock
+@_exported import struct TresorCore.PathWrite
+@_exported import struct TresorCore.HistoryItem
+
+// The acceptance rule's refusals (Spec/AUTH.md §5).
+@_exported import struct TresorCore.AcceptanceRefusal
+@_exported import enum TresorCore.AcceptanceRule
 
 // Keys, secrets and the vault header.
 @_exported import class TresorCore.SecretBytes

@@ -1,34 +1,50 @@
-// `tresor sync`: fetch, fast-forward or merge entries field by field, verify, commit, push; retried when the remote moves.
+// `tresor sync`: ask the remote, fetch into a quarantine, accept or refuse its state by one rule, fast-forward, join
+// or publish, push leased; retried with a growing random delay while the remote keeps moving (Spec/MERGE.md §11).
 import Foundation
 import TresorCore
 import TresorGit
 
+/// A domain the remote had rolled back from what this replica last took from it (Spec/AUTH.md `rolled-back`).
+public struct RollbackReport: Sendable, Equatable {
+    /// `vault`, or the folder of a scope.
+    public var domain: String
+    /// The clock last taken from the remote, and the one it showed.
+    public var from: Clock
+    public var to: Clock
+}
+
 /// What one sync did, for the CLI to print (README "Sync").
 public struct SyncOutcome: Sendable {
     public var remote: String
-    /// Commits that came from the remote (fast-forward or merge).
+    /// The remote had nothing new and this replica nothing to send: one ref advertisement was all.
+    public var upToDate = false
+    /// Something came from the remote (fast-forward or join).
     public var pulled = false
     public var pushed = false
     public var fastForwarded = false
-    /// Entry paths the merge commit changed relative to the local vault.
+    /// Entry paths the join changed relative to the local vault.
     public var mergedEntries: [String] = []
     /// Every automatic decision, in order (no secret values).
     public var resolutions: [MergeResolution] = []
-    /// The ref that keeps the local state from before the merge.
+    /// The ref that keeps the local state from before a join.
     public var recoveryRef: String?
+    /// Attempts made (1 when the remote did not move meanwhile).
     public var rounds = 0
+    /// How many times the remote moved between a fetch and the push.
+    public var remoteChanges = 0
     /// The remote had no vault yet and received this one.
     public var initializedRemote = false
-    /// Every key slot this replica had was replaced: another replica changed the passphrase.
+    /// Every passphrase slot this replica had was replaced: another replica changed the passphrase.
     public var passphraseChanged = false
-    /// The vault was rekeyed elsewhere: this replica now uses the new key, and its own changes were
-    /// re-encrypted under it in the merge.
+    /// A key of this vault was replaced elsewhere (a member removed, a rekey) and this replica follows it.
     public var rekeyed = false
     /// Folders of scopes with a slot for this identity that this replica, without the vault key, has not accepted
-    /// (Spec/FORMAT.md §3.12.6): `Vault.acceptScope` takes one.
+    /// (Spec/AUTH.md §7.3): `Vault.acceptScope` takes one.
     public var offeredScopes: [String] = []
-    /// The remote had gone back to an older state (`from` → `to`, both commit ids); the push restored it.
-    public var rolledBack: (from: String, to: String)?
+    /// Domains the remote had rolled back; this sync published this replica's newer state over them.
+    public var rolledBack: [RollbackReport] = []
+    /// With `repair`: the domains of the remote's state that were refused and left out (with the rule).
+    public var discarded: [(domain: String, refusal: AcceptanceRefusal)] = []
 }
 
 extension Vault {
@@ -38,361 +54,303 @@ extension Vault {
     static func incomingRef(_ remote: String) -> String { "refs/tresor/incoming/" + remote }
     /// The ref a fetch writes in the quarantine repository.
     static let quarantineRef = "refs/tresor/incoming"
+    /// How long `sync` keeps trying while the remote moves, by default (Spec/MERGE.md §11 step 6).
+    public static let defaultRetryTime: TimeInterval = 60
 
-    /// Syncs with `remote`: Spec/MERGE.md §13. Needs `unlock`. The network steps run without the vault
-    /// lock; deciding and committing the merge runs as a transaction, so a sync and other commands on
-    /// the same vault never lose each other's changes.
-    /// - Throws: `VaultError.git` (unreachable, authentication), `.hostileRemote`, `.header(.differentVault)`,
-    ///   `.changedOutsideTresor`, `.remoteKeptMoving`. The local vault is unchanged on every error but one:
-    ///   `.pushFailedAfterMerge`, where the merge is committed here and only the push failed (the next sync
-    ///   pushes it).
-    /// `progress` hears of the objects received and sent and of the entries checked.
-    public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), maxRounds: Int = 4,
-                     progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
-        // A vault with scopes: the per-key rules of Spec/FORMAT.md §3.12.6 and the merge of Spec/MERGE.md §14.
-        if header.version >= FormatVersion.scopedHeader {
-            return try syncScoped(remote: remote, credentials: credentials, maxRounds: maxRounds, progress: progress)
-        }
-        _ = try requireCipher()
+    /// Syncs with `remote`: Spec/MERGE.md §11 under the acceptance rule of Spec/AUTH.md. Needs `unlock`. The network
+    /// steps run without the vault lock; deciding and publishing runs under it, so a sync and other commands on the same
+    /// vault never lose each other's changes. While the remote moves between a fetch and the push, the sync starts
+    /// again after a random delay that grows with each attempt, until `retryTime` seconds are spent.
+    /// `repair`: a remote whose state is refused gets the authentic part of it joined and this replica's result pushed
+    /// over it (Spec/AUTH.md §10).
+    /// - Throws: `VaultError.git` (unreachable, authentication), `.refusedRemote`, `.entryContent`, `.rekeyedElsewhere`,
+    ///   `.removedFromVault`, `.domainConflict`, `.changedOutsideTresor`, `.remoteKeptMoving`, `.formatTooOld`,
+    ///   `.remoteFormatOlder`. The local vault is unchanged on every error but one: `.pushFailedAfterMerge`, where the
+    ///   join is committed here and only the push failed (the next sync pushes it).
+    public func sync(remote: String = "origin", credentials: GitCredentials = .standard(), retryTime: TimeInterval = Vault.defaultRetryTime,
+                     repair: Bool = false, progress: VaultProgressHandler? = nil) throws -> SyncOutcome {
+        guard header.version == FormatVersion.header else { throw VaultError.formatTooOld(version: header.version, required: FormatVersion.header) }
+        guard isUnlocked else { throw VaultError.vaultLocked }
         let repo = try repository()
-        var outcome = SyncOutcome(remote: remote)
-        let incoming = Vault.incomingRef(remote)
         let url = try Vault.git { try repo.url(ofRemote: remote) }
-        // What was fetched is kept only while it is being checked and merged.
-        defer { try? repo.deleteRef(name: incoming) }
-        while outcome.rounds < maxRounds {
+        var outcome = SyncOutcome(remote: remote)
+        let deadline = Date().addingTimeInterval(retryTime)
+        var delay = 0.05
+        while true {
             outcome.rounds += 1
-            try? repo.deleteRef(name: incoming)
-            // The remote's objects first go to a quarantine that borrows this repository's objects; only
-            // what passed every check is copied in, so a refused fetch leaves no object behind.
-            removeAbandonedQuarantines()
-            let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
-            defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
-            let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
-            do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: progress.git) }
-            catch GitError.malformedTree(_, let reason) { throw VaultError.hostileRemote(file: url, problem: .damagedTree(reason: reason)) }
-            catch let e as GitError { throw VaultError.git(e) }
-            Failpoint.hit("after-fetch")
-            // The remote made the first scope: from here on the per-key rules of a vault with scopes (Spec/MERGE.md §14).
-            if let tip = quarantine.resolve(Vault.quarantineRef), headerVersion(at: tip, repo: quarantine) >= FormatVersion.scopedHeader {
-                let step = try scopedStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote,
-                                          incoming: incoming, outcome: &outcome, progress: progress)
-                try? repo.deleteRef(name: incoming)
-                if case .done = step { return outcome }
-                if try push(repo, remote, credentials, progress) { outcome.pushed = true; return outcome }
-                continue
+            if try attempt(repo: repo, remote: remote, url: url, credentials: credentials, repair: repair, outcome: &outcome, progress: progress) {
+                outcome.offeredScopes = offeredScopes.values.sorted()
+                return outcome
             }
-            let step = try syncStep(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, cipher: try requireCipher(),
-                                    remote: remote, incoming: incoming, outcome: &outcome, progress: progress)
-            try? repo.deleteRef(name: incoming)
-            switch step {
-            case .done: return outcome
-            case .fetchAgain: continue
-            case .push(let initializing):
-                if pendingRekey, case .passphrase(let passphrase) = credential {
-                    // Two concurrent rekeys and a member removed on this side only: the merged key was sealed to
-                    // that member by the other rekey, so a new one is made before anything leaves this replica.
-                    pendingRekey = false
-                    try rekey(passphrase: passphrase, level: header.strongestLevel)
-                }
-                Failpoint.hit("before-push")
-                let pushed: Bool
-                do { pushed = try push(repo, remote, credentials, progress) }
-                catch VaultError.git(let e) where outcome.pulled {
-                    // The merge is committed here (a change like any other); only the push failed.
-                    throw VaultError.pushFailedAfterMerge(remote: remote, mergedEntries: outcome.mergedEntries, e)
-                }
-                if pushed {
-                    outcome.pushed = true
-                    outcome.initializedRemote = initializing
-                    return outcome
-                }
+            outcome.remoteChanges += 1
+            // The remote moved between reading it and pushing: start again after a random delay growing each time.
+            let wait = Double.random(in: delay / 2...delay)
+            guard Date().addingTimeInterval(wait) < deadline else {
+                throw VaultError.remoteKeptMoving(remote: remote, attempts: outcome.rounds, seconds: retryTime)
+            }
+            usleep(UInt32(wait * 1_000_000))
+            delay = min(delay * 2, 2)
+        }
+    }
+
+    /// One attempt; false when the remote moved before the push (the caller tries again).
+    private func attempt(repo: GitRepository, remote: String, url: String, credentials: GitCredentials, repair: Bool,
+                         outcome: inout SyncOutcome, progress: VaultProgressHandler?) throws -> Bool {
+        let tracking = GitRepository.trackingRef(remote: remote)
+        // 1. Ask first: one ref advertisement says whether anything changed there.
+        let advertised: String?
+        do { advertised = try repo.remoteMain(url: url, credentials: credentials, remoteName: remote) }
+        catch let e as GitError { throw VaultError.git(e) }
+        let head = try Vault.git { try repo.headCommitID() }
+        if let advertised, advertised == repo.resolve(tracking), !repair {
+            if head == advertised { outcome.upToDate = true; return true }
+            if let head, try dominates(head, over: advertised, repo: repo) {
+                return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(advertised), outcome: &outcome, progress: progress)
             }
         }
-        throw VaultError.remoteKeptMoving(remote: remote, attempts: maxRounds)
+        guard let advertised else {
+            // An empty remote gets this vault.
+            guard try push(repo: repo, remote: remote, credentials: credentials, lease: .some(nil), outcome: &outcome, progress: progress) else { return false }
+            outcome.initializedRemote = true
+            return true
+        }
+        // 2. Fetch into a quarantine that borrows this repository's objects; only what passed is copied in.
+        removeAbandonedQuarantines()
+        let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
+        defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
+        let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
+        do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: progress.git) }
+        catch GitError.malformedTree(_, let reason) {
+            throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
+        } catch let e as GitError { throw VaultError.git(e) }
+        Failpoint.hit("after-fetch")
+        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return false }
+        // 3–5. Under the lock: accept, decide, publish.
+        let step = try decide(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote, theirs: theirs,
+                              repair: repair, outcome: &outcome, progress: progress)
+        switch step {
+        case .done: return true
+        case .push(let lease):
+            return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(lease), outcome: &outcome, progress: progress)
+        }
     }
 
-    private enum SyncStep { case done, push(initializing: Bool), fetchAgain }
+    private enum Step { case done, push(lease: String) }
 
-    /// Runs `body` with the vault using `key`, then goes back to the current key.
-    func withKey<R>(_ key: SecretBytes, _ body: () throws -> R) throws -> R {
-        let current = try currentVaultKey()
-        try useKey(key)
-        defer { try? useKey(current) }
-        return try body()
+    /// Pushes HEAD leased on `lease`; records what the remote now holds. False when the remote moved.
+    private func push(repo: GitRepository, remote: String, credentials: GitCredentials, lease: String??, outcome: inout SyncOutcome,
+                      progress: VaultProgressHandler?) throws -> Bool {
+        Failpoint.hit("before-push")
+        do { try repo.push(remote: remote, credentials: credentials, lease: lease, progress: progress.git) }
+        catch GitError.pushRejected, GitError.notFastForward { return false }
+        catch let e as GitError {
+            if outcome.pulled, !outcome.fastForwarded { throw VaultError.pushFailedAfterMerge(remote: remote, mergedEntries: outcome.mergedEntries, e) }
+            throw VaultError.git(e)
+        }
+        outcome.pushed = true
+        if let head = try Vault.git({ try repo.headCommitID() }) {
+            try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: remote), to: head) }
+            try recordTrust(remote: remote, states: try stateRecords(at: head, repo: repo))
+        }
+        return true
     }
 
-    /// One decision under the vault lock: compare HEAD with what was fetched, check it, fast-forward or merge.
-    private func syncStep(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, cipher: EntryCipher,
-                          remote: String, incoming: String, outcome: inout SyncOutcome,
-                          progress: VaultProgressHandler?) throws -> SyncStep {
+    /// Whether every domain of `a`'s state is at least as new as `b`'s, and `a` has every domain `b` has.
+    func dominates(_ a: String, over b: String, repo: GitRepository) throws -> Bool {
+        let x = try stateRecords(at: a, repo: repo), y = try stateRecords(at: b, repo: repo)
+        return y.allSatisfy { d, r in x[d].map { r.clock.isAtMost($0.clock) } ?? false }
+    }
+
+    /// Steps 3–5 of Spec/MERGE.md §11 under the vault lock.
+    private func decide(repo: GitRepository, quarantine: GitRepository, quarantinePath: String, remote: String, theirs: String, repair: Bool,
+                        outcome: inout SyncOutcome, progress: VaultProgressHandler?) throws -> Step {
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         try recover(repo)
         try adoptCommitsMadeWithGit(repo)
         guard let ours = try Vault.git({ try repo.headCommitID() }) else { throw VaultError.git(.unknownRevision("HEAD")) }
-        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return .push(initializing: true) }
         let tracking = GitRepository.trackingRef(remote: remote)
-        // A remote that went back to a state it had before (a force-push of an old commit) is told, and
-        // healed by the push below; it is never taken for "nothing new".
-        if let previous = repo.resolve(tracking), previous != theirs, (try? quarantine.contains(previous, theirs)) == true {
-            outcome.rolledBack = (from: previous, to: theirs)
+        let reader = SnapshotReader(repo: quarantine)
+        reader.progress = progress
+        let tip = try reader.tipTree(theirs, remote: remote)
+        // A remote of an older format: this replica's (converted) vault goes over it only when it holds nothing newer.
+        if let bytes = tip.smallFiles[VaultHeader.relativePath], let h = try? VaultHeader.parse(bytes), h.vaultID == header.vaultID,
+           h.version < FormatVersion.header {
+            guard try quarantine.contains(ours, theirs) else { throw VaultError.remoteFormatOlder(remote: remote, version: h.version) }
+            return .push(lease: theirs)
         }
         if ours == theirs {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+            try recordTrust(remote: remote, states: try stateRecords(at: ours, repo: repo))
             return .done
         }
-        let base = try Vault.git { try quarantine.mergeBase(ours, theirs) }
-        if base == theirs {
-            if outcome.rolledBack == nil { try Vault.git { try repo.setRef(name: tracking, to: theirs) } }
-            return .push(initializing: false)
-        }
-        // A vault rekeyed elsewhere: its new key, opened with this replica's passphrase or identity and vouched
-        // for by the key this replica holds (Spec/FORMAT.md §3.11). From here on the vault uses it; on any error
-        // it goes back to the previous one.
-        // The other way round: this replica rekeyed and the remote has changes made under the key before.
-        let previousAuthenticator = try requireAuthenticator()
-        historyKeys = []
-        var rekey: RekeyedSide?
-        if let newKey = try incomingKey(quarantine: quarantine, theirs: theirs, remote: remote, base: base) {
-            rekey = .theirs(previousKey: try currentVaultKey())
-            try useKey(newKey)
-        } else if let oldKey = incomingPreviousKey(quarantine: quarantine, theirs: theirs, base: base) {
-            rekey = .ours(previousKey: oldKey)
-        } else if credential == nil, header.rekeyProof != nil, !incomingVerifies(quarantine: quarantine, theirs: theirs) {
-            // This replica rekeyed and was unlocked by a session: the key before needs the passphrase or identity.
-            throw VaultError.rekeyedElsewhere(remote: remote)
-        }
-        // Both rekeyed since the base: the remote's rekey (already published) is followed; this replica's
-        // changes are merged and written under its key, and members this replica removed are removed again
-        // by a further rekey before anything is pushed (see `sync`).
-        var baseKey: SecretBytes?
-        if rekey == nil, let (theirKey, oldKey) = try concurrentRekeyKeys(quarantine: quarantine, theirs: theirs, base: base) {
-            rekey = .theirs(previousKey: try currentVaultKey())
-            baseKey = oldKey
-            try useKey(theirKey)
-        }
+        let local = try stateRecords(at: ours, repo: repo)
+        var verdicts: [String: DomainVerdict]
+        var discardedTip = false
         do {
-            return try syncStepChecked(repo: repo, quarantinePath: quarantinePath, quarantine: quarantine, cipher: cipher,
-                                       previousAuthenticator: previousAuthenticator, rekey: rekey, baseKey: baseKey, remote: remote,
-                                       incoming: incoming, ours: ours, theirs: theirs, base: base, tracking: tracking, outcome: &outcome,
-                                       progress: progress)
-        } catch {
-            if case .theirs(let previousKey) = rekey { try? useKey(previousKey) }
-            throw error
+            verdicts = try acceptTip(tip, remote: remote, local: local)
+        } catch VaultError.refusedRemote(_, let refusal) where repair {
+            // Spec/AUTH.md §10: what the remote holds that no rule accepts is discarded, and named.
+            outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
+            verdicts = [:]
+            discardedTip = true
         }
-    }
-
-    /// The key a fetched header is under when this replica's own key is its successor: this replica rekeyed
-    /// (its header's rekey proof verifies under that key) and the remote has changes made under the key before,
-    /// which this replica's credential opens from the fetched header, and the merge base is under that key too
-    /// (changes made on top of the rekey under the old key are not taken: only a removed holder would make them).
-    /// Nil otherwise.
-    func incomingPreviousKey(quarantine: GitRepository, theirs: String, base: String?) -> SecretBytes? {
-        guard header.rekeyProof != nil, let credential, let current = try? currentVaultKey(), let base,
-              let baseBytes = try? quarantine.blob(at: base, path: VaultHeader.relativePath),
-              let baseHeader = try? VaultHeader.parse(baseBytes),
-              let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
-              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
-              incoming.vaultID == header.vaultID, incoming.version >= 2,
-              let key = try? credential.open(incoming), let previous = try? VaultAuthenticator(vaultKey: key),
-              (try? previous.verify(incoming)) != nil, (try? previous.verify(baseHeader)) != nil else { return nil }
-        historyKeys = []
-        if previous.verifyRekeyProof(header.rekeyProof, newKey: current) { return key }
-        // This replica rekeyed more than once since the base: the chain runs through its own history.
-        guard let ours = try? repository().headCommitID(),
-              let chain = rekeyChain(from: previous, to: current, quarantine: quarantine, tip: ours, base: base, credential: credential) else { return nil }
-        historyKeys = chain
-        return key
-    }
-
-    /// When this replica and the remote both rekeyed since the merge base: the remote's key and the base's key,
-    /// both opened with this replica's credential, each rekey proof verifying under the base's key.
-    func concurrentRekeyKeys(quarantine: GitRepository, theirs: String, base: String?) throws -> (SecretBytes, SecretBytes)? {
-        func headerAt(_ rev: String) -> VaultHeader? {
-            guard let id = try? quarantine.blobID(at: rev, path: VaultHeader.relativePath),
-                  (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? quarantine.blob(id: id) else { return nil }
-            return try? VaultHeader.parse(bytes)
+        for (d, v) in verdicts where v.rolledBack {
+            let last = trustRecord(remote: remote).remote[d] ?? .empty
+            outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
         }
-        guard header.rekeyProof != nil, let credential, let current = try? currentVaultKey(), let base,
-              let incoming = headerAt(theirs), incoming.vaultID == header.vaultID, incoming.version >= 3,
-              incoming.rekeyProof != nil, let baseHeader = headerAt(base),
-              let theirKey = try? credential.open(incoming), let theirAuth = try? VaultAuthenticator(vaultKey: theirKey),
-              (try? theirAuth.verify(incoming)) != nil,
-              let baseKey = try? credential.open(baseHeader), let baseAuth = try? VaultAuthenticator(vaultKey: baseKey),
-              (try? baseAuth.verify(baseHeader)) != nil, let ours = try? repository().headCommitID(),
-              let ourChain = baseAuth.verifyRekeyProof(header.rekeyProof, newKey: current) ? []
-                : rekeyChain(from: baseAuth, to: current, quarantine: quarantine, tip: ours, base: base, credential: credential),
-              let theirChain = baseAuth.verifyRekeyProof(incoming.rekeyProof, newKey: theirKey) ? []
-                : rekeyChain(from: baseAuth, to: theirKey, quarantine: quarantine, tip: theirs, base: base, credential: credential)
-        else { return nil }
-        historyKeys = ourChain + theirChain
-        // Members this replica removed that the remote still has need a further rekey, which needs the passphrase.
-        let removed = baseHeader.recipientSlots.filter { b in !header.recipientSlots.contains { $0.id == b.id } }
-        if removed.contains(where: { r in incoming.recipientSlots.contains { $0.id == r.id } }) {
-            guard case .passphrase = credential else { throw VaultError.rekeyedElsewhere(remote: "the remote") }
-            pendingRekey = true
+        if discardedTip { return .push(lease: theirs) }
+        // A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is
+        // not newer, else it may hold changes the remote removed the scope without seeing: joined.
+        let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
+        let relations = Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
+            guard let v = verdicts[d] else { return vaultRelation == .older || vaultRelation == .equal ? .older : .concurrent }
+            return v.relation
         }
-        return (theirKey, baseKey)
-    }
+        let needsKeyChange = verdicts.values.contains { $0.followsRekey || $0.olderEpoch }
+        let offered = verdicts.filter(\.value.offered).keys
+        for id in offered { if let folder = tipFolder(id, tip) { offeredScopes[id] = folder } }
 
-    /// The key of a fetched header that this replica's key does not authenticate, if it is a rekey: the header
-    /// has a rekey proof, this replica's credential opens it, it verifies with the key it gives, and the proof
-    /// verifies with this replica's key. Nil when the header is not a rekey (the checks that follow refuse it).
-    /// - Throws: `VaultError.rekeyedElsewhere` when it looks like a rekey and there is no credential to open it.
-    func incomingKey(quarantine: GitRepository, theirs: String, remote: String, base: String?) throws -> SecretBytes? {
-        guard let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
-              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
-              incoming.vaultID == header.vaultID, incoming.version >= 3, incoming.rekeyProof != nil else { return nil }
-        let current = try requireAuthenticator()
-        if (try? current.verify(incoming)) != nil { return nil }
-        guard let credential else { throw VaultError.rekeyedElsewhere(remote: remote) }
-        guard let key = try? credential.open(incoming), let next = try? VaultAuthenticator(vaultKey: key),
-              (try? next.verify(incoming)) != nil else { return nil }
-        historyKeys = []
-        if current.verifyRekeyProof(incoming.rekeyProof, newKey: key) { return key }
-        // Several rekeys since this replica's key: each step's proof under the key before.
-        guard let chain = rekeyChain(from: current, to: key, quarantine: quarantine, tip: theirs, base: base, credential: credential) else { return nil }
-        historyKeys = chain
-        return key
-    }
-
-    /// Whether the fetched header is authentic under this replica's key (or cannot be read: the checks decide).
-    func incomingVerifies(quarantine: GitRepository, theirs: String) -> Bool {
-        guard let id = try? quarantine.blobID(at: theirs, path: VaultHeader.relativePath),
-              (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-              let bytes = try? quarantine.blob(id: id), let incoming = try? VaultHeader.parse(bytes),
-              incoming.vaultID == header.vaultID, let current = try? requireAuthenticator() else { return true }
-        return (try? current.verify(incoming)) != nil
-    }
-
-    /// Every vault key that this replica's credential opens from an authentic rekeyed header in the history from
-    /// `tips` back to `base` (at most 64).
-    func historyKeysSince(base: String?, tips: [String], quarantine: GitRepository) -> [SecretBytes] {
-        guard let credential, let commits = try? quarantine.commits(from: tips, excluding: base.map { [$0] } ?? []) else { return [] }
-        var keys: [SecretBytes] = [], seen: Set<String> = []
-        for c in commits.prefix(4000) where keys.count < 64 {
-            guard let id = try? quarantine.blobID(at: c.id, path: VaultHeader.relativePath), seen.insert(id).inserted,
-                  (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? quarantine.blob(id: id), let h = try? VaultHeader.parse(bytes), h.rekeyProof != nil,
-                  h.vaultID == header.vaultID, let k = try? credential.open(h), let a = try? VaultAuthenticator(vaultKey: k),
-                  (try? a.verify(h)) != nil, !keys.contains(where: { $0.constantTimeEquals(k) }) else { continue }
-            keys.append(k)
+        // The remote is behind (or rolled back): publish this replica's state over it.
+        if !needsKeyChange, relations.allSatisfy({ $0 == .older || $0 == .equal }), relations.contains(.older) {
+            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+            return .push(lease: theirs)
         }
-        return keys
-    }
-
-    /// The keys between `start` and `target` when a chain of rekeys leads from one to the other: each step a
-    /// header along the history from `tip` back to `base` that this replica's credential opens, authentic
-    /// under its key, whose rekey proof verifies under the key before. Nil when there is no such chain.
-    func rekeyChain(from start: VaultAuthenticator, to target: SecretBytes, quarantine: GitRepository, tip: String,
-                    base: String?, credential: KeyCredential) -> [SecretBytes]? {
-        guard let commits = try? quarantine.commits(from: [tip], excluding: base.map { [$0] } ?? []) else { return nil }
-        var steps: [(key: SecretBytes, proof: [UInt8])] = [], seen: Set<String> = []
-        for c in commits.prefix(2000) where steps.count < 64 {
-            guard let id = try? quarantine.blobID(at: c.id, path: VaultHeader.relativePath), seen.insert(id).inserted,
-                  (try? quarantine.blobSize(id: id)) ?? Int.max <= Envelope.maxFileBytes,
-                  let bytes = try? quarantine.blob(id: id), let h = try? VaultHeader.parse(bytes), let proof = h.rekeyProof,
-                  h.vaultID == header.vaultID, let k = try? credential.open(h), let a = try? VaultAuthenticator(vaultKey: k),
-                  (try? a.verify(h)) != nil, !steps.contains(where: { $0.key.constantTimeEquals(k) }) else { continue }
-            steps.append((k, proof))
-        }
-        // Breadth first: concurrent rekeys branch (a key with two successors, one of them merged away).
-        var queue: [(auth: VaultAuthenticator, chain: [SecretBytes])] = [(start, [])], visited: Set<Int> = []
-        while !queue.isEmpty {
-            let (auth, chain) = queue.removeFirst()
-            for (i, step) in steps.enumerated() where !visited.contains(i) && auth.verifyRekeyProof(step.proof, newKey: step.key) {
-                if step.key.constantTimeEquals(target) { return chain }
-                visited.insert(i)
-                if let next = try? VaultAuthenticator(vaultKey: step.key) { queue.append((next, chain + [step.key])) }
-            }
-        }
-        return nil
-    }
-
-    private func syncStepChecked(repo: GitRepository, quarantinePath: String, quarantine: GitRepository, cipher oldCipher: EntryCipher,
-                                 previousAuthenticator: VaultAuthenticator, rekey: RekeyedSide?, baseKey: SecretBytes?, remote: String, incoming: String,
-                                 ours: String, theirs: String, base: String?, tracking: String, outcome: inout SyncOutcome,
-                                 progress: VaultProgressHandler?) throws -> SyncStep {
-        let cipher = try requireCipher()
-        var previousKey: SecretBytes?
-        // Which key each side's content is under: the base is under the older key in both cases.
-        var theirsCipher = cipher, theirsAuthenticator = try requireAuthenticator()
-        var localCipher = oldCipher, baseCipher = oldCipher, baseAuthenticator = previousAuthenticator
-        switch rekey {
-        case .theirs(let key):
-            previousKey = key
-            if let baseKey {
-                baseCipher = try EntryCipher(vaultKey: baseKey)
-                baseAuthenticator = try VaultAuthenticator(vaultKey: baseKey)
-                localCipher = try EntryCipher(vaultKey: key, previous: baseCipher)
-            }
-        case .ours(let key):
-            previousKey = key
-            theirsCipher = try EntryCipher(vaultKey: key)
-            theirsAuthenticator = try VaultAuthenticator(vaultKey: key)
-            baseCipher = theirsCipher
-            baseAuthenticator = theirsAuthenticator
-            localCipher = try EntryCipher(vaultKey: try currentVaultKey(), previous: theirsCipher)
-        case nil: break
-        }
-        // Only commits a holder of the vault key made are taken; then every file of the fetched tip is
-        // checked, in the quarantine, before anything changes here. A fast-forward does not decrypt again
-        // what this replica already holds at the same path.
-        let known = try knownFormatVersion(repo)
-        if case .ours(let key) = rekey { try withKey(key) { try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine, known: known) } }
-        else { try requireAuthentic(incoming: theirs, ours: ours, repo: quarantine, known: known) }
-        let checker = SnapshotReader(repo: quarantine, cipher: theirsCipher, authenticator: theirsAuthenticator, local: header)
-        checker.progress = progress
-        let baseReader = SnapshotReader(repo: quarantine, cipher: baseCipher, authenticator: baseAuthenticator, local: header)
-        let local = base == ours && rekey == nil ? Set(try Vault.git { try repo.treeEntries(at: ours) }.map { $0.path + "\u{0}" + $0.id }) : []
-        let minimum = try base.flatMap { try baseReader.readHeader($0) }.map { $0.version >= 2 ? $0.generation : 0 } ?? 0
-        let theirsSnap = try checker.readIncoming(theirs, skippingUnchanged: local, minimumGeneration: minimum)
-        // Everything passed: copy the objects in (a local fetch from the quarantine) and go on here.
-        try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: incoming, credentials: .none, remoteName: remote) }
-        let reader = SnapshotReader(repo: repo, cipher: localCipher, authenticator: previousAuthenticator, local: header)
-        // Entry versions of either side since the base may be under keys of rekeys that a merge left behind
-        // (the losing side of two concurrent rekeys): every key this replica's credential opens from a header
-        // along both histories, for reading deleted versions (Spec/MERGE.md §3.2.1).
-        historyKeys += historyKeysSince(base: base, tips: [ours, theirs], quarantine: quarantine)
+        // Copy the accepted objects in (the join commit's parents bring the remote's).
         let target: String
-        if base == ours {
-            Failpoint.hit("before-fast-forward")
+        if !needsKeyChange, relations.allSatisfy({ $0 == .newer || $0 == .equal }) {
+            // Fast-forward: the tip as it is. Its changed entries are checked first (Spec/AUTH.md §6).
+            try checkContent(reader: reader, theirs: theirs, ours: ours, verdicts: verdicts, remote: remote, repo: repo)
             target = theirs
             outcome.fastForwarded = true
         } else {
-            let snapshots = (try base.map { try reader.read($0) }, try reader.read(ours), theirsSnap)
-            // The merge's blobs, trees and commit go to one pack: one file and one fsync, not one per object.
             let merged = try Vault.git {
-                try repo.writingObjectsAsOnePack {
-                    try mergeDiverged(repo: repo, cipher: cipher, base: base, ours: ours, theirs: theirs,
-                                      snapshots: snapshots, remote: remote, rekey: rekey, baseKey: baseKey)
+                try quarantine.writingObjectsAsOnePack {
+                    try join(quarantine: quarantine, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
                 }
             }
             outcome.mergedEntries = merged.changed
             outcome.resolutions += merged.resolutions
             target = merged.commit
+            // The commit whose objects are copied in must reach the remote's tip too.
+            if target != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: target) } }
+        }
+        try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
+        defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }
+        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+        if target == ours {
+            // The join is this replica's state: nothing to publish here; the remote gets it.
+            try adoptKeys(verdicts)
+            return .push(lease: theirs)
         }
         let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
-        // Only now, with nothing left to refuse, do refs here move.
-        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
-        let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
-        try Vault.git { try repo.setRef(name: recovery, to: ours) }
-        outcome.recoveryRef = recovery
-        Failpoint.hit("before-merge-commit")
+        if target != theirs {
+            let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
+            try Vault.git { try repo.setRef(name: recovery, to: ours) }
+            outcome.recoveryRef = recovery
+        }
+        // Keys followed or kept before the branch moves: a crash after it leaves a vault the next unlock opens.
+        try adoptKeys(verdicts)
+        Failpoint.hit(target == theirs ? "before-fast-forward" : "before-merge-commit")
         try publish(repo, from: ours, to: target, paths: paths,
-                    reflog: outcome.fastForwarded ? "tresor: fast-forward to \(target)" : "tresor: merge \(remote)", knownStale: false)
+                    reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
         outcome.pulled = true
+        outcome.rekeyed = verdicts.values.contains { $0.followsRekey }
         let slotsBefore = Set(header.keySlots.map(\.id))
         try reloadHeader()
-        outcome.passphraseChanged = slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
-        if case .theirs = rekey { outcome.rekeyed = true }
-        _ = previousKey
-        return base == ours ? .done : .push(initializing: false)
+        outcome.passphraseChanged = !slotsBefore.isEmpty && slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
+        try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
+        try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+        return target == theirs ? .done : .push(lease: theirs)
+    }
+
+    /// The folder a tip's vault header gives scope `id`.
+    private func tipFolder(_ id: String, _ tip: TipTree) -> String? {
+        tip.smallFiles[VaultHeader.relativePath].flatMap { try? VaultHeader.parse($0) }?.scopes[id]
+    }
+
+    /// Applies Spec/AUTH.md §5 to `tip`: the keys this replica holds (and those of earlier epochs it keeps), the keys its
+    /// credential opens from the tip's headers where they are of a newer key, its trust record and HEAD.
+    /// - Throws: `VaultError.refusedRemote`, `.rekeyedElsewhere` (a newer key and no passphrase or identity at hand),
+    ///   `.removedFromVault` (the credential opens no slot of the newer key).
+    func acceptTip(_ tip: TipTree, remote: String, local: [String: StateRecord]) throws -> [String: DomainVerdict] {
+        var held: [String: [EpochKey]] = previousKeys()
+        if let k = vaultKeyIfHeld { held[Domain.vault, default: []].append(EpochKey(epoch: vaultEpoch, key: k)) }
+        for (id, keys) in scopeKeys { held[id, default: []].append(EpochKey(epoch: keys.epoch, key: keys.key)) }
+        let opened = try keysOpened(from: tip, held: held, remote: remote)
+        do {
+            return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: trustRecord(remote: remote),
+                                         local: local.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
+        } catch let refusal as AcceptanceRefusal {
+            throw VaultError.refusedRemote(remote: remote, refusal)
+        }
+    }
+
+    /// The keys this process's credential opens from the tip's headers of domains whose header the keys held do not
+    /// verify (a newer epoch, or a rekey concurrent with this replica's own).
+    private func keysOpened(from tip: TipTree, held: [String: [EpochKey]], remote: String) throws -> [String: [EpochKey]] {
+        guard let vb = tip.smallFiles[VaultHeader.relativePath], let vh = try? VaultHeader.parse(vb), vh.version == FormatVersion.header else { return [:] }
+        func verifies(_ keys: [EpochKey], epoch: UInt64, _ check: (VaultAuthenticator) throws -> Void) -> Bool {
+            keys.contains { $0.epoch == epoch && (try? VaultAuthenticator(vaultKey: $0.key)).map { (try? check($0)) != nil } == true }
+        }
+        var opened: [String: [EpochKey]] = [:]
+        var vaultKey = vaultKeyIfHeld
+        if let heldVault = held[Domain.vault], !verifies(heldVault, epoch: vh.epoch, { try $0.verify(vh) }) {
+            guard let credential else { throw VaultError.rekeyedElsewhere(remote: remote) }
+            do {
+                let k = try credential.open(vh)
+                opened[Domain.vault] = [EpochKey(epoch: vh.epoch, key: k)]
+                vaultKey = k
+            } catch CoreError.notARecipient, CoreError.wrongPassphrase {
+                throw VaultError.removedFromVault(remote: remote, byPassphrase: { if case .passphrase = credential { return true }; return false }())
+            } catch { }
+        }
+        let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
+        for path in tip.smallFiles.keys.sorted() {
+            guard let id = ScopeHeader.scopeID(ofPath: path), vh.scopes[id] != nil, let s = try? ScopeHeader.parse(tip.smallFiles[path]!) else { continue }
+            if let h = held[id], verifies(h, epoch: s.epoch, { try $0.verify(s) }) { continue }
+            var key: SecretBytes?
+            if let vaultKey, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
+            if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            if key == nil, held[id] != nil, credential == nil { throw VaultError.rekeyedElsewhere(remote: remote) }
+            if let key { opened[id] = [EpochKey(epoch: s.epoch, key: key)] }
+        }
+        return opened
+    }
+
+    /// Spec/AUTH.md §6: every entry file of a verified domain that differs from HEAD's at the same path opens at its path.
+    private func checkContent(reader: SnapshotReader, theirs: String, ours: String, verdicts: [String: DomainVerdict], remote: String,
+                              repo: GitRepository) throws {
+        let mine = Vault.fileIDs(repo, ours) ?? [:]
+        let keys = verdicts.compactMapValues(\.key)
+        let files = try Vault.git { try reader.repo.treeEntries(at: theirs) }
+        guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }),
+              let h = try? VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) else { return }
+        var ciphers: [String: EntryCipher] = [:]
+        for (d, k) in keys { ciphers[d] = try? EntryCipher(vaultKey: k) }
+        for f in files where mine[f.path] != f.id {
+            if f.path == SyncSetup.attributesFile, keys[Domain.vault] != nil, try Vault.git({ try reader.repo.blob(id: f.id) }) != Array(SyncSetup.attributes.utf8) {
+                throw VaultError.entryContent(remote: remote, file: f.path, .malformed("not the .gitattributes tresor writes"))
+            }
+            guard let p = EntryPath(filePath: f.path), let cipher = ciphers[h.domain(of: p)] else { continue }
+            _ = try reader.entry(f.id, path: p, cipher: cipher, remote: remote)
+        }
+    }
+
+    /// After taking a tip: keys followed (a newer epoch) are used from now on, the ones they replace kept as earlier keys.
+    func adoptKeys(_ verdicts: [String: DomainVerdict]) throws {
+        for (d, v) in verdicts where v.followsRekey {
+            guard let key = v.key else { continue }
+            if d == Domain.vault {
+                if let old = vaultKeyIfHeld { try keepPreviousKey(old, domain: d, epoch: vaultEpoch, sealedUnder: key) }
+                try useKey(key)
+                vaultEpoch = v.epoch
+            } else {
+                if let old = scopeKeys[d] { try keepPreviousKey(old.key, domain: d, epoch: old.epoch, sealedUnder: key) }
+                scopeKeys[d] = try ScopeKeys(key, epoch: v.epoch)
+            }
+        }
     }
 
     /// The work-tree files at `paths` must be what commit `rev` has: the update would overwrite them.
@@ -409,20 +367,11 @@ extension Vault {
         }
     }
 
-    /// Pushes main; false when the remote moved meanwhile (fetch and merge again).
-    func push(_ repo: GitRepository, _ remote: String, _ credentials: GitCredentials, _ progress: VaultProgressHandler?) throws -> Bool {
-        do { try repo.push(remote: remote, credentials: credentials, progress: progress.git); return true }
-        catch GitError.pushRejected, GitError.notFastForward { return false }
-        catch let e as GitError { throw VaultError.git(e) }
-    }
-
     static func refStamp() -> String {
         let t = Timestamp.now().description   // 2026-11-21T18:40:00.123Z
         return t.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "").replacingOccurrences(of: ".", with: "")
     }
-}
 
-extension Vault {
     /// Removes the quarantine folders (`.git/tresor/incoming-PID-…`) of syncs that were killed: they hold
     /// what a remote sent that was never checked.
     func removeAbandonedQuarantines() {

@@ -6,7 +6,7 @@ import TresorGit
 enum SyncSetup {
     static let attributesFile = ".gitattributes"
     /// Entry files are diffed and merged by tresor (README "Plain git").
-    static let attributes = "*.json diff=tresor merge=tresor\n.tresor/vault.json diff merge=tresor-header\n"
+    static let attributes = "*.json diff=tresor merge=tresor\n.tresor/vault.json diff merge=tresor-header\n.tresor/scopes/*.json diff merge=tresor-header\n.tresor/state/*.json diff merge=tresor-state\n"
 
     /// The running tresor binary, quoted for the shell git runs drivers with.
     static var toolCommand: String {
@@ -25,6 +25,9 @@ enum SyncSetup {
             ("merge.tresor.driver", "\(tool) merge-driver --vault . %O %A %B %P"),
             ("merge.tresor-header.name", "tresor merge of vault headers"),
             ("merge.tresor-header.driver", "\(tool) merge-driver --vault . --header %O %A %B %P"),
+            // State records are written anew by `tresor adopt` after git's merge (Spec/MERGE.md §12): git keeps its side.
+            ("merge.tresor-state.name", "tresor state records (written again by tresor adopt)"),
+            ("merge.tresor-state.driver", "true"),
         ]
         for (k, v) in settings { try Vault.git { try repo.setConfig(k, v) } }
         try installHooks(repo, tool: tool)

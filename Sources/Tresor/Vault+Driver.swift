@@ -23,38 +23,33 @@ extension Vault {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Merges three versions of one entry file the way `tresor sync` does (Spec/MERGE.md); git's merge
-    /// driver protocol. `base` is nil when both sides added the file.
-    /// - Throws: `VaultError.differentEntriesAtOnePath` when the two sides are different entries (different
-    ///   ids): only a sync can keep both, by renaming one.
+    /// Joins two versions of one entry file the way `tresor sync` does (Spec/MERGE.md §5); git's merge driver protocol.
+    /// `base` is ignored: the join needs none (Spec/MERGE.md §12).
+    /// - Throws: `VaultError.differentEntriesAtOnePath` when the two sides are different entries (different ids): only a
+    ///   sync can keep both, by renaming one.
     public func mergeEntryFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: EntryPath) throws -> ([UInt8], [MergeResolution]) {
-        let cipher = try requireCipher()
+        let cipher = try cipher(for: path, header: header)
         func open(_ b: [UInt8], _ side: String) throws -> Entry {
             do { return try cipher.open(b, expectedPath: nil) } catch let e as CoreError { throw VaultError.entry(path: "\(path) (\(side))", e) }
         }
         let o = try open(ours, "ours"), t = try open(theirs, "theirs")
-        let b = try base.flatMap { $0.isEmpty ? nil : try open($0, "base") }
-        guard o.id == t.id else {
-            throw VaultError.differentEntriesAtOnePath(path: path.string)
-        }
-        let (merged, resolutions) = EntryMerge.merge(base: b?.id == o.id ? b : nil, ours: o, theirs: t)
-        guard var entry = merged else { throw VaultError.differentEntriesAtOnePath(path: path.string) }
+        guard o.id == t.id else { throw VaultError.differentEntriesAtOnePath(path: path.string) }
+        var (entry, resolutions) = EntryJoin.join(o, t)
         entry.path = path
-        if entry == o { return (ours, resolutions) }
-        if entry == t { return (theirs, resolutions) }
+        if entry.isIdentical(to: o) { return (ours, resolutions) }
+        if entry.isIdentical(to: t) { return (theirs, resolutions) }
         return (try cipher.seal(entry), resolutions)
     }
 
-    /// Merges three versions of `.tresor/vault.json` (Spec/MERGE.md §10); both sides must be authentic,
-    /// and a merged header that is neither side's is authenticated with this vault's key.
+    /// Joins two versions of `.tresor/vault.json` (Spec/MERGE.md §8) under one key; both sides must be authentic, and a
+    /// joined header that is neither side's is authenticated with this vault's key.
     public func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
         let authenticator = try requireAuthenticator()
         do {
             let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)
             try authenticator.verify(o)
             try authenticator.verify(t)
-            let b = try base.flatMap { $0.isEmpty ? nil : try VaultHeader.parse($0) }
-            let (h, r) = try VaultMerge.mergeHeaders(base: b, ours: o, theirs: t)
+            let (h, r) = try HeaderJoin.join(o, t, keySide: nil) { $0 }
             return (h == o ? ours : h == t ? theirs : try authenticator.authenticated(h).serialized(), r)
         } catch let e as CoreError { throw VaultError.header(e) }
     }

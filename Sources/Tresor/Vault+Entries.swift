@@ -151,13 +151,17 @@ extension Vault {
         if let other = store.caseCollision(for: path) { throw VaultError.caseCollision(path: path.string, existing: other) }
     }
 
+    /// The change an edit made before its transaction makes (a person at an editor): stamped now by this clone, with
+    /// `Dot.placeholder`, which the transaction that saves it replaces by its own dot.
+    public var pendingChange: Change { Change(time: Timestamp.now(), origin: deviceID, dot: .placeholder) }
+
     /// A new entry at `path` holding `fields`, each stamped now by this clone (`deviceID`); not yet saved.
     /// - Throws: `VaultError.entry` for a field name or value the format does not allow (Spec/FORMAT.md §5).
     public func makeEntry(_ path: EntryPath, fields: [String: FieldValue]) throws -> Entry {
-        let now = Timestamp.now()
-        var entry = Entry(path: path, at: now)
+        let change = pendingChange
+        var entry = Entry(path: path, change: change)
         do {
-            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { try entry.set(name, value, at: now, origin: deviceID) }
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { try entry.set(name, value, change: change) }
         } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
         return entry
     }
@@ -176,11 +180,11 @@ extension Vault {
     /// meanwhile is merged. Returns nil, committing nothing, when no field would change.
     /// - Throws: `VaultError.entry` for a field the format does not allow, and the errors of `save`.
     public func edit(_ original: Entry, changes: [String: FieldValue?], message: String? = nil) throws -> SaveOutcome? {
-        let now = Timestamp.now()
+        let change = pendingChange
         var entry = original
         var changed = false
         do {
-            for (name, value) in changes.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, at: now, origin: deviceID) {
+            for (name, value) in changes.sorted(by: { $0.key < $1.key }) where try entry.set(name, value, change: change) {
                 changed = true
             }
         } catch let e as CoreError { throw VaultError.entry(path: original.path.string, e) }
@@ -194,26 +198,25 @@ extension Vault {
         try transaction { txn in
             let replacing = try txn.contains(entry.path)
             try txn.checkNew(entry.path, replacing: force)
-            try txn.put(entry)
+            try txn.put(entry.redotted(to: txn.change.dot))
             txn.message = "\(replacing ? "Replace" : "Add") \(entry.path)"
         }
     }
 
-    /// Saves `edited`, a changed copy of `original` as it was read (perhaps long ago, before a person
-    /// edited it). If the entry changed meanwhile, the stored version and `edited` are merged field by
-    /// field with `original` as the base (Spec/MERGE.md §4–§7: nothing is lost, losing values go to the
-    /// history). An entry moved meanwhile is found by its id; one removed meanwhile is saved again (an
-    /// edit beats a delete). Commits "Edit PATH: fields" (or `message`) unless nothing changed.
+    /// Saves `edited`, a copy of `original` as it was read (perhaps long ago, before a person edited it) changed by
+    /// edits made with `pendingChange`: the transaction gives those edits its dot. If the entry changed meanwhile, the
+    /// stored version and `edited` are joined (Spec/MERGE.md §5: nothing is lost, losing values go to the history). An
+    /// entry moved meanwhile is found by its id; one removed meanwhile is saved again (its edit is one the removal did
+    /// not see). Commits "Edit PATH: fields" (or `message`) unless nothing changed.
     public func save(_ edited: Entry, basedOn original: Entry, message: String? = nil) throws -> SaveOutcome {
         try transaction { txn in
             var outcome = SaveOutcome(entry: nil, changedFields: [], resolutions: [], merged: false, path: nil)
-            var final = edited
+            var final = edited.redotted(to: txn.change.dot)
             let current = try txn.entry(at: original.path).flatMap { $0.id == original.id ? $0 : nil }
                 ?? findByID(original.id, in: txn)
-            if let current, current != original {
-                let (merged, resolutions) = EntryMerge.merge(base: original, ours: edited, theirs: current)
-                guard let merged else { return outcome }
-                final = merged
+            if let current, !current.isIdentical(to: original) {
+                let (joined, resolutions) = EntryJoin.join(final, current)
+                final = joined
                 outcome.merged = true
                 outcome.resolutions = resolutions
             }
@@ -228,7 +231,7 @@ extension Vault {
             let reference = current ?? original
             let changed = Set(final.fields.keys).union(reference.fields.keys)
                 .filter { final.fields[$0]?.value != reference.fields[$0]?.value }.sorted()
-            guard final != current else { return outcome }
+            guard !(current.map { final.isIdentical(to: $0) } ?? false) else { return outcome }
             if let current, current.path != final.path { try txn.remove(current.path) }
             try txn.put(final)
             txn.message = message ?? "Edit \(final.path): " + (changed.isEmpty ? "history" : Vault.describeFields(changed))
@@ -287,7 +290,7 @@ extension Vault {
             var entry = try txn.existingEntry(at: from)
             try txn.remove(from)
             if from.collisionKey != to.collisionKey { try txn.checkNew(to, replacing: force) }
-            entry.move(to: to, at: Timestamp.now())
+            entry.move(to: to, change: txn.change)
             try txn.put(entry)
             txn.message = "Move \(from) to \(to)"
         }
@@ -299,12 +302,13 @@ extension Vault {
         try transaction { txn in
             let source = try txn.existingEntry(at: from)
             try txn.checkNew(to, replacing: force)
-            let now = Timestamp.now()
+            // A new entry (a new id) holding the source's values and history, made by this change.
             var entry = source
             entry.id = UUID().uuidString.lowercased()
             entry.path = to
-            entry.created = now
-            entry.modified = now
+            entry.moved = PathWrite(modified: txn.change.time, origin: txn.change.origin, dot: txn.change.dot)
+            entry.created = txn.change.time
+            entry.record(txn.change)
             try txn.put(entry)
             txn.message = "Copy \(from) to \(to)"
         }

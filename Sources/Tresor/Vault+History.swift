@@ -25,7 +25,7 @@ public struct EntryChange: Sendable {
 extension Vault {
     /// The commits that touched `path`, newest first, each with the fields it changed.
     public func entryLog(_ path: EntryPath, limit: Int? = nil) throws -> [EntryChange] {
-        let cipher = try requireCipher()
+        let cipher = try cipher(for: path, header: header)
         let repo = try repository()
         let commits = try Vault.git { try repo.log(path: path.filePath, limit: limit) }
         func version(_ rev: String?) -> Result<Entry, Error>? {
@@ -46,51 +46,79 @@ extension Vault {
         }
     }
 
-    /// Brings back the version of `path` at `rev` (default: the version before the last commit that
-    /// touched it, so a deleted entry comes back and an edited one goes back one step) as a new commit.
-    /// Current values that differ go into the entry's history, so nothing is lost.
-    /// - Returns: the commit the version came from.
+    /// Brings back an entry (Spec/MERGE.md §7). With `rev`, exactly the version commit `rev` has at `path`. Without it,
+    /// the versions git history holds just before each commit that removed `path` (the deleted versions), joined: the
+    /// newest by causality, with every value of each current or in its history. The result is written as a change of
+    /// this replica (its clock includes the change, so a deletion elsewhere that did not see it does not undo it). When
+    /// an entry is at `path` now, the restored values are set over its current ones (which go to its history).
+    /// - Returns: the commit the version came from (the newest one for a join).
     /// - Throws: `VaultError.unknownRevision`, `.entryNotFound`, `.entry`.
     @discardableResult
     public func restore(_ path: EntryPath, at rev: String?) throws -> String {
-        let cipher = try requireCipher()
         let repo = try repository()
-        return try transaction { txn in
-            let source: String
-            if let rev {
-                guard let id = repo.resolve(rev) else { throw VaultError.unknownRevision(rev) }
-                source = id
-            } else {
-                guard let last = try Vault.git({ try repo.log(path: path.filePath, limit: 1) }).first, let parent = last.parents.first else {
-                    throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string))
+        let ciphers = try historyCiphers(for: path)
+        func open(_ bytes: [UInt8]) throws -> Entry {
+            var last: CoreError = .authenticationFailed
+            for c in ciphers {
+                do { return try c.open(bytes, expectedPath: path) } catch let e as CoreError { last = e; if case .authenticationFailed = e { continue }; break }
+            }
+            throw VaultError.entry(path: path.string, last)
+        }
+        var versions: [Entry] = []
+        var source = ""
+        if let rev {
+            guard let id = repo.resolve(rev) else { throw VaultError.unknownRevision(rev) }
+            guard let bytes = try Vault.git({ try repo.blob(at: id, path: path.filePath) }) else {
+                throw VaultError.entryNotFound(path: path.string + " at " + String(id.prefix(8)), suggestions: [])
+            }
+            versions = [try open(bytes)]
+            source = id
+        } else {
+            // Every commit that removed the file: the version in its parent (by the path's log, newest first).
+            for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+                guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
+                for parent in c.parents {
+                    guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }), let v = try? open(bytes) else { continue }
+                    if let first = versions.first, first.id != v.id { continue }
+                    if source.isEmpty { source = parent }
+                    versions.append(v)
                 }
-                source = parent
             }
-            guard let bytes = try Vault.git({ try repo.blob(at: source, path: path.filePath) }) else {
-                throw VaultError.entryNotFound(path: path.string + " at " + String(source.prefix(8)), suggestions: [])
-            }
-            let old: Entry
-            do { old = try cipher.open(bytes, expectedPath: path) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
-            let now = Timestamp.now()
+            guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string)) }
+        }
+        let restored = versions.dropFirst().reduce(versions[0]) { EntryJoin.join($0, $1).entry }
+        return try transaction { txn in
             var entry: Entry
             if var current = try txn.entry(at: path) {
-                for name in Set(current.fields.keys).union(old.fields.keys).sorted() {
-                    do { try current.set(name, old.fields[name]?.value, at: now, origin: deviceID) }
+                for name in Set(current.fields.keys).union(restored.fields.keys).sorted() {
+                    do { try current.set(name, restored.fields[name]?.value, change: txn.change) }
                     catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                 }
                 entry = current
             } else {
                 try txn.checkNew(path)
-                entry = old
-                // The entry lives on under another path (it was moved): the old version comes back as a copy,
-                // with an id of its own (one id names one entry).
-                if try findByID(old.id, in: txn) != nil { entry.id = UUID().uuidString.lowercased() }
-                entry.modified = max(now, entry.modified)
-                for (name, field) in entry.fields { entry.fields[name] = Field(value: field.value, modified: now, origin: deviceID) }
+                entry = restored
+                entry.path = path
+                // The entry lives on under another path (it was moved): the old version comes back as a copy, with an id
+                // of its own (one id names one entry).
+                if try findByID(restored.id, in: txn) != nil {
+                    entry = Entry(path: path, change: txn.change)
+                    for (name, field) in restored.fields { try? entry.set(name, field.value, change: txn.change) }
+                } else {
+                    entry.record(txn.change)
+                }
             }
             try txn.put(entry)
             txn.message = "Restore \(path) from \(source.prefix(8))"
             return source
         }
+    }
+
+    /// The ciphers that may open old versions of `path`: the key of its place now, and the earlier keys kept.
+    private func historyCiphers(for path: EntryPath) throws -> [EntryCipher] {
+        let domain = header.domain(of: path)
+        var out = [try cipher(for: path, header: header)]
+        for k in (previousKeys()[domain] ?? []).sorted(by: { $0.epoch > $1.epoch }) { if let c = try? EntryCipher(vaultKey: k.key) { out.append(c) } }
+        return out
     }
 }

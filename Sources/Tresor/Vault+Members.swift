@@ -29,6 +29,7 @@ public struct Member: Equatable, Sendable {
 public struct RekeyOutcome: Equatable, Sendable {
     public var entries: Int
     public var members: Int
+    /// The new key's epoch.
     public var generation: UInt64
     /// Slots of unknown types that were dropped (they could not be rewrapped).
     public var droppedOtherSlots: Int
@@ -48,8 +49,7 @@ extension Vault {
         let authenticator = try requireAuthenticator()
         try transaction { txn in
             let header = try txn.header()
-            guard header.version >= 3 else { throw VaultError.formatTooOld(version: header.version, required: 3) }
-            do { txn.putHeader(try authenticator.authenticated(try header.addingMember(name, publicKey: publicKey, vaultKey: key))) }
+            do { txn.putHeader(try authenticator.authenticated(try header.addingMember(name, publicKey: publicKey, vaultKey: key, change: txn.change))) }
             catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Add member \(name)"
         }
@@ -64,32 +64,34 @@ extension Vault {
         try rekey(passphrase: passphrase, level: level, removing: name)
     }
 
-    /// Rekey (Spec/FORMAT.md §3.11): a new random vault key; every entry re-encrypted under it (one AEAD
-    /// each, the payload is not parsed); the passphrase slots replaced by one slot of `passphrase` (the current
-    /// one or a new one: with `passwd --revoke` the old passphrase opens nothing written afterwards); every
-    /// recipient slot sealed again from its public key; the next generation, authenticated with the new key;
-    /// one commit tagged with the new key, as one transaction. Entries already in git history stay readable
-    /// with the old key: that cannot be revoked.
-    /// - Throws: `VaultError.vaultLocked`, `.entry` for an entry that does not open, transaction errors.
+    /// Rekey (Spec/FORMAT.md §11.5): a new random vault key of the next epoch, with proofs from every earlier epoch;
+    /// every entry of the vault domain re-encrypted under it (one AEAD each, the payload is not parsed); the passphrase
+    /// slots replaced by one slot of `passphrase` (the current one or a new one: with `passwd --revoke` the old
+    /// passphrase opens nothing written afterwards); every recipient slot sealed again from its public key; every open
+    /// scope rekeyed with it (a holder of the vault key holds them: after a removal it must hold none); one change.
+    /// Entries already in git history stay readable with the old key: that cannot be revoked.
+    /// - Throws: `VaultError.vaultLocked`, `.entry` for an entry that does not open, `.noKeyFor` for an open scope not
+    ///   held, transaction errors.
     @discardableResult
     public func rekey(passphrase: SecretBytes, level: KDFLevel, removing member: String? = nil) throws -> RekeyOutcome {
         let oldCipher = try requireCipher()
-        let oldAuthenticator = try requireAuthenticator()
+        let oldKey = try currentVaultKey()
         let outcome = try transaction { txn -> RekeyOutcome in
             let header = try txn.header()
-            guard header.version >= 2 else { throw VaultError.formatTooOld(version: header.version, required: 2) }
             let newKey = SecretBytes.random(count: Sodium.keyBytes)
             let newCipher: EntryCipher, newHeader: VaultHeader
             do {
                 newCipher = try EntryCipher(vaultKey: newKey)
-                let slot = try KeySlot.wrap(newKey, passphrase: passphrase, level: level, vaultID: header.vaultID)
+                let slot = try KeySlot.wrap(newKey, passphrase: passphrase, level: level, vaultID: header.vaultID, dot: txn.change.dot)
+                let chain = try RekeyChain.make(vaultID: header.vaultID, domain: Domain.vault, epoch: header.epoch + 1, newKey: newKey,
+                                                previousKey: oldKey, previousChain: header.rekeyChain)
                 newHeader = try VaultAuthenticator(vaultKey: newKey).authenticated(try header.rekeyed(
-                    newKey: newKey, passphraseSlot: slot, removing: member, proof: try oldAuthenticator.rekeyProof(newKey: newKey)))
+                    newKey: newKey, passphraseSlot: slot, removing: member, chain: chain, change: txn.change))
             } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
                 // The repository is read on this thread; the cryptography runs on every core.
-                // Entries in scopes stay under their scope keys (Spec/FORMAT.md §3.12.5).
+                // Entries in scopes stay under their scope keys (open scopes are rekeyed below).
                 let files = try Vault.git({ try txn.repo.treeEntries(at: base) }).filter { file in
                     guard let path = EntryPath(filePath: file.path) else { return false }
                     return header.scope(containing: path) == nil
@@ -115,23 +117,17 @@ extension Vault {
                 }
             }
             txn.putHeader(newHeader)
-            // Each open scope's vault slot wrapped again under the new vault key; closed scopes stay as they are.
+            // Every open scope gets a key of its next epoch, wrapped under the new vault key; closed scopes stay.
             for id in header.scopes.keys.sorted() {
                 let path = ScopeHeader.relativePath(scopeID: id)
-                guard let bytes = try txn.file(path) else { continue }
-                do {
-                    let scope = try ScopeHeader.parse(bytes)
-                    guard scope.vaultSlot != nil else { continue }
-                    guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: scope.folder, scope: scope.folder) }
-                    txn.putFile(path, try keys.authenticator.authenticated(try scope.rewrappingVaultSlot(scopeKey: keys.key, newVaultKey: newKey)).serialized())
-                } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+                guard let bytes = try txn.file(path), let scope = try? ScopeHeader.parse(bytes), scope.vaultSlot != nil else { continue }
+                count += try rekeyScope(id, removing: nil, vaultKey: newKey, in: txn).0
             }
             txn.newVaultKey = newKey
             txn.message = (member.map { "Remove member \($0) and rekey" } ?? "Rekey") + ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
-            return RekeyOutcome(entries: count, members: newHeader.recipientSlots.count, generation: newHeader.generation,
+            return RekeyOutcome(entries: count, members: newHeader.recipientSlots.count, generation: newHeader.epoch,
                                 droppedOtherSlots: header.otherSlots.count)
         }
-        try reloadHeader()
         credential = .passphrase(passphrase)
         return outcome
     }

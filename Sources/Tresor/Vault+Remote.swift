@@ -33,7 +33,7 @@ extension Vault {
                 throw VaultError.notAVaultRemote(url: url)
             }
             guard try git({ try repo.blobSize(id: headerID) }) <= Envelope.maxFileBytes else {
-                throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .tooLarge(limit: Envelope.maxFileBytes))
+                throw VaultError.refusedRemote(remote: "origin", AcceptanceRefusal(.treeShape, path: VaultHeader.relativePath, "a file larger than 1 MiB"))
             }
             let header: VaultHeader
             do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }
@@ -47,55 +47,47 @@ extension Vault {
         }
     }
 
-    /// Finishes a clone after `unlock`: decrypts and checks every file of the fetched commit as if it came
-    /// from a remote (Spec/MERGE.md §13.3), and only then makes it the branch and checks it out (files
-    /// 0600, folders 0700); `progress` hears of the entries checked. - Throws: `VaultError.hostileRemote`, `.header`, `.git`.
+    /// Finishes a clone after `unlock`: the fetched state must pass the acceptance rule (Spec/AUTH.md §5) with the keys
+    /// opened from it and an empty trust record (a first contact trusts what it is given, as any first clone does), and
+    /// every entry of every domain it holds must open at its place (§6); only then is it made the branch and checked out
+    /// (files 0600, folders 0700); `progress` hears of the entries checked.
+    /// - Throws: `VaultError.refusedRemote`, `.entryContent`, `.header`, `.git`.
     public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
         guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
-        if header.version >= FormatVersion.scopedHeader {
-            // Every scope key was opened from the fetched tip: each is checked as a key a sync opens (Spec/FORMAT.md
-            // §3.12.6), so history under a scope's key from before a rekey is vouched for by the tags above it.
-            let opened = scopeKeys
-            scopeKeys = [:]
-            defer { scopeKeys = opened }
-            try requireFetchedByKeys(tip: tip, excluding: [], repo: repo, opened: opened)
-        } else { try requireAuthentic(incoming: tip, ours: nil, repo: repo) }
-        // A version 1 tip over history that held version 2: the authentication was stripped (a downgrade).
-        let version = headerVersion(at: tip, repo: repo)
-        if version < FormatVersion.header, try highestHeaderVersion(from: tip, stopAt: FormatVersion.header, repo: repo) > version {
-            throw VaultError.hostileRemote(file: VaultHeader.relativePath, problem: .downgrade(version: version))
-        }
-        let reader = header.version >= FormatVersion.scopedHeader
-            ? SnapshotReader(repo: repo, cipher: cipher, authenticator: authenticator, local: header)
-            : SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
-        reader.scopeKeys = scopeKeys
+        let reader = SnapshotReader(repo: repo)
         reader.progress = progress
-        _ = try reader.readIncoming(tip, minimumGeneration: 0)
+        if header.version == FormatVersion.header {
+            let tree = try reader.tipTree(tip, remote: "origin")
+            let verdicts: [String: DomainVerdict]
+            do {
+                verdicts = try Acceptance.decide(tip: tree, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(), local: [:])
+            } catch let refusal as AcceptanceRefusal { throw VaultError.refusedRemote(remote: "origin", refusal) }
+            _ = try reader.read(tip, keys: verdicts.compactMapValues { $0.verified ? $0.key : nil }, remote: "origin")
+        } else {
+            // A vault of an older format (1–4): cloned to be converted (`tresor upgrade`); its entries must open.
+            let cipher = try requireCipher()
+            for f in try Vault.git({ try repo.treeEntries(at: tip) }) {
+                guard let p = EntryPath(filePath: f.path), header.scope(containing: p) == nil else { continue }
+                do { _ = try cipher.openVersion1(try Vault.git { try repo.blob(id: f.id) }, expectedPath: p, dot: Dot(replica: "0000000000000000", counter: 1)) }
+                catch let e as CoreError { throw VaultError.entryContent(remote: "origin", file: f.path, e) }
+            }
+        }
         try Vault.git { try repo.moveBranch(from: nil, to: tip, log: "tresor: clone") }
         Failpoint.hit("clone-branch-moved")
         try Vault.git { try repo.checkoutHead(progress: progress.map { report in { report(.files(done: $0, total: $1)) } }) }
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
-        if header.version >= FormatVersion.scopedHeader { try Vault.git { try repo.setRef(name: verifiedRef, to: tip) } }
+        try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: tip) }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
         Vault.privatizeTree(root)
         try reloadHeader()
-        try recordFormatVersion(header.version)
+        if header.version == FormatVersion.header { try recordTrust(remote: "origin", states: try stateRecords(at: tip, repo: repo)) }
         unlink(root + "/" + Vault.cloneMarker)
     }
 
     /// Present from the start of `clone` until `completeClone` is done: a folder holding it is an
     /// interrupted clone, not a vault (`open` says so; `clone` starts it again).
     static let cloneMarker = ".git/tresor/clone-incomplete"
-
-    /// Decrypts and checks every file of HEAD as if it came from a remote (Spec/MERGE.md §13.3).
-    public func verifyAll() throws {
-        let repo = try repository()
-        guard let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        let reader = SnapshotReader(repo: repo, cipher: try requireCipher(), authenticator: try requireAuthenticator(), local: header)
-        reader.scopeKeys = scopeKeys
-        _ = try reader.readIncoming(head, minimumGeneration: 0)
-    }
 
     /// Removes a clone that failed its checks.
     public func discardClone() {

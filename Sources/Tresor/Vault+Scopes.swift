@@ -3,15 +3,18 @@ import Foundation
 import TresorCore
 import TresorGit
 
-/// The keys of one opened scope (Spec/FORMAT.md §3.12): its entry cipher and its authenticator (scope header, commits).
+/// The keys of one opened scope (Spec/FORMAT.md §3.12): its entry cipher and its authenticator (scope header, state
+/// record), and the epoch of the key (§11.5).
 struct ScopeKeys {
     let key: SecretBytes
     let cipher: EntryCipher
     let authenticator: VaultAuthenticator
+    let epoch: UInt64
 
-    init(_ key: SecretBytes) throws {
+    init(_ key: SecretBytes, epoch: UInt64) throws {
         do { self.key = key; cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
+        self.epoch = epoch
     }
 }
 
@@ -81,7 +84,7 @@ extension Vault {
             } catch CoreError.notARecipient { key = nil }
             catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
             guard let key else { continue }
-            let keys = try ScopeKeys(key)
+            let keys = try ScopeKeys(key, epoch: s.epoch)
             do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
             if let accepted, !accepted.contains(id) { offeredScopes[id] = header.scopes[id]; continue }
             offeredScopes[id] = nil
@@ -109,10 +112,10 @@ extension Vault {
     }
 
     /// Accepts the scope at `folder`, which this process's identity opens but this replica without the vault key did
-    /// not take on a sync (`offeredScopes`): the scope's key is checked against every commit of the history from the
-    /// scope's creation onward (as a clone does), recorded as accepted, and held from then on.
+    /// not take on a sync (`offeredScopes`): the scope's state in HEAD is checked with its key (Spec/AUTH.md §7.3), the
+    /// scope recorded as accepted, and held from then on.
     /// - Throws: `VaultError.noSuchScope`, `.header(.notARecipient)` when no slot of it is sealed to the identity,
-    ///   `.scopeHeader`, `.foreignCommits` when a commit changed its files without its tag.
+    ///   `.scopeHeader`, `.refusedRemote` when its state does not verify under its key.
     public func acceptScope(_ folder: String) throws {
         let id = try scopeID(folder: folder)
         if scopeKeys[id] != nil { return }
@@ -121,14 +124,19 @@ extension Vault {
         let s = try scopeHeader(id)
         let keys: ScopeKeys
         do {
-            keys = try ScopeKeys(try s.unlock(identity: identity))
+            keys = try ScopeKeys(try s.unlock(identity: identity), epoch: s.epoch)
             try keys.authenticator.verify(s)
         } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
         let repo = try repository()
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         if let head = try Vault.git({ try repo.headCommitID() }) {
-            try requireFetchedByKeys(tip: head, excluding: [], repo: repo, opened: [id: keys])
+            let tip = try SnapshotReader(repo: repo).tipTree(head, remote: "HEAD")
+            var held = heldKeys()
+            held[id] = [EpochKey(epoch: s.epoch, key: keys.key)]
+            do {
+                _ = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: [:], trust: TrustRecord(), local: [:])
+            } catch let refusal as AcceptanceRefusal { throw VaultError.refusedRemote(remote: "HEAD", refusal) }
         }
         try recordAcceptedScopeIDs((acceptedScopeIDs() ?? Set(scopeKeys.keys)).union([id]))
         scopeKeys[id] = keys
@@ -174,9 +182,10 @@ extension Vault {
         return s.recipientSlots.map { Member(name: $0.name, publicKey: $0.publicKey, isThisDevice: $0.publicKey == mine) }
     }
 
-    /// Creates a scope at `folder` (Spec/FORMAT.md §3.12.5): a new scope key sealed to `members` and, unless `closed`,
-    /// wrapped for the holders of the vault key; the vault header at version 4 listing it; the entries already in the
-    /// folder re-encrypted under the scope key. One commit, tagged with the vault key and the new scope key.
+    /// Creates a scope at `folder` (Spec/FORMAT.md §3.12.5, §11.11): a new scope key sealed to `members` and, unless
+    /// `closed`, wrapped for the holders of the vault key; the vault header listing it; the entries already in the
+    /// folder re-encrypted under the scope key (same ids: a move into the scope). One change of the vault domain and the
+    /// new scope domain.
     /// - Throws: `VaultError.vaultLocked` without the vault key, `.scopeNests`, `.header`, transaction errors.
     /// - Returns: how many entries were re-encrypted.
     @discardableResult
@@ -186,22 +195,26 @@ extension Vault {
         let oldCipher = try requireCipher()
         let (count, id, key) = try transaction { txn -> (Int, String, SecretBytes) in
             let current = try txn.header()
-            guard current.version >= 2 else { throw VaultError.formatTooOld(version: current.version, required: 2) }
             if let other = current.scopes.values.first(where: { $0 == folder.string || $0.hasPrefix(folder.string + "/") || folder.string.hasPrefix($0 + "/") }) {
                 throw VaultError.scopeNests(folder: folder.string, other: other)
             }
             let scope: ScopeHeader, key: SecretBytes, newHeader: VaultHeader
             do {
-                (scope, key) = try ScopeHeader.create(vaultID: current.vaultID, folder: folder.string, vaultKey: closed ? nil : vaultKey, members: members)
-                newHeader = try authenticator.authenticated(try current.addingScope(scope.scopeID, folder: folder.string))
+                (scope, key) = try ScopeHeader.create(vaultID: current.vaultID, folder: folder.string, vaultKey: closed ? nil : vaultKey,
+                                                     members: members, change: txn.change)
+                newHeader = try authenticator.authenticated(try current.addingScope(scope.scopeID, folder: folder.string, change: txn.change))
             } catch let e as CoreError { throw VaultError.header(e) }
-            let keys = try ScopeKeys(key)
+            let keys = try ScopeKeys(key, epoch: 1)
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder.string + "/") && EntryPath(filePath: file.path) != nil {
-                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
-                    do { txn.putFile(file.path, try keys.cipher.reseal(bytes, from: oldCipher)) }
-                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder.string + "/") {
+                    guard let path = EntryPath(filePath: file.path) else { continue }
+                    var entry: Entry
+                    do { entry = try oldCipher.open(try Vault.git { try txn.repo.blob(id: file.id) }, expectedPath: path) }
+                    catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+                    // Into another domain: a change of the entry, so that a replica that edited it meanwhile keeps its edit.
+                    entry.record(txn.change)
+                    do { txn.putFile(file.path, try keys.cipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     count += 1
                 }
             }
@@ -212,8 +225,7 @@ extension Vault {
             return (count, scope.scopeID, key)
         }
         try reloadHeader()
-        scopeKeys[id] = try ScopeKeys(key)
-        try recordFormatVersion(header.version)
+        scopeKeys[id] = try ScopeKeys(key, epoch: 1)
         return count
     }
 
@@ -228,55 +240,64 @@ extension Vault {
             guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: folder) }
             do {
                 let s = try ScopeHeader.parse(bytes)
-                txn.putFile(path, try keys.authenticator.authenticated(try s.addingMember(name, publicKey: publicKey, scopeKey: keys.key)).serialized())
+                txn.putFile(path, try keys.authenticator.authenticated(try s.addingMember(name, publicKey: publicKey, scopeKey: keys.key, change: txn.change)).serialized())
             } catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Add member \(name) to scope \(header.scopes[id] ?? folder)"
         }
     }
 
-    /// Removes a member from the scope at `folder` and rekeys that scope only (Spec/FORMAT.md §3.12.5): a new scope key,
-    /// every entry in the folder re-encrypted, the remaining slots sealed again, the vault slot wrapped again, the rekey
-    /// proof, one commit tagged with the new scope key. The vault key and everything outside the scope stay.
+    /// Removes a member from the scope at `folder` and rekeys that scope only (Spec/FORMAT.md §3.12.5, §11.5): a new
+    /// scope key of the next epoch with proofs from every earlier one, every entry in the folder re-encrypted, the
+    /// remaining slots sealed again, the vault slot wrapped again. The vault key and everything outside the scope stay.
     /// - Throws: `VaultError.noSuchScope`, `.noKeyFor`, `.needsVaultKey` (an open scope, without the vault key),
     ///   `.header(.noSuchMember)`, transaction errors.
     @discardableResult
     public func removeMember(_ name: String, fromScope folder: String) throws -> RekeyOutcome {
         let id = try scopeID(folder: folder)
-        guard let old = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
+        guard scopeKeys[id] != nil else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
         // An open scope's new key is wrapped again for the holders of the vault key: that needs the vault key.
         if (try scopeHeader(id)).vaultSlot != nil, vaultKeyIfHeld == nil { throw VaultError.needsVaultKey }
-        let newKey = SecretBytes.random(count: Sodium.keyBytes)
-        let new = try ScopeKeys(newKey)
         let outcome = try transaction { txn -> RekeyOutcome in
-            let path = ScopeHeader.relativePath(scopeID: id)
-            guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: folder) }
-            let rekeyed: ScopeHeader
-            do {
-                let s = try ScopeHeader.parse(bytes)
-                rekeyed = try new.authenticator.authenticated(try s.rekeyed(newKey: newKey, vaultKey: vaultKeyIfHeld, removing: name,
-                                                                            proof: try old.authenticator.rekeyProof(newKey: newKey)))
-            } catch let e as CoreError { throw VaultError.header(e) }
-            let scopeFolder = header.scopes[id] ?? folder
-            var count = 0
-            if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") && EntryPath(filePath: file.path) != nil {
-                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
-                    do { txn.putFile(file.path, try new.cipher.reseal(bytes, from: old.cipher)) }
-                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
-                    count += 1
-                }
-            }
-            txn.putFile(path, rekeyed.serialized())
-            txn.newScopeKeys[id] = new
-            txn.message = "Remove member \(name) from scope \(scopeFolder) and rekey it: \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
-            return RekeyOutcome(entries: count, members: rekeyed.recipientSlots.count, generation: rekeyed.generation, droppedOtherSlots: 0)
+            let (count, members) = try rekeyScope(id, removing: name, vaultKey: vaultKeyIfHeld, in: txn)
+            txn.message = "Remove member \(name) from scope \(header.scopes[id] ?? folder) and rekey it: \(count) entr\(count == 1 ? "y" : "ies") re-encrypted"
+            return RekeyOutcome(entries: count, members: members, generation: 0, droppedOtherSlots: 0)
         }
         return outcome
     }
 
-    /// Removes the scope at `folder` (Spec/FORMAT.md §3.12.5): every entry in the folder re-encrypted under the vault
-    /// key (same id and payload, fresh nonce), the scope header deleted, the scope dropped from the vault header (next
-    /// generation). One commit, tagged with the vault key and the scope's key, which both govern what it changes.
+    /// Stages a rekey of scope `id` in `txn` (Spec/FORMAT.md §11.5): the next epoch's key, its header with the remaining
+    /// members sealed again and its vault slot (when open) wrapped under `vaultKey`, every entry of its folder resealed.
+    /// The new key goes to `txn.newScopeKeys`; the key before is kept as an earlier key. Returns the entries resealed
+    /// and the members left.
+    func rekeyScope(_ id: String, removing name: String?, vaultKey: SecretBytes?, in txn: VaultTransaction) throws -> (Int, Int) {
+        guard let old = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? id, scope: header.scopes[id]) }
+        let path = ScopeHeader.relativePath(scopeID: id)
+        guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: header.scopes[id] ?? id) }
+        let newKey = SecretBytes.random(count: Sodium.keyBytes)
+        let rekeyed: ScopeHeader, new: ScopeKeys
+        do {
+            let s = try ScopeHeader.parse(bytes)
+            let chain = try RekeyChain.make(vaultID: s.vaultID, domain: id, epoch: s.epoch + 1, newKey: newKey, previousKey: old.key, previousChain: s.rekeyChain)
+            new = try ScopeKeys(newKey, epoch: s.epoch + 1)
+            rekeyed = try new.authenticator.authenticated(try s.rekeyed(newKey: newKey, vaultKey: vaultKey, removing: name, chain: chain, change: txn.change))
+        } catch let e as CoreError { throw VaultError.header(e) }
+        let folder = try txn.header().scopes[id] ?? id
+        var count = 0
+        if let base = txn.base {
+            for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder + "/") && EntryPath(filePath: file.path) != nil {
+                let bytes = try txn.file(file.path) ?? Vault.git { try txn.repo.blob(id: file.id) }
+                do { txn.putFile(file.path, try new.cipher.reseal(bytes, from: old.cipher)) }
+                catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                count += 1
+            }
+        }
+        txn.putFile(path, rekeyed.serialized())
+        txn.newScopeKeys[id] = new
+        return (count, rekeyed.recipientSlots.count)
+    }
+
+    /// Removes the scope at `folder` (Spec/FORMAT.md §3.12.5): every entry in the folder moved under the vault key (same
+    /// id, a change of each entry), the scope header and state record deleted, the scope dropped from the vault header.
     /// - Throws: `VaultError.noSuchScope`, `.needsVaultKey` without the vault key, `.noKeyFor` without the scope key
     ///   (a holder of the vault key alone cannot remove a closed scope), transaction errors.
     /// - Returns: how many entries were re-encrypted.
@@ -290,13 +311,17 @@ extension Vault {
             let current = try txn.header()
             guard let scopeFolder = current.scopes[id] else { throw VaultError.noSuchScope(folder: folder) }
             let newHeader: VaultHeader
-            do { newHeader = try authenticator.authenticated(current.removingScope(id)) } catch let e as CoreError { throw VaultError.header(e) }
+            do { newHeader = try authenticator.authenticated(current.removingScope(id, change: txn.change)) } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") && EntryPath(filePath: file.path) != nil {
-                    let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
-                    do { txn.putFile(file.path, try vaultCipher.reseal(bytes, from: keys.cipher)) }
-                    catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") {
+                    guard let path = EntryPath(filePath: file.path) else { continue }
+                    var entry: Entry
+                    do { entry = try keys.cipher.open(try Vault.git { try txn.repo.blob(id: file.id) }, expectedPath: path) }
+                    catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+                    // Into the vault domain: a change of the entry (same id).
+                    entry.record(txn.change)
+                    do { txn.putFile(file.path, try vaultCipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     count += 1
                 }
             }

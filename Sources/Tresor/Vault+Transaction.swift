@@ -57,23 +57,34 @@ extension Vault {
         defer { lock.release() }
         try recover(repo)
         try adoptCommitsMadeWithGit(repo)
-        let txn = VaultTransaction(repo: repo, base: try Vault.git { try repo.headCommitID() }) { [unowned self] path, header in
+        let base = try Vault.git { try repo.headCommitID() }
+        let txn = VaultTransaction(repo: repo, base: base, change: try nextChange(after: try stateRecords(at: base, repo: repo))) { [unowned self] path, header in
             try self.cipher(for: path, header: header)
         }
         let result = try body(txn)
         if txn.hasChanges {
             do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
             let previousScopeKeys = scopeKeys
+            let previousVault = vaultKeyIfHeld.map { EpochKey(epoch: vaultEpoch, key: $0) }
             scopeKeys.merge(txn.newScopeKeys) { $1 }
             defer { if !txn.newScopeKeys.isEmpty, (try? Vault.git({ try repo.headCommitID() })) == txn.base { scopeKeys = previousScopeKeys } }
             if let key = txn.newVaultKey {
-                // A rekey's commit carries the new key's tag; on failure the vault keeps the old key.
-                let old = try currentVaultKey()
+                // A rekey's state records are tagged under the new key; on failure the vault keeps the old key.
                 try useKey(key)
-                do { try commit(txn) } catch { try? useKey(old); throw error }
+                do { try commit(txn) } catch { if let old = previousVault { try? useKey(old.key) }; throw error }
             } else {
                 try commit(txn)
             }
+            // Keys replaced by this change are kept as earlier keys, sealed under their successors (Spec/FORMAT.md §11.9).
+            if let key = txn.newVaultKey, let old = previousVault, !old.key.constantTimeEquals(key) {
+                try keepPreviousKey(old.key, domain: Domain.vault, epoch: old.epoch, sealedUnder: key)
+            }
+            for (id, new) in txn.newScopeKeys {
+                if let old = previousScopeKeys[id], !old.key.constantTimeEquals(new.key) {
+                    try keepPreviousKey(old.key, domain: id, epoch: old.epoch, sealedUnder: new.key)
+                }
+            }
+            try reloadHeader()
         }
         return result
     }
@@ -101,7 +112,9 @@ extension Vault {
         return commit
     }
 
-    /// Blobs, trees and the commit of `txn` in the object database; `nil` if the tree would not change.
+    /// Blobs, trees and the commit of `txn` in the object database; `nil` if the tree would not change. The state record
+    /// of every domain the change touches is written anew: its clock with this change's event, the id of its tree, its
+    /// tag under the domain's key (Spec/FORMAT.md §11.6).
     private func writeObjects(_ txn: VaultTransaction) throws -> (commit: String, message: String, changes: [GitTreeChange])? {
         let repo = txn.repo
         var changes: [GitTreeChange] = []
@@ -110,14 +123,58 @@ extension Vault {
             if let bytes { changes.append(.put(path: path, blob: try Vault.git { try repo.writeBlob(bytes) })) }
             else { changes.append(.remove(path: path)) }
         }
-        let tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
+        var tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
         if let base = txn.base, try Vault.git({ try repo.treeEntriesID(of: base) }) == tree { return nil }
+        changes += try stateChanges(txn, tree: tree)
+        tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
         try requireUnchangedWorkTree(repo, base: txn.base, changes: changes)
         let message = txn.message.isEmpty ? "Change the vault" : txn.message
-        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message,
-                                                          authentication: try commitAuthentication()) }
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message, authentication: nil) }
+        try recordUsedEvents(txn.change.dot.counter)
         Failpoint.hit("transaction-objects-written")
         return (commit, message, changes)
+    }
+
+    /// The state records a transaction writes (Spec/FORMAT.md §11.6): for every domain a staged file belongs to (under the
+    /// header before or after) or whose header changed, and every new domain, a record with the change's event; the
+    /// records of domains the change removed go.
+    private func stateChanges(_ txn: VaultTransaction, tree: String) throws -> [GitTreeChange] {
+        let repo = txn.repo
+        let header = try txn.header()
+        let before = try txn.base.flatMap { rev in try Vault.git { try repo.blob(at: rev, path: VaultHeader.relativePath) } }
+            .flatMap { try? VaultHeader.parse($0) }
+        let records = try stateRecords(at: txn.base, repo: repo)
+        var touched = Set<String>()
+        for path in txn.staged.keys {
+            if let d = StateRecord.governingDomain(of: path, scopes: header.scopes) { touched.insert(d) }
+            if let before, let d = StateRecord.governingDomain(of: path, scopes: before.scopes) { touched.insert(d) }
+        }
+        let domains = [Domain.vault] + header.scopes.keys.sorted()
+        var out: [GitTreeChange] = []
+        let source = CommitTree(repo: repo, tree: tree)
+        for d in domains where touched.contains(d) || records[d] == nil {
+            let epoch: UInt64, key: SecretBytes?
+            if d == Domain.vault {
+                epoch = header.epoch
+                key = txn.newVaultKey ?? vaultKeyIfHeld
+            } else {
+                let path = ScopeHeader.relativePath(scopeID: d)
+                guard let bytes = try txn.file(path), let s = try? ScopeHeader.parse(bytes) else { throw VaultError.noSuchScope(folder: header.scopes[d] ?? d) }
+                epoch = s.epoch
+                key = txn.newScopeKeys[d]?.key ?? scopeKeys[d]?.key
+            }
+            guard let key else { throw d == Domain.vault ? VaultError.needsVaultKey : VaultError.noKeyFor(path: header.scopes[d] ?? d, scope: header.scopes[d]) }
+            var clock = records[d]?.clock ?? .empty
+            clock.advance(to: txn.change.dot)
+            let record = StateRecord(vaultID: header.vaultID, domain: d, epoch: epoch, clock: clock,
+                                     tree: try DomainTree.id(domain: d, scopes: header.scopes, source: source))
+            let bytes: [UInt8]
+            do { bytes = try record.authenticated(by: try VaultAuthenticator(vaultKey: key)).serialized() }
+            catch let e as CoreError { throw VaultError.header(e) }
+            out.append(.put(path: StateRecord.relativePath(domain: d), blob: try Vault.git { try repo.writeBlob(bytes) }))
+        }
+        for d in records.keys where !domains.contains(d) { out.append(.remove(path: StateRecord.relativePath(domain: d))) }
+        return out
     }
 
     /// The blob id of every file of commit `rev` by path (what `blobID(at:path:)` gives one by one), or `nil`

@@ -37,6 +37,9 @@ public final class Vault {
     /// Called once when a change has to wait for the vault lock, with the process that holds it.
     public var onLockWait: ((LockHolder) -> Void)?
     private var cachedDeviceID: String?
+    var cachedReplicaID: String?
+    /// The epoch of the vault key held (Spec/FORMAT.md §11.5).
+    var vaultEpoch: UInt64 = 1
     /// What the changes made so far could not finish and left to the next command (their commits exist).
     public internal(set) var warnings: [VaultWarning] = []
     /// Things worth telling that went well (commits made with git taken in, a remote that went back).
@@ -81,19 +84,23 @@ public final class Vault {
             guard FileSystem.list(root).isEmpty else { throw VaultError.directoryNotEmpty(directory: root) }
         default: throw VaultError.notADirectory(path: root)
         }
-        let (unsigned, key) = try VaultHeader.create(passphrase: passphrase, level: level)
-        let header = try VaultAuthenticator(vaultKey: key).authenticated(unsigned)
         let repo = try git { try GitRepository.create(at: root) }
         chmod(root + "/.git", 0o700)
         try SyncSetup.configure(repo)
-        let vault = Vault(root: root, header: header, repo: repo)
-        try vault.unlock(vaultKey: key)
-        vault.credential = .passphrase(passphrase)
+        // The header is made in the first transaction: its slot carries that change's dot (Spec/FORMAT.md §11.4).
+        let placeholder = VaultHeader(vaultID: UUID().uuidString.lowercased(), keySlots: [], otherSlots: [], unknownMembers: [:])
+        let vault = Vault(root: root, header: placeholder, repo: repo)
         try vault.transaction { txn in
+            let (unsigned, key) = try VaultHeader.create(passphrase: passphrase, level: level, change: txn.change)
+            let header = try VaultAuthenticator(vaultKey: key).authenticated(unsigned)
             txn.putHeader(header)
             txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
+            txn.newVaultKey = key
             txn.message = "Initialize vault"
         }
+        try vault.reloadHeader()
+        try vault.unlock(vaultKey: try vault.currentVaultKey())
+        vault.credential = .passphrase(passphrase)
         return vault
     }
 
@@ -160,6 +167,7 @@ public final class Vault {
         cipher = newCipher
         authenticator = newAuthenticator
         vaultKey = key
+        vaultEpoch = header.epoch
         if header.version >= FormatVersion.scopedHeader { try openScopes(vaultKey: key, identity: nil) }
     }
 
@@ -170,7 +178,7 @@ public final class Vault {
     public func unlock(session: SessionKeys) throws {
         if let key = session.vaultKey { try unlock(vaultKey: key) }
         for (id, key) in session.scopeKeys.sorted(by: { $0.key < $1.key }) where scopeKeys[id] == nil && header.scopes[id] != nil {
-            guard let s = try? scopeHeader(id), let keys = try? ScopeKeys(key), (try? keys.authenticator.verify(s)) != nil else { continue }
+            guard let s = try? scopeHeader(id), let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil else { continue }
             scopeKeys[id] = keys
         }
         guard vaultKey != nil || !scopeKeys.isEmpty else { throw VaultError.session(.wrongToken) }
@@ -182,25 +190,6 @@ public final class Vault {
         do { cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
         vaultKey = key
-    }
-
-    /// The authentication a commit gets: a tag under the vault key (Spec/FORMAT.md §7.1). A version 2 vault
-    /// makes no commit without it; a version 1 vault tags its commits when the key is at hand.
-    /// - Throws: `VaultError.vaultLocked` for a version 2 vault before `unlock`.
-    func commitAuthentication() throws -> GitCommitAuthentication? {
-        // With scope keys (Spec/FORMAT.md §3.12.6): a tag per key held, each covering the names of all of them.
-        if !scopeKeys.isEmpty {
-            var tags: [(String, VaultAuthenticator)] = scopeKeys.map { (CommitTags.field(scopeID: $0.key), $0.value.authenticator) }
-            if let authenticator { tags.append((CommitTags.vaultField, authenticator)) }
-            tags.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-            let names = tags.map(\.0)
-            return GitCommitAuthentication { content in try tags.map { ($0.0, try $0.1.commitTag(content, fields: names)) } }
-        }
-        guard let authenticator else {
-            if header.version >= 2 { throw VaultError.vaultLocked }
-            return nil
-        }
-        return GitCommitAuthentication(field: VaultAuthenticator.commitField) { try authenticator.commitTag($0) }
     }
 
     func requireAuthenticator() throws -> VaultAuthenticator {
@@ -225,7 +214,7 @@ public final class Vault {
     }
 
     /// Re-wraps the vault key under a new passphrase, replacing every passphrase key slot by one
-    /// (Spec/FORMAT.md §3.5); entries are untouched. Commits "Change passphrase".
+    /// (Spec/FORMAT.md §3.5, §11.4); entries are untouched. Commits "Change passphrase".
     /// - Returns: how many other passphrase slots were removed with the one that opened (their
     ///   passphrases no longer open the vault).
     @discardableResult
@@ -234,7 +223,7 @@ public final class Vault {
         let authenticator = try requireAuthenticator()
         let removed = try transaction { txn -> Int in
             let header = try txn.header()
-            do { txn.putHeader(try authenticator.authenticated(try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level))) }
+            do { txn.putHeader(try authenticator.authenticated(try header.rewrapped(vaultKey: key, newPassphrase: newPassphrase, level: level, change: txn.change))) }
             catch let e as CoreError { throw VaultError.header(e) }
             txn.message = "Change passphrase"
             return header.keySlots.count - 1
@@ -243,26 +232,10 @@ public final class Vault {
         return removed
     }
 
-    /// Upgrades a vault of format version 1 or 2 to the newest version: a version 1 header gets a generation and
-    /// an authentication tag, and every commit from now on is authenticated; version 3 allows recipient key slots
-    /// (Spec/FORMAT.md §3.7, §7.1). One commit.
-    public func upgrade() throws {
-        let authenticator = try requireAuthenticator()
-        try transaction { txn in
-            let current = try txn.header()
-            guard current.version < FormatVersion.header else { return }
-            do { txn.putHeader(try authenticator.authenticated(current.upgraded())) } catch let e as CoreError { throw VaultError.header(e) }
-            txn.putFile(SyncSetup.attributesFile, Array(SyncSetup.attributes.utf8))
-            txn.message = "Upgrade the vault to format version \(FormatVersion.header)"
-        }
-        try reloadHeader()
-        try recordFormatVersion(header.version)
-        try SyncSetup.configure(try repository())
-    }
-
-    /// Re-reads `.tresor/vault.json` after the work tree changed.
+    /// Re-reads `.tresor/vault.json` after the work tree changed (the epoch of the key held follows it when it verifies).
     func reloadHeader() throws {
         do { header = try VaultHeader.parse(try store.readHeader()) } catch let e as CoreError { throw VaultError.header(e) }
+        if let authenticator, (try? authenticator.verify(header)) != nil { vaultEpoch = header.epoch }
     }
 
     // MARK: Device identity
@@ -295,8 +268,11 @@ public final class Vault {
 
     // MARK: Git
 
-    static func git<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as GitError { throw VaultError.git(e) }
+    static func git<T>(_ body: () throws -> T, file: String = #fileID, line: Int = #line) throws -> T {
+        do { return try body() } catch let e as GitError {
+            if ProcessInfo.processInfo.environment["TRESOR_TRACE"] != nil { FileHandle.standardError.write(Data("git error at \(file):\(line): \(e)\n".utf8)) }
+            throw VaultError.git(e)
+        }
     }
 
     /// Commits of the vault, newest first, optionally only those touching one entry.

@@ -57,52 +57,37 @@ public enum VaultError: Error, Equatable, Sendable {
     case scopeNests(folder: String, other: String)
     /// A scope header (`path`) that does not parse, does not belong here, or is not authentic.
     case scopeHeader(path: String, CoreError)
-    /// A merge made with plain git (`git pull`) in a vault with scopes (format version 4): tresor does not merge its
-    /// parents again there (`tresor sync` merges such histories); nothing was committed.
-    case gitMergeInScopedVault
-    /// Both this replica and the remote changed the file `path` differently since they last agreed, and it is sealed
-    /// under a key this process does not hold: the key of the scope at folder `scope`, or the vault key when `scope` is
-    /// nil (Spec/MERGE.md §14). Only a holder of that key can merge it; refused before anything changed.
-    case scopeConflict(path: String, scope: String?)
-    /// An entry this replica changed (`added`: added, so it can move elsewhere) would end, in the merged vault, under a
-    /// key this process does not hold: in the scope at folder `scope` (made around it on one side), or under the vault
-    /// key when `scope` is nil (its scope removed on one side, for a member without the vault key). Refused before
-    /// anything changed.
-    case mergedUnderKeyNotHeld(path: String, scope: String?, remote: String, added: Bool)
-    /// The remote's history shares no commit with this vault's (a vault with scopes, Spec/MERGE.md §14.2): refused
-    /// before anything changed.
-    case unrelatedHistories(remote: String)
-    /// A file this process cannot read, taken from the side that changed it, was sealed there under the key of the scope
-    /// at folder `scope` (the vault key when nil), and the merged vault puts it under another key: no key would open it
-    /// at its place, and this process cannot re-encrypt it. Refused before anything changed.
-    case unreadAcrossKeys(path: String, scope: String?)
-    /// A scope (folder `scope`, or the vault key when nil) was rekeyed on one side since this replica last agreed with
-    /// `remote` (on this replica when `here`, else on the remote), and the other side changed files under that key
-    /// meanwhile: refused before anything changed (Spec/MERGE.md §14.4).
-    case rekeyConcurrentWithEdits(remote: String, scope: String?, here: Bool)
-    /// A closed scope (folder `scope`) was made on this replica since it last agreed with `remote`, while the remote
-    /// changed entries in its folder under the vault key: refused before anything changed (Spec/MERGE.md §14.4).
-    case closedScopeMadeConcurrentWithEdits(remote: String, scope: String)
+    /// Both this replica and `remote` changed a domain this process cannot read (the scope at folder `scope`, or the
+    /// vault domain when nil) since they last agreed, or an entry (`path`) would end in such a domain: only a holder of
+    /// that key can join them (Spec/MERGE.md §4.2, §4.4); refused before anything changed.
+    case domainConflict(remote: String, path: String?, scope: String?)
+    /// The remote holds a newer key of the vault that this replica's credential does not open: the member was removed
+    /// (`byPassphrase`: the passphrase was replaced with a rekey elsewhere).
+    case removedFromVault(remote: String, byPassphrase: Bool)
     case session(SessionProblem)
 
     // Git and sync
     case git(GitError)
     /// A revision (`--at`) that names no commit.
     case unknownRevision(String)
-    /// Content fetched from a remote (or cloned) that breaks the vault's rules; nothing was merged.
-    case hostileRemote(file: String, problem: RemoteProblem)
-    /// Commits fetched from a remote that no holder of the vault key made; nothing was merged.
-    case foreignCommits([ForeignCommit])
-    /// A commit made on this replica with plain git breaks the vault's rules; tresor will not authenticate it.
+    /// The state `remote` holds (or a clone's source) is refused by a rule of the acceptance function (Spec/AUTH.md §5);
+    /// nothing was taken.
+    case refusedRemote(remote: String, AcceptanceRefusal)
+    /// An entry file of a state the acceptance rule took does not open at its path (Spec/AUTH.md §6): a faulty key
+    /// holder's replica; nothing was taken.
+    case entryContent(remote: String, file: String, CoreError)
+    /// The remote holds an older format than this replica (1–4), with changes this replica does not have.
+    case remoteFormatOlder(remote: String, version: Int)
+    /// A commit made on this replica with plain git breaks the vault's rules; tresor will not take it in.
     case commitMadeWithGitRefused(commit: String, file: String, problem: RemoteProblem)
-    /// Commits that no key holder made came in through plain git (`git pull`/`git fetch`, reachable from the
-    /// remote-tracking `ref`); tresor will not authenticate them.
-    case unauthenticatedCommitsFetched(ref: String, commits: [ForeignCommit])
+    /// A state that no key holder made came in through plain git (`git pull`/`git fetch`, reachable from the
+    /// remote-tracking `ref`); tresor will not take it in.
+    case unauthenticatedCommitsFetched(ref: String, AcceptanceRefusal)
     /// The remote's changes were merged and committed here, then pushing the result failed; the merge stays
     /// (the next sync pushes it). `mergedEntries`: the entries the merge changed here.
     case pushFailedAfterMerge(remote: String, mergedEntries: [String], GitError)
-    /// The remote moved on every attempt to push.
-    case remoteKeptMoving(remote: String, attempts: Int)
+    /// The remote moved between each fetch and push for `seconds` (`attempts` attempts); nothing is lost.
+    case remoteKeptMoving(remote: String, attempts: Int, seconds: Double)
     /// A merged entry did not decrypt to what the merge decided; nothing was committed.
     case mergeDidNotVerify(path: String)
     /// git's merge driver was given two different entries at one path (only sync can keep both).

@@ -11,6 +11,9 @@ public final class VaultTransaction {
     public let base: String?
     /// The commit message; whoever stages a change sets it.
     public var message = ""
+    /// The change this transaction makes: its time, this device, and the dot every value it writes gets
+    /// (Spec/FORMAT.md §11.3).
+    public let change: Change
     let repo: GitRepository
     /// The cipher of the key that seals an entry path under a header (the vault's keys, Spec/FORMAT.md §3.12.3).
     private let cipherFor: (EntryPath, VaultHeader) throws -> EntryCipher
@@ -23,10 +26,11 @@ public final class VaultTransaction {
     /// Vault-relative file path → new bytes, or nil to remove the file.
     private(set) var staged: [String: [UInt8]?] = [:]
 
-    init(repo: GitRepository, base: String?, cipherFor: @escaping (EntryPath, VaultHeader) throws -> EntryCipher) {
+    init(repo: GitRepository, base: String?, change: Change, cipherFor: @escaping (EntryPath, VaultHeader) throws -> EntryCipher) {
         self.repo = repo
         self.cipherFor = cipherFor
         self.base = base
+        self.change = change
     }
 
     var hasChanges: Bool { !staged.isEmpty }

@@ -115,6 +115,10 @@ final class RemoteSession {
     private var offeredFromHelper = false
     /// Refs the remote refused during a push, with its reason.
     var rejections: [(ref: String, status: String)] = []
+    /// A leased push: the commit the remote's `main` must hold for the push to go on (`.some(nil)`: no `main` yet).
+    var lease: String??
+    /// Set when the remote's `main` was not the leased commit: the push was not sent.
+    var leaseBroken = false
     /// Told how many objects have been received or sent.
     let progress: GitProgressHandler?
 
@@ -176,6 +180,25 @@ final class RemoteSession {
         }
         // Defer to libgit2's own checks: known_hosts for ssh, the CA store for https.
         callbacks.certificate_check = { _, _, _, _ in GIT_PASSTHROUGH.code }
+        if lease != nil {
+            callbacks.push_negotiation = { updates, count, payload in
+                guard let payload else { return -1 }
+                let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()
+                guard let expected = session.lease, let updates else { return 0 }
+                for i in 0..<count {
+                    guard let u = updates[i] else { continue }
+                    guard let dst = u.pointee.dst_refname, String(cString: dst) == GitRepository.mainBranch else { continue }
+                    let current = u.pointee.src.hex
+                    let isZero = current.allSatisfy { $0 == "0" }
+                    if (expected == nil && !isZero) || (expected != nil && current != expected) {
+                        session.leaseBroken = true
+                        git_error_set_str(Int32(GIT_ERROR_NET.rawValue), "the remote's main moved since it was fetched")
+                        return -1
+                    }
+                }
+                return 0
+            }
+        }
         callbacks.push_update_reference = { ref, status, payload in
             guard let payload, let status else { return 0 }
             let session = Unmanaged<RemoteSession>.fromOpaque(payload).takeUnretainedValue()

@@ -41,7 +41,17 @@ extension GitRepository {
     /// on each changed path, whatever the size of the rest of the tree.
     /// - Throws: `GitError.invalidPath`, `GitError.unknownRevision`.
     public func tree(from rev: String?, applying changes: [GitTreeChange]) throws -> String {
-        let base = try rev.map { try tree(of: commit(forRevision: $0)) } ?? emptyTree()
+        try updatedTree(try rev.map { try tree(of: commit(forRevision: $0)) } ?? emptyTree(), changes)
+    }
+
+    /// The tree `id` with `changes` applied, written to the object database (as `tree(from:applying:)`).
+    public func tree(fromTree id: String, applying changes: [GitTreeChange]) throws -> String {
+        var oid = try Self.oid(id)
+        let base = try GitHandle("reading tree \(id)", owner: self, free: git_tree_free) { out in withRepo { git_tree_lookup(&out, $0, &oid) } }
+        return try updatedTree(base, changes)
+    }
+
+    private func updatedTree(_ base: GitHandle, _ changes: [GitTreeChange]) throws -> String {
         let sorted = try changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { change -> (git_tree_update_t, git_oid, String) in
             let path = try Self.validated(change.path)
             switch change {

@@ -107,12 +107,42 @@ extension GitRepository {
         }
     }
 
-    /// Sends the local `main` to the remote's `main` (never forced) and updates the
-    /// remote-tracking ref.
-    /// - Throws: `GitError.pushRejected` if the remote has commits we lack or refuses the update
-    ///   (libgit2 reports the latter only through a callback: `git_remote_push` still returns 0);
+    /// The commit the remote's `main` names, read from its ref advertisement alone (one round trip; nothing is
+    /// downloaded), nil when the remote has no `main`.
+    /// - Throws: the errors of `fetch`.
+    public func remoteMain(url: String, credentials: GitCredentials, remoteName name: String) throws -> String? {
+        let session = RemoteSession(credentials: credentials, url: url)
+        let anonymous = try GitHandle("preparing to reach \"\(name)\"", owner: self, free: git_remote_free) { out in
+            withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
+        }
+        return try session.withCallbacks { callbacks in
+            var callbacks = callbacks
+            do {
+                return try anonymous.withPointer { remote -> String? in
+                    _ = try check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), "reaching \"\(name)\"")
+                    defer { git_remote_disconnect(remote) }
+                    var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
+                    var count = 0
+                    _ = try check(git_remote_ls(&heads, &count, remote), "listing the refs of \"\(name)\"")
+                    for i in 0..<count {
+                        guard let head = heads?[i], let refName = head.pointee.name, String(cString: refName) == Self.mainBranch else { continue }
+                        return head.pointee.oid.hex
+                    }
+                    return nil
+                }
+            } catch {
+                throw session.classify(error, remote: name)
+            }
+        }
+    }
+
+    /// Sends the local `main` to the remote's `main` and updates the remote-tracking ref. With `lease`, the push goes
+    /// on only while the remote's `main` is that commit (`.some(nil)`: while it has none), and may then replace any
+    /// history (a forced push that cannot overwrite what arrived since); without it the push is never forced.
+    /// - Throws: `GitError.pushRejected` if the remote has commits we lack, refuses the update (libgit2 reports the latter
+    ///   only through a callback: `git_remote_push` still returns 0), or moved away from the lease;
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
-    public func push(remote name: String = "origin", credentials: GitCredentials = .standard(),
+    public func push(remote name: String = "origin", credentials: GitCredentials = .standard(), lease: String?? = nil,
                      progress: GitProgressHandler? = nil) throws {
         let remote = try lookupRemote(name)
         guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
@@ -123,12 +153,14 @@ extension GitRepository {
         }
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
+        session.lease = lease
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks
-            try withStrArray(["\(Self.mainBranch):\(Self.mainBranch)"]) { refspecs in
+            try withStrArray(["\(lease != nil ? "+" : "")\(Self.mainBranch):\(Self.mainBranch)"]) { refspecs in
                 do {
                     try remote.withPointer { _ = try check(git_remote_push($0, &refspecs, &options), "pushing to \"\(name)\"") }
                 } catch {
+                    if session.leaseBroken { throw GitError.pushRejected(remote: name, reason: "the remote moved") }
                     throw session.classify(error, remote: name)
                 }
             }

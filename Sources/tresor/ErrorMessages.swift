@@ -23,7 +23,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
+        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey, .removedFromVault: return ExitStatus.auth
         case .entryNotFound: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -58,7 +58,7 @@ extension VaultError {
         case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
         case .wrongPassphrase: return "wrong passphrase"
         case .formatTooOld(let v, let r):
-            return "this needs a vault of format version \(r) or later; this one has version \(v)\nhint: run 'tresor upgrade' (replicas follow when they sync; older tresor versions cannot read it afterwards)"
+            return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit; other replicas convert theirs or follow when they sync; older tresor versions cannot read it afterwards)"
         case .rekeyedElsewhere(let remote):
             return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
@@ -72,63 +72,38 @@ extension VaultError {
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
-        case .gitMergeInScopedVault:
-            return "this vault has scopes (format version 4): tresor does not take in merges made with git; nothing was committed\nhint: undo the merge ('git reset --hard ORIG_HEAD') and run 'tresor sync', which merges such histories"
-        case .scopeConflict(let p, let scope?):
-            return "both this replica and the remote changed \(q(p)), which is in the scope \(q(scope)), whose key you do not hold: it cannot be merged here; nothing was changed\nhint: a member of \(q(scope)) must sync first; then sync again"
-        case .scopeConflict(let p, nil):
-            return "both this replica and the remote changed \(q(p)), which is under the vault key, which you do not hold: it cannot be merged here; nothing was changed\nhint: a member of the vault must sync first; then sync again"
-        case .mergedUnderKeyNotHeld(let p, let scope?, let remote, let added):
-            let way = added
-                ? "move it out of that folder ('tresor mv \(Output.escaped(p)) NEW-PATH') and sync again, or ask a member of \(q(scope)) to add you"
-                : "note your changes since the last sync, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync', and ask a member of \(q(scope)) to make them (or to add you)"
-            return "\(q(p)) would be merged into the scope \(q(scope)), whose key you do not hold (one side made the scope around it): it cannot be written there; nothing was changed\nhint: \(way)"
-        case .mergedUnderKeyNotHeld(let p, nil, let remote, _):
-            return "\(q(p)) would be merged under the vault key, which you do not hold (its scope was removed on one side): it cannot be written there; nothing was changed\nhint: note your changes since the last sync, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync', and ask a holder of the vault key to make them"
-        case .unrelatedHistories(let remote):
-            return "the history of \(q(remote)) shares no commit with this vault's: a vault with scopes does not merge unrelated histories; nothing was changed\nhint: check the remote's URL ('tresor remote ls'); if the remote was rewritten, clone it afresh and compare"
-        case .closedScopeMadeConcurrentWithEdits(let remote, let scope):
-            return "the closed scope \(q(scope)) was made here while \(q(remote)) changed entries in its folder under the vault key: tresor cannot take those changes into a closed scope; nothing was changed\nhint: undo the scope here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then make the scope again"
-        case .unreadAcrossKeys(let p, let scope):
-            let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
-            return "\(q(p)) comes from one side sealed under \(key), which you do not hold, and the merged vault puts it under another key: it cannot be re-encrypted here; nothing was changed\nhint: sync with a credential that opens it (--identity, if a scope's member), or let a holder of that key sync first"
-        case .rekeyConcurrentWithEdits(let remote, let scope, true):
-            let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
-            return "\(what) rekeyed here while \(q(remote)) changed files under the key before: tresor cannot merge that; nothing was changed\nhint: undo the rekey here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then rekey again (or remove the member again)"
-        case .rekeyConcurrentWithEdits(let remote, let scope, false):
-            let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
-            return "\(what) rekeyed on \(q(remote)) while this replica changed files under the key before: tresor cannot merge that; nothing was changed\nhint: your changes since the last sync cannot go across the rekey: note them, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync' and make them again"
+        case .domainConflict(let remote, let path, let scope):
+            let key = scope.map { "the scope \(q($0)), whose key you do not hold" } ?? "the vault key, which you do not hold"
+            let what = path.map { "\(q($0)) would end under \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
+            return "\(what): it cannot be joined here; nothing was changed\nhint: a holder of that key must sync first; then sync again"
+        case .removedFromVault(let remote, let byPassphrase):
+            if byPassphrase {
+                return "the vault was rekeyed on \(q(remote)) with a passphrase that is not this one: this passphrase opens nothing written since; nothing was changed\nhint: sync with the new passphrase (ask whoever changed it)"
+            }
+            return "you were removed from this vault: \(q(remote)) holds a new key that your identity does not open; nothing was changed\nhint: ask a member to add you again ('tresor member add NAME PUBLIC-KEY'); what this replica holds stays readable to you"
         case .session(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
-        case .hostileRemote(let file, let problem):
-            if case .downgrade = problem {
-                return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged. If this replica upgraded the vault since it last synced (the first 'tresor scope create' does), the remote still has commits from before: undo the upgrade here ('git reset --hard HEAD~1' if it is the last commit), run 'tresor sync', then make it again"
-            }
-            return "refusing \(q(file)) from the remote: \(problem.message)\nhint: nothing was merged; the local vault is unchanged"
-        case .foreignCommits(let commits):
-            let list = commits.prefix(5).map { c in
-                "  \(c.id.prefix(12)) \(Output.escaped(c.summary))" + (c.paths.isEmpty ? "" : ": changes " + c.paths.prefix(5).map(q).joined(separator: ", ")
-                    + (c.paths.count > 5 ? " and \(c.paths.count - 5) more" : ""))
-            }.joined(separator: "\n")
-            return "refusing the remote's commits: no holder of the vault key made \(commits.count == 1 ? "this commit" : "these commits")\n\(list)"
-                + "\nhint: nothing was merged; the local vault is unchanged. If a replica of yours made them with plain git, run any tresor command there and sync it again"
+        case .refusedRemote(let remote, let refusal):
+            return "refusing what \(q(remote)) holds: \(refusal.message)\nhint: nothing was taken; the local vault is unchanged." + refusal.hint(remote: remote)
+        case .entryContent(let remote, let file, let e):
+            return "refusing what \(q(remote)) holds: \(q(file)) does not open as an entry of this vault: \(e.errorDescription ?? "\(e)")"
+                + "\nhint: nothing was taken; a key holder's replica wrote it. 'tresor sync --repair-remote' puts this replica's state back on the remote"
+        case .remoteFormatOlder(let remote, let version):
+            return "\(q(remote)) holds this vault in format \(version) with changes this replica does not have; this tresor joins format \(FormatVersion.header) only; nothing was changed\nhint: on a replica that holds those changes, run 'tresor upgrade' and sync; then sync here"
         case .commitMadeWithGitRefused(let commit, let file, let problem):
             return "the commit \(commit.prefix(12)) made with git is not a sound vault: \(q(file)): \(problem.message)"
-                + "\nhint: tresor will not authenticate it, so other replicas would refuse it; undo it with git (for example 'git reset --hard HEAD~1')"
-        case .unauthenticatedCommitsFetched(let ref, let commits):
+                + "\nhint: tresor will not take it in, so other replicas would refuse it; undo it with git (for example 'git reset --hard HEAD~1')"
+        case .unauthenticatedCommitsFetched(let ref, let refusal):
             let shortRef = ref.hasPrefix("refs/remotes/") ? String(ref.dropFirst("refs/remotes/".count)) : ref
-            let list = commits.prefix(10).map { c in
-                "  \(c.id.prefix(12)) \(Output.escaped(c.summary))" + (c.paths.isEmpty ? "" : ": changes " + c.paths.prefix(5).map(q).joined(separator: ", "))
-            }.joined(separator: "\n")
-            return "git brought in commits from \(q(shortRef)) that no holder of the vault key made; tresor will not authenticate them:\n\(list)"
+            return "git brought in a state from \(q(shortRef)) that tresor refuses: \(refusal.message)"
                 + "\nhint: undo the pull with git (for example 'git reset --hard ORIG_HEAD'); 'tresor sync' checks what the remote holds"
         case .pushFailedAfterMerge(let remote, let merged, let e):
             let what = merged.isEmpty ? "the remote's changes were merged" : "the remote's changes were merged (\(merged.count) entr\(merged.count == 1 ? "y" : "ies") changed here)"
             return "\(what) and committed here, but pushing to \(q(remote)) failed: \(VaultError.git(e).message)"
                 + "\nhint: nothing is lost; run 'tresor sync' again to push the merge"
-        case .remoteKeptMoving(let remote, let attempts):
-            return "the remote \(q(remote)) kept changing during \(attempts) attempts\nhint: run 'tresor sync' again"
+        case .remoteKeptMoving(let remote, let attempts, let seconds):
+            return "the remote \(q(remote)) changed between each fetch and push for \(Int(seconds)) seconds (\(attempts) attempts); nothing is lost: this replica's changes are committed here\nhint: run 'tresor sync' again later, or give it longer with --retry-time SECONDS"
         case .mergeDidNotVerify(let p): return "the merged entry \(q(p)) did not verify; nothing was committed"
         case .differentEntriesAtOnePath(let p):
             return "both sides hold a different entry at \(q(p))\nhint: run 'tresor sync', which keeps both"
@@ -249,6 +224,38 @@ extension CheckProblem {
         case .gitLock(let age):
             return "a git lock file, \(Int(age)) seconds old\nhint: if no git process is running it was left by a crash; tresor removes ref locks older than 10 seconds and index.lock after an hour, or delete it"
         case .unfinishedTransaction: return "a change whose work-tree files are not all written yet\nhint: the next tresor command finishes it"
+        }
+    }
+}
+
+extension AcceptanceRefusal {
+    /// What the rule found, for people: the rule's name, where, and what (Spec/AUTH.md §5.2).
+    var message: String {
+        let place = path.map { " (\(Output.quoted($0)))" } ?? ""
+        let what: String
+        switch rule {
+        case .treeShape: what = "its tree is not one a vault has"
+        case .foreignFile: what = "it holds a file no key governs"
+        case .vaultHeader: what = "its vault header does not parse"
+        case .differentVault: what = "it is another vault"
+        case .formatVersion: what = "it is of another format version"
+        case .domainListing: what = "its scopes, scope headers and state records do not agree"
+        case .stateRecord: what = "a state record does not parse or names another domain"
+        case .stateFiles: what = "files were changed, added or removed without their key"
+        case .epochReplaced: what = "it was written under a key that has been replaced (after a member was removed, or a rekey)"
+        case .rekeyProof: what = "it is under a new key that no key this replica holds vouches for"
+        case .headerAuthentic: what = "a header was changed by someone without its key"
+        case .stateAuthentic: what = "a state was written by someone without its key"
+        }
+        return what + place + " [\(rule.rawValue): \(detail)]"
+    }
+
+    /// The way out, after "nothing was taken".
+    func hint(remote: String) -> String {
+        switch rule {
+        case .differentVault: return " Check the remote's URL ('tresor remote ls')"
+        case .formatVersion: return " An older or newer tresor wrote it; 'tresor upgrade' converts older vaults"
+        default: return " If you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
         }
     }
 }

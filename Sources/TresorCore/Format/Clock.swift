@@ -17,6 +17,10 @@ public struct Dot: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { replica + ":" + String(counter) }
 
+    /// A dot that stands for the change a transaction has not numbered yet (an import planned before it): every value
+    /// carrying it is given the transaction's dot by `Entry.redotted(to:)`.
+    public static let placeholder = Dot(replica: "0000000000000000", counter: 1)
+
     /// Whether `s` is a replica id: 16 lowercase hex digits.
     public static func isReplicaID(_ s: String) -> Bool {
         s.utf8.count == 16 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
@@ -80,10 +84,11 @@ public struct Clock: Equatable, Sendable {
         }
     }
 
-    var json: JSONValue { .object(counters.mapValues { .integer($0) }) }
+    /// The clock as a JSON object (Spec/FORMAT.md §11.3).
+    public var json: JSONValue { .object(counters.mapValues { .integer($0) }) }
 
     /// Parses a clock object. - Throws: `CoreError.malformed`.
-    init(json: JSONValue?, context: String) throws {
+    public init(json: JSONValue?, context: String) throws {
         guard let o = json?.objectValue else { throw CoreError.malformed("\(context) has no \"clock\" object") }
         guard o.count <= Clock.maxReplicas else { throw CoreError.malformed("\(context) clock has more than \(Clock.maxReplicas) replicas") }
         var c: [String: UInt64] = [:]

@@ -225,3 +225,25 @@ extension HistoryItem {
         MergeOrder.historyCompare(a, b) < 0
     }
 }
+
+extension Entry {
+    /// Whether `other` is this entry byte for byte: same id and payload (Spec/MERGE.md §3), where `==` would call
+    /// canonically equivalent texts equal.
+    public func isIdentical(to other: Entry) -> Bool { MergeOrder.same(self, other) }
+}
+
+extension Entry {
+    /// This entry with every value written by `Dot.placeholder` given `dot` instead, and its clock including `dot`
+    /// rather than the placeholder (for changes planned before their transaction numbered them).
+    public func redotted(to dot: Dot) -> Entry {
+        var e = self
+        for (name, f) in e.fields where f.dot == .placeholder { e.fields[name]?.dot = dot }
+        for i in e.history.indices where e.history[i].dot == .placeholder { e.history[i].dot = dot }
+        if e.moved.dot == .placeholder { e.moved.dot = dot }
+        var counters = e.clock.counters
+        counters[Dot.placeholder.replica] = nil
+        e.clock = Clock(counters)
+        e.clock.advance(to: dot)
+        return e
+    }
+}

@@ -150,6 +150,17 @@ public struct ScopeHeader: Equatable, Sendable {
     /// The recipient slot named `name`.
     public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
 
+    /// `slot` of this scope sealed again to `scopeKey` (same id, name, public key and dot): joining across a rekey.
+    public func resealing(_ slot: RecipientSlot, to scopeKey: SecretBytes) throws -> RecipientSlot {
+        try RecipientSlot.seal(scopeKey, to: slot.publicKey, name: slot.name, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: slot.id),
+                               id: slot.id, dot: slot.dot)
+    }
+
+    /// A vault slot of this scope wrapping `scopeKey` under `vaultKey` (with `dot`): joining across a rekey.
+    public func vaultSlot(wrapping scopeKey: SecretBytes, under vaultKey: SecretBytes, dot: Dot?) throws -> ScopeVaultSlot {
+        try ScopeVaultSlot.wrap(scopeKey, vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID, dot: dot)
+    }
+
     /// One more recipient slot written by `change`, to be authenticated by the caller.
     /// - Throws: `CoreError.memberExists`, `.malformed`.
     public func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, change: Change) throws -> ScopeHeader {

@@ -18,15 +18,17 @@ public enum EntryConversion {
         return t
     }
 
-    /// The Tresor entry for `item` at `path`: fields written at the source's modification time (else
-    /// `now`) by `origin`, history converted, custom field names made valid (`notes` says how).
-    public static func entry(from item: InterchangeEntry, path: EntryPath, origin: String, now: Timestamp) throws -> (Entry, [RenameNote]) {
-        let modified = item.modified ?? item.created ?? now
+    /// The Tresor entry for `item` at `path`, made by `change` (its dot and origin): fields written at the source's
+    /// modification time (else the change's time), history converted, custom field names made valid (`notes` says how).
+    public static func entry(from item: InterchangeEntry, path: EntryPath, change: Change) throws -> (Entry, [RenameNote]) {
+        let origin = change.origin
+        let modified = item.modified ?? item.created ?? change.time
         let created = min(item.created ?? modified, modified)
-        var entry = Entry(path: path, at: created)
+        var entry = Entry(path: path, change: Change(time: created, origin: origin, dot: change.dot))
         var notes: [RenameNote] = []
+        let write = Change(time: modified, origin: origin, dot: change.dot)
         func set(_ name: String, _ value: FieldValue?) throws {
-            do { try entry.set(name, value, at: modified, origin: origin) } catch let e as CoreError { throw InterchangeError.core(e) }
+            do { try entry.set(name, value, change: write) } catch let e as CoreError { throw InterchangeError.core(e) }
         }
         if let p = item.password { try set("password", .text(try secretText(p, field: "password"))) }
         if let u = item.username { try set("username", .text(SecretText(u))) }
@@ -54,11 +56,11 @@ public enum EntryConversion {
             // List items (URLs, tags) are not secret and become Strings.
             let value: FieldValue = Entry.listFields.contains(field) ? .list(t.makeString().split(separator: "\n").map(String.init)) : .text(t)
             return HistoryItem(field: field, value: value, modified: h.modified ?? min(h.replaced, created), origin: h.origin ?? origin,
-                               replaced: h.replaced, reason: h.reason ?? "edit")
+                               replaced: h.replaced, reason: h.reason ?? "edit", dot: change.dot)
         }
         entry.capHistory()
         entry.created = created
-        entry.modified = max(modified, entry.history.map(\.replaced).max() ?? modified)
+        entry.modified = max(modified, entry.history.map { $0.replaced }.max() ?? modified)
         return (entry, notes)
     }
 
@@ -90,18 +92,19 @@ public enum EntryConversion {
 
     /// Changes `existing` to hold the imported values as one edit (old values go to its history); the
     /// policy is kept when the import has none. Returns the names of the changed fields.
-    public static func apply(_ imported: Entry, to existing: inout Entry, origin: String, now: Timestamp) throws -> [String] {
+    public static func apply(_ imported: Entry, to existing: inout Entry, change: Change) throws -> [String] {
         var changed: [String] = []
         for name in Set(existing.fields.keys).union(imported.fields.keys).sorted() {
             if name == "policy" && imported.fields[name] == nil { continue }
             do {
-                if try existing.set(name, imported.fields[name]?.value, at: now, origin: origin) { changed.append(name) }
+                if try existing.set(name, imported.fields[name]?.value, change: change) { changed.append(name) }
             } catch let e as CoreError { throw InterchangeError.core(e) }
         }
         let known = Set(existing.history)
         let added = imported.history.filter { !known.contains($0) }
         if !added.isEmpty {
             existing.history += added
+            existing.record(change)
             existing.capHistory()
             for h in added where !changed.contains(h.field) { changed.append(h.field) }
         }

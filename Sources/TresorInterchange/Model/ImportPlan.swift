@@ -112,7 +112,7 @@ public struct ImportPlan {
 
             let converted: Entry
             do {
-                let (e, notes) = try EntryConversion.entry(from: item, path: path, origin: target.origin, now: now)
+                let (e, notes) = try EntryConversion.entry(from: item, path: path, change: Change(time: now, origin: target.origin, dot: .placeholder))
                 converted = e
                 outcome.renames += notes
             } catch InterchangeError.core(let e) {
@@ -123,7 +123,7 @@ public struct ImportPlan {
                     || (existing.fields.filter { $0.key != "policy" }.mapValues(\.value) == converted.fields.mapValues(\.value) && converted.fields["policy"] == nil)
                 if sameValues && Set(converted.history).isSubset(of: Set(existing.history)) { skip(.identical(path: path.string)); continue }
                 guard force else { skip(.exists(path: path.string)); continue }
-                let changed = try EntryConversion.apply(converted, to: &existing, origin: target.origin, now: now)
+                let changed = try EntryConversion.apply(converted, to: &existing, change: Change(time: now, origin: target.origin, dot: .placeholder))
                 guard !changed.isEmpty else { skip(.identical(path: path.string)); continue }
                 outcome.status = .updated
                 outcome.changedFields = changed

@@ -5,13 +5,17 @@ import Tresor
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sync", 
-        abstract: "Fetch, merge entries field by field, and push.",
-        discussion: "Conflicting edits merge in process with the real merge base; every losing value goes into the entry's history. See README \"Sync\".")
+        abstract: "Fetch, check, join entries field by field, and push.",
+        discussion: "The remote's state is taken only if it passes the acceptance rule (Spec/AUTH.md); concurrent edits join field by field and every losing value goes into the entry's history. While other replicas push at the same moment, the sync starts again after a growing random delay, for up to --retry-time seconds. See README \"Sync\".")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote name.", completion: Completion.remotes) var remote: String = "origin"
     @Flag(help: "Print a JSON object describing what happened.") var json = false
     @Flag(name: .shortAndLong, help: "List every merged entry (otherwise the first \(Sync.listed)).") var verbose = false
+    @Option(help: ArgumentHelp("How long to keep trying while the remote keeps moving (default 60; TRESOR_SYNC_RETRY_TIME).", valueName: "seconds"))
+    var retryTime: Double?
+    @Flag(help: "When the remote holds a state tresor refuses: join what is authentic there and push the result over it, naming what was discarded.")
+    var repairRemote = false
 
     /// How many merged entries the report names without --verbose.
     static let listed = 10
@@ -20,7 +24,8 @@ struct Sync: ParsableCommand {
         let vault = try options.open(unlock: true)
         let progress = ProgressLine("Syncing")
         var outcome: SyncOutcome
-        do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), progress: progress.report) }
+        let retry = retryTime ?? ProcessInfo.processInfo.environment["TRESOR_SYNC_RETRY_TIME"].flatMap(Double.init) ?? Vault.defaultRetryTime
+        do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), retryTime: retry, repair: repairRemote, progress: progress.report) }
         catch VaultError.rekeyedElsewhere where vault.credential == nil
                 && (options.identityPath != nil || options.passphraseFilePath != nil || Prompt.interactive) {
             // Unlocked by a session: the rekeyed header's slots need the passphrase or identity itself.
@@ -28,20 +33,11 @@ struct Sync: ParsableCommand {
             else { vault.credential = .passphrase(try options.passphrase(prompt: "The vault was rekeyed on \(remote); passphrase: ")) }
             let again = ProgressLine("Syncing")
             defer { again.finish() }
-            outcome = try vault.sync(remote: remote, credentials: .standard(), progress: again.report)
+            outcome = try vault.sync(remote: remote, credentials: .standard(), retryTime: retry, repair: repairRemote, progress: again.report)
         }
         if outcome.rekeyed { try RekeyOptions().refreshSession(vault, options: options) }
         if json {
-            Output.json(.object([
-                "remote": .string(outcome.remote), "pulled": .bool(outcome.pulled), "pushed": .bool(outcome.pushed),
-                "fastForwarded": .bool(outcome.fastForwarded), "initializedRemote": .bool(outcome.initializedRemote),
-                "passphraseChanged": .bool(outcome.passphraseChanged), "rekeyed": .bool(outcome.rekeyed),
-                "rolledBack": outcome.rolledBack.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
-                "mergedEntries": .array(outcome.mergedEntries.map(JSONValue.string)),
-                "recoveryRef": outcome.recoveryRef.map(JSONValue.string) ?? .null,
-                "resolutions": .array(outcome.resolutions.map(\.json)),  // Spec/MERGE.md §8 records
-                "offeredScopes": .array(outcome.offeredScopes.map(JSONValue.string)),
-            ]))
+            Output.json(Sync.json(outcome))
             return
         }
         defer {
@@ -50,10 +46,16 @@ struct Sync: ParsableCommand {
                               + "tresor cannot tell who made it. If you expected it: 'tresor scope accept \(Output.escaped(folder))'")
             }
         }
-        if let back = outcome.rolledBack {
-            Output.warning("the remote \(Output.quoted(remote)) went back from \(back.from.prefix(12)) to an older state \(back.to.prefix(12)) (a force-push?)"
-                           + (outcome.pushed ? "; this replica's state was pushed again" : ""))
+        for back in outcome.rolledBack {
+            let what = back.domain == "vault" ? "the vault" : "the scope \(Output.quoted(back.domain))"
+            Output.warning("the remote \(Output.quoted(remote)) went back: \(what) is older there than what this replica last took from it"
+                           + (outcome.pushed ? "; this replica's state was pushed over it" : ""))
         }
+        for (domain, refusal) in outcome.discarded {
+            let what = domain == "vault" ? "the vault domain" : "the scope \(Output.quoted(vault.header.scopes[domain] ?? domain))"
+            Output.warning("discarded from \(Output.quoted(remote)): \(what): \(refusal.message)")
+        }
+        if outcome.remoteChanges > 0 { Output.status("The remote changed \(outcome.remoteChanges) time\(outcome.remoteChanges == 1 ? "" : "s") while syncing; joined each time.") }
         if !outcome.pulled && !outcome.pushed { Output.line("Already up to date with \(remote)."); return }
         if outcome.fastForwarded { Output.line("Pulled from \(remote) (fast-forward).") }
         if !outcome.fastForwarded && outcome.pulled {
@@ -76,6 +78,30 @@ struct Sync: ParsableCommand {
             Output.line("The vault was rekeyed on another replica: this replica uses the new key from now on, and what it changed meanwhile was re-encrypted under it.")
         } else if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
         if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
+    }
+
+    /// The JSON object `sync --json` prints.
+    static func json(_ outcome: SyncOutcome) -> JSONValue {
+        let rolled: [JSONValue] = outcome.rolledBack.map { .object(["domain": .string($0.domain), "from": $0.from.json, "to": $0.to.json]) }
+        let discarded: [JSONValue] = outcome.discarded.map { .object(["domain": .string($0.domain), "rule": .string($0.refusal.rule.rawValue)]) }
+        var o: [String: JSONValue] = [:]
+        o["remote"] = .string(outcome.remote)
+        o["upToDate"] = .bool(outcome.upToDate)
+        o["pulled"] = .bool(outcome.pulled)
+        o["pushed"] = .bool(outcome.pushed)
+        o["fastForwarded"] = .bool(outcome.fastForwarded)
+        o["initializedRemote"] = .bool(outcome.initializedRemote)
+        o["passphraseChanged"] = .bool(outcome.passphraseChanged)
+        o["rekeyed"] = .bool(outcome.rekeyed)
+        o["rolledBack"] = .array(rolled)
+        o["discarded"] = .array(discarded)
+        o["attempts"] = .integer(outcome.rounds)
+        o["remoteChanges"] = .integer(outcome.remoteChanges)
+        o["mergedEntries"] = .array(outcome.mergedEntries.map(JSONValue.string))
+        o["recoveryRef"] = outcome.recoveryRef.map(JSONValue.string) ?? .null
+        o["resolutions"] = .array(outcome.resolutions.map(\.json))  // Spec/MERGE.md §9 records
+        o["offeredScopes"] = .array(outcome.offeredScopes.map(JSONValue.string))
+        return .object(o)
     }
 }
 

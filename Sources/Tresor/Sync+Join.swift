@@ -1,0 +1,207 @@
+// The join of two accepted states into one merge commit: headers, entries by id, domains not read taken whole, state
+// records written for what changed (Spec/MERGE.md §4, §8).
+import Foundation
+import TresorCore
+import TresorGit
+
+extension Vault {
+    struct MergeOutput {
+        /// The merge commit, or one of the two sides when the join equals it.
+        var commit: String
+        var changed: [String]
+        var resolutions: [MergeResolution]
+    }
+
+    /// Joins `theirs` (accepted, `verdicts`) into `ours` in `repo` (the quarantine, which reads this repository's objects
+    /// too) and writes the result's objects there. - Throws: `VaultError.domainConflict`, `.mergeDidNotVerify`, `.header`.
+    func join(quarantine repo: GitRepository, reader: SnapshotReader, ours: String, theirs: String, verdicts: [String: DomainVerdict],
+              remote: String) throws -> MergeOutput {
+        // Keys: this replica's for its own state; the ones that verified each domain of theirs.
+        var ourKeys: [String: SecretBytes] = [:]
+        if let k = vaultKeyIfHeld { ourKeys[Domain.vault] = k }
+        for (id, keys) in scopeKeys { ourKeys[id] = keys.key }
+        let theirKeys = verdicts.compactMapValues { $0.verified ? $0.key : nil }
+        let o = try reader.read(ours, keys: ourKeys, remote: nil)
+        let t = try reader.read(theirs, keys: theirKeys, remote: remote)
+        // The result's key per domain: the newer of a rekey, else the one held.
+        func side(_ d: String) -> HeaderJoin.KeySide? {
+            guard let v = verdicts[d] else { return nil }
+            return v.followsRekey ? .b : v.olderEpoch ? .a : nil
+        }
+        func resultKey(_ d: String) -> SecretBytes? {
+            side(d) == .b ? theirKeys[d] : (ourKeys[d] ?? theirKeys[d])
+        }
+        var resolutions: [MergeResolution] = []
+        var files: [String: [UInt8]] = [:]     // new bytes by path
+        var kept: [String: String] = [:]       // path → blob id taken as it is
+        // The vault domain's header.
+        let header: VaultHeader
+        if let vaultKey = resultKey(Domain.vault), o.keys[Domain.vault] != nil, t.keys[Domain.vault] != nil {
+            let (h, r): (VaultHeader, [MergeResolution])
+            do {
+                (h, r) = try HeaderJoin.join(o.header, t.header, keySide: side(Domain.vault)) { slot in
+                    try RecipientSlot.seal(vaultKey, to: slot.publicKey, name: slot.name, vaultID: o.header.vaultID, id: slot.id, dot: slot.dot)
+                }
+            } catch let e as CoreError { throw VaultError.header(e) }
+            resolutions += r
+            header = h
+            if h.serialized() == o.header.serialized() || h.serialized() == t.header.serialized() {
+                kept[VaultHeader.relativePath] = h.serialized() == o.header.serialized() ? o.files[VaultHeader.relativePath]! : t.files[VaultHeader.relativePath]!
+            } else {
+                do { files[VaultHeader.relativePath] = try VaultAuthenticator(vaultKey: vaultKey).authenticated(h).serialized() }
+                catch let e as CoreError { throw VaultError.header(e) }
+            }
+        } else {
+            // Not read here: the vault domain comes whole from the newer side (Spec/MERGE.md §4.4).
+            let pick = try wholeDomain(Domain.vault, o, t, remote: remote)
+            header = pick.header
+        }
+        // Domains not read: whole from the newer side.
+        var whole: [String: VaultSnapshot] = [:]
+        for d in [Domain.vault] + header.scopes.keys.sorted() {
+            let readable = resultKey(d) != nil && (o.header.scopes[d] == nil || d == Domain.vault || o.keys[d] != nil)
+                && (t.header.scopes[d] == nil || d == Domain.vault || t.keys[d] != nil)
+            if !readable { whole[d] = try wholeDomain(d, o, t, remote: remote) }
+        }
+        // Scope headers of the scopes read.
+        for id in header.scopes.keys.sorted() where whole[id] == nil {
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let key = resultKey(id) else { continue }
+            switch (o.scopeHeaders[id], t.scopeHeaders[id]) {
+            case (let a?, let b?):
+                let (h, r): (ScopeHeader, [MergeResolution])
+                do {
+                    (h, r) = try HeaderJoin.join(a, b, keySide: side(id), reseal: { slot in try a.resealing(slot, to: key) }, rewrap: { slot in
+                        guard let vk = resultKey(Domain.vault) else { throw CoreError.notARecipient }
+                        return try a.vaultSlot(wrapping: key, under: vk, dot: slot.dot)
+                    })
+                } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+                resolutions += r
+                if h.serialized() == a.serialized() { kept[path] = o.files[path] }
+                else if h.serialized() == b.serialized() { kept[path] = t.files[path] }
+                else {
+                    do { files[path] = try VaultAuthenticator(vaultKey: key).authenticated(h).serialized() }
+                    catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+                }
+            case (let a?, nil): kept[path] = o.files[path]; _ = a
+            case (nil, _?): kept[path] = t.files[path]
+            case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed("no side has the scope's header"))
+            }
+        }
+        for (d, snap) in whole {
+            for (path, blob) in snap.files(of: d) { kept[path] = blob }
+            let sp = StateRecord.relativePath(domain: d)
+            if let blob = snap.files[sp] { kept[sp] = blob }
+        }
+        // Entries of the domains read, by id (Spec/MERGE.md §4.2).
+        func joinSide(_ s: VaultSnapshot) -> JoinSide {
+            JoinSide(entries: s.entryList, clocks: s.clocks, domain: { [h = s.header] in h.domain(of: $0) }, unreadIDs: s.unreadIDs)
+        }
+        let joined = StateJoin.join(joinSide(o), joinSide(t), domain: { header.domain(of: $0) }, readable: { whole[$0] == nil && resultKey($0) != nil })
+        if let conflict = joined.conflicts.first, case .entryInUnreadDomain(_, let path) = conflict {
+            let scope = (try? EntryPath(path)).flatMap { header.scope(containing: $0) }.flatMap { header.scopes[$0] }
+            throw VaultError.domainConflict(remote: remote, path: path, scope: scope)
+        }
+        resolutions += joined.resolutions
+        var written: [(path: String, entry: Entry)] = []
+        var ciphers: [String: EntryCipher] = [:]
+        for e in joined.entries {
+            let d = header.domain(of: e.path)
+            guard let key = resultKey(d) else { continue }
+            let cipher: EntryCipher
+            if let c = ciphers[d] { cipher = c } else {
+                do { cipher = try EntryCipher(vaultKey: key) } catch { throw VaultError.session(.wrongToken) }
+                ciphers[d] = cipher
+            }
+            let path = e.path.filePath
+            // A side's ciphertext is reused when the entry is that side's version under the same key.
+            if let mine = o.entries[path], mine.entry.isIdentical(to: e), o.keys[o.header.domain(of: e.path)].map({ $0.constantTimeEquals(key) }) == true {
+                kept[path] = mine.blob
+            } else if let other = t.entries[path], other.entry.isIdentical(to: e), t.keys[t.header.domain(of: e.path)].map({ $0.constantTimeEquals(key) }) == true {
+                kept[path] = other.blob
+            } else {
+                do { files[path] = try cipher.seal(e) } catch let err as CoreError { throw VaultError.entry(path: e.path.string, err) }
+                written.append((path, e))
+            }
+        }
+        kept[SyncSetup.attributesFile] = nil
+        files[SyncSetup.attributesFile] = Array(SyncSetup.attributes.utf8)
+        // The new tree: every file named above, nothing else (state records below).
+        var blobs: [String: String] = kept
+        for (path, bytes) in files { blobs[path] = try Vault.git { try repo.writeBlob(bytes) } }
+        let base = Vault.fileIDs(repo, ours) ?? [:]
+        var changes: [GitTreeChange] = []
+        for (path, blob) in blobs where base[path] != blob { changes.append(.put(path: path, blob: blob)) }
+        for path in base.keys where blobs[path] == nil && StateRecord.domain(ofPath: path) == nil { changes.append(.remove(path: path)) }
+        var tree = try Vault.git { try repo.tree(from: ours, applying: changes) }
+        // State records of the domains read whose files changed against both sides (Spec/MERGE.md §4.5).
+        let source = CommitTree(repo: repo, tree: tree)
+        var stateChanges: [GitTreeChange] = []
+        for d in [Domain.vault] + header.scopes.keys.sorted() where whole[d] == nil {
+            guard let key = resultKey(d) else { continue }
+            let id = try DomainTree.id(domain: d, scopes: header.scopes, source: source)
+            let path = StateRecord.relativePath(domain: d)
+            let clock = (o.states[d]?.clock ?? .empty).joined(t.states[d]?.clock ?? .empty)
+            // A side's record when the result is that side's domain and its clock already includes the other's.
+            if let r = o.states[d], r.tree == id, r.clock == clock, let blob = o.files[path] { stateChanges.append(.put(path: path, blob: blob)); continue }
+            if let r = t.states[d], r.tree == id, r.clock == clock, let blob = t.files[path] { stateChanges.append(.put(path: path, blob: blob)); continue }
+            let scopePath = ScopeHeader.relativePath(scopeID: d)
+            let scopeBytes = try files[scopePath] ?? blobs[scopePath].map { blob in try Vault.git { try repo.blob(id: blob) } }
+            let epoch = d == Domain.vault ? header.epoch : (scopeBytes.flatMap { try? ScopeHeader.parse($0) })?.epoch ?? 1
+            let record = StateRecord(vaultID: header.vaultID, domain: d, epoch: epoch, clock: clock, tree: id)
+            do {
+                let bytes = try record.authenticated(by: try VaultAuthenticator(vaultKey: key)).serialized()
+                stateChanges.append(.put(path: path, blob: try Vault.git { try repo.writeBlob(bytes) }))
+            } catch let e as CoreError { throw VaultError.header(e) }
+        }
+        let domains = Set([Domain.vault] + header.scopes.keys)
+        for path in base.keys { if let d = StateRecord.domain(ofPath: path), !domains.contains(d) { stateChanges.append(.remove(path: path)) } }
+        tree = try Vault.git { try repo.tree(fromTree: tree, applying: stateChanges) }
+        // Every entry sealed anew must open, at its place, as what was decided.
+        for (path, entry) in written {
+            guard let blob = blobs[path], let cipher = ciphers[header.domain(of: entry.path)],
+                  let bytes = try? repo.blob(id: blob), (try? cipher.open(bytes, expectedPath: entry.path)).map({ $0.isIdentical(to: entry) }) == true else {
+                throw VaultError.mergeDidNotVerify(path: path)
+            }
+        }
+        // Entries whose content differs from this replica's (decrypted where read, by blob elsewhere).
+        var changedSet = Set<String>()
+        let byPath = Dictionary(joined.entries.map { ($0.path.filePath, $0) }, uniquingKeysWith: { a, _ in a })
+        for (p, e) in byPath where !(o.entries[p].map { $0.entry.isIdentical(to: e) } ?? false) { changedSet.insert(p) }
+        for p in o.entries.keys where byPath[p] == nil { changedSet.insert(p) }
+        for p in Set(blobs.keys).union(base.keys) where EntryPath(filePath: p) != nil && o.entries[p] == nil && byPath[p] == nil && blobs[p] != base[p] {
+            changedSet.insert(p)
+        }
+        let changed = changedSet.sorted()
+        if tree == (try Vault.git { try repo.treeEntriesID(of: theirs) }) { return MergeOutput(commit: theirs, changed: changed.sorted(), resolutions: resolutions) }
+        if tree == (try Vault.git { try repo.treeEntriesID(of: ours) }) { return MergeOutput(commit: ours, changed: [], resolutions: resolutions) }
+        let message = Vault.mergeMessage(remote: remote, changed: changed, resolutions: resolutions)
+        let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: [ours, theirs], message: message, authentication: nil) }
+        return MergeOutput(commit: commit, changed: changed.sorted(), resolutions: resolutions)
+    }
+
+    /// A domain the merger does not read, taken whole from the side whose clock is newer (Spec/MERGE.md §4.4).
+    /// - Throws: `VaultError.domainConflict` when the two sides' clocks are concurrent.
+    private func wholeDomain(_ d: String, _ o: VaultSnapshot, _ t: VaultSnapshot, remote: String) throws -> VaultSnapshot {
+        switch (o.states[d], t.states[d]) {
+        case (nil, _?): return t
+        case (_?, nil): return o
+        case (let a?, let b?):
+            switch a.clock.relation(to: b.clock) {
+            case .newer: return o
+            case .older, .equal: return t
+            case .concurrent:
+                throw VaultError.domainConflict(remote: remote, path: nil, scope: d == Domain.vault ? nil : (o.header.scopes[d] ?? t.header.scopes[d] ?? d))
+            }
+        case (nil, nil): return t
+        }
+    }
+
+    /// "Merge origin: 2 entries changed, 1 conflict resolved". The resolutions themselves name fields,
+    /// so they are printed by `tresor sync`, not stored where the git host can read them.
+    static func mergeMessage(remote: String, changed: [String], resolutions: [MergeResolution]) -> String {
+        var line = "Merge \(remote): \(changed.count) entr\(changed.count == 1 ? "y" : "ies") changed"
+        if !resolutions.isEmpty { line += ", \(resolutions.count) conflict\(resolutions.count == 1 ? "" : "s") resolved" }
+        return line
+    }
+}
