@@ -64,24 +64,26 @@ def rekeyed_tree(times=1, remove=None):
     key = VAULT_KEY
     for i in range(times):
         new = sequence(0x80 + 16 * i, 32)
-        r = rekey_randomness(i, tree)
+        r = rekey_randomness(i, tree, vault_recipients=0 if (remove and i == 0) else None)
         tree = vault5.rekey_vault(tree, key, new, PASSPHRASE_BYTES, (R2, i + 1), r, remove if i == 0 else None)
         key = new
     return tree, key
 
 
-def rekey_randomness(i, tree, hexed=False):
+def rekey_randomness(i, tree, hexed=False, vault_recipients=None, team_recipients=1):
     h = VaultHeaderV5.parse(tree[VAULT_HEADER])
+    if vault_recipients is None:
+        vault_recipients = len(h.recipients)
     f = (lambda x: x.hex()) if hexed else (lambda x: x)
     vault_entries = vault5.domain_entries(tree, h, VAULT_DOMAIN)
     team_entries = vault5.domain_entries(tree, h, TEAM_ID)
     return {"rekey_nonce": f(sequence(0x10 + i, 24)),
-            "recipient_secrets": [f(sequence(0x70 + i, 32))],
+            "recipient_secrets": [f(sequence(0x70 + i + k, 32)) for k in range(vault_recipients)],
             "passphrase_slots": [{"salt": f(sequence(0x20 + i, 16)), "nonce": f(sequence(0x30 + i, 24))}]
             if hexed else [(sequence(0x20 + i, 16), sequence(0x30 + i, 24))],
             "entry_nonces": {p: f(sequence(0xd0 + i, 24)) for p in vault_entries},
             "scopes": {TEAM_ID: {"new_key": f(sequence(0xa0 + 16 * i, 32)), "rekey_nonce": f(sequence(0x11 + i, 24)),
-                                 "recipient_secrets": [f(sequence(0x71 + i, 32))],
+                                 "recipient_secrets": [f(sequence(0x78 + i + k, 32)) for k in range(team_recipients)],
                                  "vault_slot_nonce": f(sequence(0x51 + i, 24)),
                                  "entry_nonces": {p: f(sequence(0xd8 + i, 24)) for p in team_entries}}}}
 
@@ -440,6 +442,139 @@ def state_vectors(out):
                     {"tree": tree_text(t2), "domain": VAULT_DOMAIN, "key": hexstr(VAULT_KEY)}, kind)
 
 
+# ---- v5-rekey ----
+
+def rekey_vectors(out):
+    tree = base_tree()
+    out.success("v5-rekey-vault-removes-alice", "v5-rekey",
+                "replica b2b2… (event 1) removes alice from the vault: the vault key is replaced (epoch 2, proof from "
+                "epoch 1, hk_1 sealed in rekey.keys), the passphrase slot wrapped again (same id, the event's dot), "
+                "Email/gmail resealed; the open scope Team is rekeyed in the same change (new scope key, carol sealed "
+                "again, the vault slot under the new vault key, Team/wiki resealed); the closed scope Ops stays as it "
+                "is; the state records of the vault and Team get clock[b2b2…] = 1 (§11.5)",
+                {"rekey": "vault", "tree": tree_text(tree), "vault_key": hexstr(VAULT_KEY),
+                 "new_vault_key": hexstr(NEW_VAULT_KEY), "passphrase": PASSPHRASE, "remove": "alice", "dot": [R2, 1],
+                 "randomness": rekey_randomness(0, tree, True, vault_recipients=0)})
+    tree2, key2 = rekeyed_tree(1)
+    out.success("v5-rekey-vault-second", "v5-rekey",
+                "a second vault rekey (epoch 2 to 3, event 2 of b2b2…): proofs from epochs 1 and 2, the hk_1 the writer "
+                "opened from the epoch 2 header's rekey.keys and hk_2 sealed under the new chain key",
+                {"rekey": "vault", "tree": tree_text(tree2), "vault_key": hexstr(key2),
+                 "new_vault_key": hexstr(sequence(0x90, 32)), "passphrase": PASSPHRASE, "dot": [R2, 2],
+                 "randomness": rekey_randomness(1, tree2, True)})
+    out.success("v5-rekey-scope-removes-carol", "v5-rekey",
+                "removing carol from Team rekeys Team only: epoch 2, the vault slot wrapped again, Team/wiki resealed, "
+                "Team's state record; the vault header, the vault domain and Ops stay as they are",
+                {"rekey": "scope", "tree": tree_text(tree), "vault_key": hexstr(VAULT_KEY), "scope": TEAM_ID,
+                 "scope_key": hexstr(TEAM_KEY), "new_scope_key": hexstr(NEW_TEAM_KEY), "remove": "carol",
+                 "dot": [R2, 1], "randomness": {"rekey_nonce": sequence(0x12, 24).hex(), "recipient_secrets": [],
+                                                "vault_slot_nonce": sequence(0x52, 24).hex(),
+                                                "entry_nonces": {"Team/wiki.json": sequence(0xd9, 24).hex()}}})
+    out.failure("v5-rekey-scope-no-such-member", "v5-rekey", "removing a member the scope does not have [no-such-member]",
+                {"rekey": "scope", "tree": tree_text(tree), "vault_key": hexstr(VAULT_KEY), "scope": TEAM_ID,
+                 "scope_key": hexstr(TEAM_KEY), "new_scope_key": hexstr(NEW_TEAM_KEY), "remove": "dave",
+                 "dot": [R2, 1], "randomness": {"rekey_nonce": sequence(0x12, 24).hex(), "recipient_secrets": [],
+                                                "vault_slot_nonce": sequence(0x52, 24).hex(),
+                                                "entry_nonces": {"Team/wiki.json": sequence(0xd9, 24).hex()}}},
+                "no-such-member")
+    tree3, key3 = rekeyed_tree(2)
+    out.success("v5-rekey-follow", "v5-rekey",
+                "a replica holding the epoch 1 vault key meets the epoch 2 header: its passphrase opens the new key, the "
+                "tag verifies under it and rekey.proofs[\"1\"] under the held key's header key (§11.5)",
+                {"rekey": "follow", "file": text(tree2[VAULT_HEADER]), "passphrase": PASSPHRASE,
+                 "held_key": hexstr(VAULT_KEY), "held_epoch": 1})
+    out.success("v5-rekey-follow-two-epochs", "v5-rekey",
+                "a replica that missed two rekeys (holds epoch 1) follows the epoch 3 header by its proof from epoch 1",
+                {"rekey": "follow", "file": text(tree3[VAULT_HEADER]), "passphrase": PASSPHRASE,
+                 "held_key": hexstr(VAULT_KEY), "held_epoch": 1})
+    out.success("v5-rekey-follow-scope", "v5-rekey",
+                "carol, holding Team's epoch 1 key, follows Team's epoch 2 header (rekeyed with the vault) by her identity",
+                {"rekey": "follow", "domain": TEAM_ID, "file": text(tree2[scope_file(TEAM_ID)]),
+                 "identity": CAROL_ID_FILE, "held_key": hexstr(TEAM_KEY), "held_epoch": 1})
+    forged_base = VaultHeaderV5.parse(tree[VAULT_HEADER])
+    from tresorref.header5 import make_rekey
+    forged = VaultHeaderV5.build(VAULT_ID, FORGED_KEY, 2, {R1: 4, R3: 1},
+                                 [(passphrase_slot(FORGED_KEY, nonce=sequence(0x41, 24)), (R3, 1))],
+                                 [(alice_slot(FORGED_KEY), (R3, 1))], [], forged_base.scopes,
+                                 make_rekey(VAULT_ID, VAULT_DOMAIN, 2, [header_key(sequence(0x01, 32))], FORGED_KEY,
+                                            sequence(0x13, 24)))
+    out.failure("v5-rekey-follow-forged", "v5-rekey",
+                "a header of epoch 2 made by someone who knows the passphrase (or a member's public key) but not the "
+                "epoch 1 key: it opens and its tag verifies under its own key, but its proof from epoch 1 does not "
+                "verify under the held key [not-authentic]",
+                {"rekey": "follow", "file": text(forged.serialize()), "passphrase": PASSPHRASE,
+                 "held_key": hexstr(VAULT_KEY), "held_epoch": 1}, "not-authentic")
+    out.failure("v5-rekey-follow-no-proof-for-epoch", "v5-rekey",
+                "a replica holding the epoch 3 key meets the epoch 2 header: there is no proof to follow backwards "
+                "[not-authentic]", {"rekey": "follow", "file": text(tree2[VAULT_HEADER]), "passphrase": PASSPHRASE,
+                                    "held_key": hexstr(key3), "held_epoch": 3}, "not-authentic")
+
+
+# ---- v5-convert ----
+
+def v4_tree():
+    """A version 4 vault: the passphrase slot, alice, the open scope Team (carol and the vault slot, generation 2), a
+    root entry whose history holds one value twice, an entry in Team."""
+    from tresorref.entry import Entry
+    from tresorref.envelope import seal_entry
+    from tresorref.header import HeaderV3
+    from tresorref.scopes import HeaderV4, ScopeHeader, VaultSlot as VS
+    v3 = HeaderV3(VAULT_ID, [passphrase_slot()], generation=4, recipients=[alice_slot()],
+                  unknown={"zFuture": "kept"})
+    v4 = HeaderV4(VAULT_ID, v3.slots, generation=5, recipients=v3.recipients, unknown=v3.unknown,
+                  scopes={TEAM_ID: "Team"}).authenticated(VAULT_KEY)
+    team = ScopeHeader(VAULT_ID, TEAM_ID, "Team", [carol_scope_slot(TEAM_ID, TEAM_KEY, sequence(0x33, 32))],
+                       VS.wrap(TEAM_KEY, VAULT_KEY, VAULT_ID, TEAM_ID, sequence(0x50, 24)), generation=2
+                       ).authenticated(TEAM_KEY)
+    gmail = Entry(GMAIL_ID, "Email/gmail", T(0), T(0))
+    gmail.set("password", "p1", T(0), "laptop")
+    gmail.set("username", "me", T(0), "laptop")
+    gmail.set("password", "p2", T(10), "laptop")
+    gmail.set("password", "p1", T(20), "phone")
+    gmail.set("password", "p3", T(30), "phone")
+    gmail.unknown["zPayload"] = cj.Number("1.50")
+    wiki = Entry(WIKI_ID, "Team/wiki", T(1), T(1))
+    wiki.set("password", "w1k1", T(1), "laptop")
+    return {".gitattributes": b"*.json merge=tresor\n.tresor/vault.json merge=tresor-header\n",
+            VAULT_HEADER: v4.serialize(), scope_file(TEAM_ID): team.serialize(),
+            "Email/gmail.json": seal_entry(gmail, sequence(0xe0, 24), VAULT_KEY),
+            "Team/wiki.json": seal_entry(wiki, sequence(0xe1, 24), TEAM_KEY)}
+
+
+def convert_vectors(out):
+    t = v4_tree()
+    nonces = {"Email/gmail.json": sequence(0xf0, 24).hex(), "Team/wiki.json": sequence(0xf1, 24).hex()}
+    out.success("v5-convert", "v5-convert",
+                "a version 4 vault (generation 5, alice, the open scope Team, two entries) converted at the tree "
+                "0123…: the conversion replica id from the vault id and the tree id, dot (u, 1) on every slot, scope, "
+                "field and history item, every clock {u: 1}; Email/gmail's history held p1 twice (laptop's write at "
+                "0, replaced at 10, and phone's at 20, replaced at 30): with the one dot (u, 1) both are the same value "
+                "and one item is kept, the greater in history order (§11.8); `generation` dropped, the unknown "
+                "member kept; .gitattributes as §11.7; state records of both domains (§11.10)",
+                {"tree": tree_text(t), "vault_key": hexstr(VAULT_KEY),
+                 "tree_id": "0123456789abcdef0123456789abcdef01234567", "entry_nonces": nonces})
+    out.success("v5-convert-other-tree", "v5-convert",
+                "the same vault converted at another tree id: another conversion replica id, so the payloads differ "
+                "only in the dots and clocks", {"tree": tree_text(t), "vault_key": hexstr(VAULT_KEY),
+                                                "tree_id": "89abcdef0123456789abcdef0123456789abcdef",
+                                                "entry_nonces": nonces})
+    from tresorref.entry import Entry
+    from tresorref.envelope import seal_entry
+    from tresorref.header import HeaderV1
+    e = Entry(GMAIL_ID, "Email/gmail", T(0), T(0))
+    e.set("password", "p1", T(0), "laptop")
+    v1 = {VAULT_HEADER: HeaderV1(VAULT_ID, [passphrase_slot()]).serialize(),
+          "Email/gmail.json": seal_entry(e, sequence(0xe0, 24), VAULT_KEY)}
+    out.success("v5-convert-version-1", "v5-convert", "a version 1 vault (no tag, no scopes) converted",
+                {"tree": tree_text(v1), "vault_key": hexstr(VAULT_KEY),
+                 "tree_id": "0123456789abcdef0123456789abcdef01234567",
+                 "entry_nonces": {"Email/gmail.json": sequence(0xf0, 24).hex()}})
+    out.failure("v5-convert-wrong-key", "v5-convert", "the version 4 vault converted with another key "
+                "[header-not-authentic]", {"tree": tree_text(t), "vault_key": hexstr(FORGED_KEY),
+                                           "tree_id": "0123456789abcdef0123456789abcdef01234567",
+                                           "entry_nonces": nonces}, "header-not-authentic")
+
+
 def vectors(into):
     """Adds the version 5 vectors to the VectorSet `into` (the format vectors' folder)."""
     out = V5Vectors()
@@ -449,3 +584,5 @@ def vectors(into):
     entry_vectors(out)
     edit_vectors(out)
     state_vectors(out)
+    rekey_vectors(out)
+    convert_vectors(out)
