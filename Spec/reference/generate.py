@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from vectorgen import format_cases, merge_cases, v5_cases  # noqa: E402
+from vectorgen import accept_cases, format_cases, merge_cases, v5_cases  # noqa: E402
 from vectorgen.writer import VectorSet  # noqa: E402
 
 
@@ -19,6 +19,7 @@ def main(argv):
     out = argv[1]
     formats = format_cases.vectors()
     v5_cases.vectors(formats)
+    accept_cases.all_vectors(formats)
     formats.write(out)
     merges = VectorSet()
     for name, vector in merge_cases.VECTORS.items():

@@ -147,15 +147,15 @@ def _accept(tip, vault_id, keys, opened, trust, local):
             record.check_tree(vault_id, spath, header.epoch, blobs, folders)
         except FormatError as e:
             raise Refused("state-files", d, spath, e.reason)
-        if header.epoch < trust.get("published", {}).get(d, 0):
+        if header.epoch < cj.integer(trust.get("published", {}).get(d, 0)):
             raise Refused("epoch-replaced", d, header_path)
         verified = d in keys
         if verified:
             held = keys[d]
-            held_key, held_epoch = bytes.fromhex(held["key"]), held["epoch"]
+            held_key, held_epoch = bytes.fromhex(held["key"]), cj.integer(held["epoch"])
             if header.epoch > held_epoch:
                 o = opened.get(d)
-                if o is None or o["epoch"] != header.epoch or header.rekey is None:
+                if o is None or cj.integer(o["epoch"]) != header.epoch or header.rekey is None:
                     raise Refused("rekey-proof", d, header_path, "no key opened for epoch %d" % header.epoch)
                 key = bytes.fromhex(o["key"])
                 try:
@@ -184,7 +184,7 @@ def _accept(tip, vault_id, keys, opened, trust, local):
             "relation": relation(record.clock, parse_clock(own["clock"]) if own else {}),
             "rolledBack": remote is not None and relation(record.clock, parse_clock(remote)) == "older",
             "epoch": header.epoch,
-            "olderEpoch": own is not None and header.epoch < own["epoch"],
+            "olderEpoch": own is not None and header.epoch < cj.integer(own["epoch"]),
             "offered": d != VAULT_DOMAIN and VAULT_DOMAIN not in keys and d not in accepted_scopes,
         }
     return result
