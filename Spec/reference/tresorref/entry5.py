@@ -86,8 +86,8 @@ def dot_of(obj):
 
 
 def history_key(item):
-    """§5.4's canonical order extended by the dot as a last key (§11.8); the item's canonical bytes break the tie of
-    two items that differ only in unknown members."""
+    """§5.4's canonical order extended by the dot as a last key (§11.8); the item's canonical bytes last, which only
+    tells apart items of a payload read as it is (a writer drops their unknown members first)."""
     return (item["replaced"].encode(), item["field"].encode("utf-8"), item["modified"].encode(),
             item["origin"].encode("utf-8"), cj.dumps(item["value"]), item["reason"].encode("utf-8"),
             dot_key(dot_of(item)), cj.dumps(item))
@@ -127,7 +127,26 @@ def field_named(fields, name):
     return None
 
 
+FIELD_MEMBERS = ("value", "modified", "origin", "dot")
+HISTORY_MEMBERS = ("field", "value", "modified", "origin", "dot", "replaced", "reason")
+MOVED_MEMBERS = ("dot", "modified", "origin")
+
+
+def only(obj, members):
+    return {k: obj[k] for k in members if k in obj}
+
+
+def strip_unknown(payload):
+    """§11.8: other members of field objects, history items and `moved` are dropped by a writer that rewrites the
+    entry (unknown top-level members stay). Changes `payload` in place."""
+    payload["fields"] = {n: only(f, FIELD_MEMBERS) for n, f in payload["fields"].items()}
+    payload["history"] = [only(h, HISTORY_MEMBERS) for h in payload["history"]]
+    payload["moved"] = only(payload["moved"], MOVED_MEMBERS)
+    return payload
+
+
 def _event(payload, dot, time):
+    strip_unknown(payload)
     clock = parse_clock(payload["clock"])
     clock[dot[0]] = dot[1]
     payload["clock"] = clock_json(clock)

@@ -44,7 +44,7 @@ def parse_rekey(obj, epoch):
     """§11.5: `rekey` is present exactly when epoch > 1 [malformed]; `proofs` an object with one member per
     earlier epoch 1 .. epoch-1 named by its decimal [malformed], each a string [malformed] of canonical base64 of 32
     bytes [bad-encoding]; `nonce` 24 bytes and `keys` the epoch-1 header keys sealed (32 each and the 16-byte tag)
-    [malformed / bad-encoding]. Other members of `rekey` are unknown members. Returns None or
+    [malformed / bad-encoding]; no other member [malformed]. Returns None or
     (proofs {epoch: bytes}, nonce, keys)."""
     if "rekey" not in obj:
         if epoch > 1:
@@ -63,6 +63,7 @@ def parse_rekey(obj, epoch):
         proofs[i] = b64field(rekey["proofs"][decimal(i)], "rekey proof %d" % i, 32)
     nonce = b64field(rekey.get("nonce"), "rekey.nonce", primitives.NONCE_BYTES)
     keys = b64field(rekey.get("keys"), "rekey.keys", 32 * (epoch - 1) + primitives.TAG_BYTES)
+    only_members(rekey, "rekey")
     return proofs, nonce, keys
 
 
@@ -77,11 +78,11 @@ def chain_ad(vault_id, domain, epoch):
     return b"\x00".join([b"tresor-chain", vault_id.encode(), domain.encode(), decimal(epoch).encode()])
 
 
-def make_rekey(vault_id, domain, new_epoch, earlier_header_keys, new_key, nonce, unknown=None):
+def make_rekey(vault_id, domain, new_epoch, earlier_header_keys, new_key, nonce):
     """§11.5 step 3: `rekey` of a header of epoch new_epoch; earlier_header_keys = [hk_1 .. hk_{new_epoch-1}]."""
     assert len(earlier_header_keys) == new_epoch - 1
     hk_new = header_key(new_key)
-    r = dict(unknown or {})
+    r = {}
     r["proofs"] = {decimal(i + 1): b64encode(rekey_proof(hk, vault_id, domain, new_epoch, hk_new))
                    for i, hk in enumerate(earlier_header_keys)}
     r["nonce"] = b64encode(nonce)
@@ -153,6 +154,22 @@ def _slot_dot(s):
     return parse_dot(s["dot"], "a key slot's dot")
 
 
+# §11.4: inside a passphrase slot (and its kdf), a recipient slot, a vault slot, a `scopes` value and `rekey` a
+# version 5 reader accepts no other member [malformed].
+MEMBERS = {"passphrase": ("type", "id", "kdf", "nonce", "wrappedKey", "dot"),
+           "kdf": ("algorithm", "ops", "mem", "salt"),
+           "recipient": ("type", "id", "name", "publicKey", "sealedKey", "dot"),
+           "vault": ("type", "nonce", "wrappedKey", "dot"),
+           "scope": ("folder", "dot"),
+           "rekey": ("proofs", "nonce", "keys")}
+
+
+def only_members(obj, kind):
+    extra = sorted(set(obj) - set(MEMBERS[kind]))
+    if extra:
+        fail("malformed", "a member %r in a %s object" % (extra[0], kind))
+
+
 class VaultHeaderV5(DomainHeader):
     """`.tresor/vault.json` version 5 (§11.4)."""
     TAG_LABEL = b"tresor-header"
@@ -201,6 +218,7 @@ class VaultHeaderV5(DomainHeader):
             dot = parse_dot(value["dot"], "a scope's dot")
             if not is_entry_path(folder) or unicodedata.normalize("NFC", folder) != folder:
                 fail("malformed", "a scope folder is not a valid NFC entry path")
+            only_members(value, "scope")
             h.scopes[sid] = (folder, dot)
         if len(h.scopes) > MAX_SCOPES:
             fail("malformed", "more than %d scopes" % MAX_SCOPES)
@@ -215,14 +233,19 @@ class VaultHeaderV5(DomainHeader):
                 fail("malformed", "a key slot is not an object with a string type")
             if s["type"] == PassphraseSlot.TYPE:
                 slot = PassphraseSlot.parse(s)
-                h.passphrase.append((slot, _slot_dot(s), s))
+                dot = _slot_dot(s)
+                only_members(s, "passphrase")
+                only_members(s["kdf"], "kdf")
+                h.passphrase.append((slot, dot, s))
             elif s["type"] == RecipientSlot.TYPE:
                 if len(h.recipients) == MAX_RECIPIENT_SLOTS:
                     fail("malformed", "more than %d recipient slots" % MAX_RECIPIENT_SLOTS)
                 slot = RecipientSlot.parse(s)
+                dot = _slot_dot(s)
+                only_members(s, "recipient")
                 if any(o.name == slot.name or o.public_key == slot.public_key for o, _, _ in h.recipients):
                     fail("malformed", "two recipient slots with one name or one public key")
-                h.recipients.append((slot, _slot_dot(s), s))
+                h.recipients.append((slot, dot, s))
             else:
                 h.others.append(s)
         if not h.passphrase:
@@ -339,14 +362,18 @@ class ScopeHeaderV2(DomainHeader):
                 if len(h.recipients) == MAX_RECIPIENT_SLOTS:
                     fail("malformed", "more than %d recipient slots" % MAX_RECIPIENT_SLOTS)
                 r = ScopeRecipientSlot.parse(s)
+                dot = _slot_dot(s)
+                only_members(s, "recipient")
                 if any(o.name == r.name or o.public_key == r.public_key for o, _, _ in h.recipients):
                     fail("malformed", "two recipient slots with one name or one public key")
-                h.recipients.append((r, _slot_dot(s), s))
+                h.recipients.append((r, dot, s))
             elif s["type"] == VAULT_SLOT_TYPE:
                 v = VaultSlot.parse(s)
+                dot = _slot_dot(s)
+                only_members(s, "vault")
                 if h.vault_slot is not None:
                     fail("malformed", "two vault slots")
-                h.vault_slot = (v, _slot_dot(s), s)
+                h.vault_slot = (v, dot, s)
             else:
                 h.others.append(s)
         if not h.recipients and h.vault_slot is None:

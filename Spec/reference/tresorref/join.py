@@ -4,7 +4,7 @@ import unicodedata
 
 from . import canonical_json as cj
 from .clock import covers, parse_clock, parse_dot, dot_key, clock_json, at_most, join as join_clocks
-from .entry5 import normalize_history, normalized
+from .entry5 import normalize_history, normalized, strip_unknown
 from .paths import collision_key, is_entry_path
 
 RECORD_MEMBERS = ("entryID", "path", "field", "kind", "losingPath", "newPath",
@@ -67,6 +67,7 @@ def join_entry(id, A, B):
     """§5: the join of two versions of entry `id` (payloads). Returns (payload, records)."""
     if canon(A) == canon(B):
         return normalized(A), []
+    A, B = strip_unknown(normalized(A)), strip_unknown(normalized(B))
     clock_a, clock_b = parse_clock(A["clock"]), parse_clock(B["clock"])
     records = []
 

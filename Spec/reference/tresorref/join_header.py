@@ -32,29 +32,10 @@ def live(a, b_, clock_a, clock_b):
     return out
 
 
-def _unknown_live(a_list, b_list, clock_a, clock_b):
-    """Slots of unknown types by their canonical bytes: in both, kept; on one side, kept unless it has a dot the other
-    header's clock covers."""
-    def dotted_and_covered(s, clock):
-        try:
-            return covers(clock, _dot(s))
-        except Exception:
-            return False
-    ca, cb = {canon(s): s for s in a_list}, {canon(s): s for s in b_list}
-    out = {}
-    for k, s in ca.items():
-        if k in cb or not dotted_and_covered(s, clock_b):
-            out[k] = s
-    for k, s in cb.items():
-        if k in ca or not dotted_and_covered(s, clock_a):
-            out[k] = s
-    return [out[k] for k in sorted(out)]
-
-
-def join_headers(A, B, new_key=None, ephemeral_secrets=()):
-    """§8 on two parsed headers of one kind. `new_key`: the result's key, needed only when a recipient slot of the
-    older epoch is sealed again (step 3), with one ephemeral secret per such slot in bytewise slot id order.
-    Returns (header object without auth, records)."""
+def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault_slot_nonce=None):
+    """§8 on two parsed headers of one kind. `new_key`: the result's key, needed only when a slot of the older epoch's
+    side is sealed or wrapped again (step 3): one ephemeral secret per recipient slot in bytewise slot id order, and
+    for a scope's vault slot the vault key and a nonce. Returns (header object without auth, records)."""
     scope = not isinstance(A, VaultHeaderV5)
     path = scope_file(A.scope_id) if scope else VAULT_HEADER
     rid = A.scope_id if scope else A.vault_id
@@ -98,33 +79,43 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=()):
     resealed, pass_kept = [], []
     secrets = list(ephemeral_secrets)
     recipients_out = []
+    sealed_again = False
     for s in sorted(kept_recipients, key=lambda s: b(s["id"])):
         if older_side(s):
             if new_key is None:
                 fail("malformed", "a recipient slot of the older epoch needs the newer key to be sealed again")
             recipients_out.append(reseal(s, newer, new_key, secrets.pop(0), scope))
-            records.append(record(rid, path, "key-slots-merged"))
+            sealed_again = True
         else:
             recipients_out.append(s)
+    dropped = []
     for s in sorted(passphrase, key=lambda s: b(s["id"])):
         if older_side(s):
-            records.append(record(rid, path, "passphrase-slot-dropped"))
+            dropped.append(record(rid, path, "passphrase-slot-dropped"))
         else:
             pass_kept.append(s)
-    # the vault slot of a scope: one register; of an older epoch it wraps the old scope key and is dropped
+    # the vault slot of a scope: one register; the older epoch's side's is wrapped again under the newer scope key
     vault_slot = None
     if scope:
         va = A.vault_slot[2] if A.vault_slot else None
         vb = B.vault_slot[2] if B.vault_slot else None
-        lv = [v for v in live(va, vb, clock_a, clock_b) if not older_side_vault(v, older)]
+        lv = live(va, vb, clock_a, clock_b)
         if lv:
             vault_slot = max(lv, key=canon)
-    # unknown slots
-    if newer is None:
-        unknown_slots = _unknown_live(A.others, B.others, clock_a, clock_b)
-    else:
-        unknown_slots = [s for s in _unknown_live(A.others, B.others, clock_a, clock_b)
-                         if any(canon(s) == canon(o) for o in newer.others)]
+            if older_side_vault(vault_slot, older):
+                if new_key is None or vault_key is None:
+                    fail("malformed", "a vault slot of the older epoch needs the keys to be wrapped again")
+                from .scopes import VaultSlot
+                rewrapped = VaultSlot.wrap(new_key, vault_key, newer.vault_id, newer.scope_id, vault_slot_nonce).to_json()
+                vault_slot = dict(rewrapped, dot=vault_slot["dot"])
+                sealed_again = True
+    # slots of unknown types: every distinct one of either side, except the older epoch's side's
+    unknown_slots = {}
+    for h in (A, B):
+        if h is not older:
+            for s in h.others:
+                unknown_slots[canon(s)] = s
+    unknown_slots = [unknown_slots[k] for k in sorted(unknown_slots)]
     # step 4: scopes
     result = {}
     if not scope:
@@ -133,7 +124,7 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=()):
         for sid in sorted(set(sa) | set(sb), key=b):
             lv = live(sa.get(sid), sb.get(sid), clock_a, clock_b)
             if lv:
-                scopes[sid] = max(lv, key=lambda v: (b(v["folder"]), dot_key(_dot(v)), canon(v)))
+                scopes[sid] = max(lv, key=lambda v: (dot_key(_dot(v)), canon(v)))
         folders = [v["folder"] for v in scopes.values()]
         for i, x in enumerate(folders):
             for j, y in enumerate(folders):
@@ -163,10 +154,18 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=()):
             result[k] = A.obj[k]
     slots = ([] if scope else pass_kept) + recipients_out + ([vault_slot] if vault_slot else []) + unknown_slots
     result["keySlots"] = slots
+
+    def ids(slot_list):
+        return sorted(s["id"] for s in slot_list if s.get("type") in ("passphrase", "recipient"))
+    if sealed_again or (ids(slots) != ids(A.obj["keySlots"]) and ids(slots) != ids(B.obj["keySlots"])):
+        records.append(record(rid, path, "key-slots-merged"))
+    records.extend(dropped)
     # step 7
     if (not scope and not pass_kept) or (scope and not recipients_out and vault_slot is None):
         winner = max(A, B, key=lambda h: h.serialize())
         return {k: v for k, v in winner.obj.items() if k != "auth"}, [record(rid, path, "header-conflict")]
+    order = ("key-slots-merged", "passphrase-slot-dropped", "unknown-member-conflict")
+    records.sort(key=lambda r: order.index(r["kind"]))
     return cj.loads(cj.dumps(result)), records
 
 

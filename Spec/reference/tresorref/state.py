@@ -1,6 +1,7 @@
 """State records and governing domains of version 5 (Spec/FORMAT.md §11.2, §11.6, §11.7)."""
 import hashlib
 import hmac
+import re
 
 from nacl.encoding import RawEncoder
 from nacl.hash import blake2b
@@ -62,13 +63,63 @@ def governing_domain(path, scopes):
     return VAULT_DOMAIN
 
 
-def files_digest(blobs, domain, scopes):
-    """§11.6: unkeyed BLAKE2b-256 over path || 0x00 || blob id of every file of the domain, paths bytewise.
-    `blobs`: path -> 20-byte blob id."""
-    message = b"".join(p.encode("utf-8") + b"\x00" + bytes(blobs[p])
-                       for p in sorted(blobs, key=lambda p: p.encode("utf-8"))
-                       if governing_domain(p, scopes) == domain)
-    return blake2b(message, digest_size=32, encoder=RawEncoder)
+def git_tree(entries):
+    """git's tree object of `entries` (name -> ("blob", 20-byte id) or ("tree", 20-byte id)): (id, content). Entries
+    in git's order: names compared as bytes, a folder's name as if it ended in `/`."""
+    def order(name):
+        return name.encode("utf-8") + (b"/" if entries[name][0] == "tree" else b"")
+    content = b"".join((b"100644 " if entries[n][0] == "blob" else b"40000 ") + n.encode("utf-8") + b"\x00"
+                       + bytes(entries[n][1]) for n in sorted(entries, key=order))
+    return hashlib.sha1(b"tree %d\x00" % len(content) + content).digest(), content
+
+
+def tree_of(blobs):
+    """The git tree of files given as path -> blob id (folders made from the paths; no empty folder): its id."""
+    top = {}
+    for path, bid in blobs.items():
+        node = top
+        parts = path.split("/")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = bytes(bid)
+
+    def build(node):
+        entries = {}
+        for name, v in node.items():
+            entries[name] = ("tree", build(v)) if isinstance(v, dict) else ("blob", v)
+        return git_tree(entries)[0]
+    return build(top)
+
+
+def domain_tree(blobs, domain, scopes):
+    """§11.6: the id of the domain's tree. `blobs`: the commit's files, path -> 20-byte blob id; `scopes`: id -> folder.
+    The vault domain: the root tree without .tresor/state, .tresor/scopes and every scope's folder, empty folders
+    removed. A scope: a tree of `entries` (its folder's tree, when it exists) and `header` (its scope header's blob)."""
+    if domain == VAULT_DOMAIN:
+        removed = [STATE_DIR, SCOPES_DIR] + [f + "/" for f in scopes.values()]
+        return tree_of({p: b for p, b in blobs.items() if not any(p.startswith(r) for r in removed)})
+    folder = scopes[domain] + "/"
+    entries = {}
+    inside = {p[len(folder):]: b for p, b in blobs.items() if p.startswith(folder)}
+    if inside:
+        entries["entries"] = ("tree", tree_of(inside))
+    header = SCOPES_DIR + domain + ".json"
+    if header in blobs:
+        entries["header"] = ("blob", bytes(blobs[header]))
+    return git_tree(entries)[0]
+
+
+def domain_files(blobs, domain, scopes):
+    """The files (path, blob id) a domain's tree covers, bytewise by path."""
+    if domain == VAULT_DOMAIN:
+        removed = [STATE_DIR, SCOPES_DIR] + [f + "/" for f in scopes.values()]
+        keep = [p for p in blobs if not any(p.startswith(r) for r in removed)]
+    else:
+        keep = [p for p in blobs if p.startswith(scopes[domain] + "/") or p == SCOPES_DIR + domain + ".json"]
+    return sorted(keep, key=lambda p: p.encode("utf-8"))
+
+
+TREE_HEX = re.compile(r"[0-9a-f]{40}", re.ASCII)
 
 
 class StateRecord:
@@ -100,7 +151,9 @@ class StateRecord:
         r = cls()
         r.obj, r.vault_id, r.domain, r.epoch = obj, obj["vault"], obj["domain"], epoch
         r.clock = parse_clock(obj.get("clock"))
-        r.files = b64field(obj.get("files"), "files", 32)
+        if not isinstance(obj.get("tree"), str) or TREE_HEX.fullmatch(obj["tree"]) is None:
+            fail("malformed", "tree is not 40 lowercase hex digits")
+        r.tree = bytes.fromhex(obj["tree"])
         r.auth = b64field(obj.get("auth"), "auth", 32)
         return r
 
@@ -111,15 +164,15 @@ class StateRecord:
         return primitives.keyed_hash(state_key(key), self.authenticated_bytes())
 
     def check_tree(self, vault_id, path, header_epoch, blobs, scopes):
-        """§11.6 against the tree: vault id, domain = file name, epoch = the domain header's [malformed], the digest
-        [state-files]."""
+        """§11.6 against the commit's tree: vault id, domain = file name, epoch = the domain header's [malformed], the
+        domain's tree id [state-files]."""
         if self.vault_id != vault_id:
             fail("malformed", "the state record names another vault")
         if path != state_file(self.domain):
             fail("malformed", "the state record's domain is not its file name")
         if self.epoch != header_epoch:
             fail("malformed", "the state record's epoch %d is not its header's %d" % (self.epoch, header_epoch))
-        if not hmac.compare_digest(self.files, files_digest(blobs, self.domain, scopes)):
+        if not hmac.compare_digest(self.tree, domain_tree(blobs, self.domain, scopes)):
             fail("state-files", "the files of domain %s are not the ones the state record names" % self.domain)
 
     def verify(self, key):
@@ -130,10 +183,10 @@ class StateRecord:
         return cj.file_bytes(self.obj)
 
     @classmethod
-    def build(cls, vault_id, domain, epoch, clock, files, key, unknown=None):
+    def build(cls, vault_id, domain, epoch, clock, tree, key, unknown=None):
         obj = dict(unknown or {})
         obj.update({"format": STATE_FORMAT, "version": 1, "vault": vault_id, "domain": domain, "epoch": epoch,
-                    "clock": clock_json(clock), "files": b64encode(files)})
+                    "clock": clock_json(clock), "tree": bytes(tree).hex()})
         obj = cj.loads(cj.dumps(obj))
         obj["auth"] = b64encode(primitives.keyed_hash(state_key(key), b"tresor-state\x00" + cj.dumps(obj)))
         return cls.parse(cj.file_bytes(obj))
@@ -146,5 +199,9 @@ def tree_blobs(files):
 
 def write_state(files, vault_id, domain, epoch, clock, key, scopes, unknown=None):
     """The state record of `domain` for the tree `files` (path -> bytes, without state records), as bytes."""
-    digest = files_digest(tree_blobs(files), domain, scopes)
-    return StateRecord.build(vault_id, domain, epoch, clock, digest, key, unknown).serialize()
+    tree = domain_tree(tree_blobs(without_states(files)), domain, scopes)
+    return StateRecord.build(vault_id, domain, epoch, clock, tree, key, unknown).serialize()
+
+
+def without_states(files):
+    return {p: d for p, d in files.items() if not p.startswith(STATE_DIR)}

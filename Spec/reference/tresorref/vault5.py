@@ -61,8 +61,7 @@ def rekey_domain_header(h, old_key, new_key, dot, rekey_nonce, recipient_secrets
     clock = dict(h.clock)
     clock[dot[0]] = dot[1]
     earlier = h.earlier_header_keys(old_key) + [header_key(old_key)]
-    rekey = make_rekey(h.vault_id, h.domain(), h.epoch + 1, earlier, new_key, rekey_nonce,
-                       {k: v for k, v in h.obj.get("rekey", {}).items() if k not in ("proofs", "nonce", "keys")})
+    rekey = make_rekey(h.vault_id, h.domain(), h.epoch + 1, earlier, new_key, rekey_nonce)
     unknown = {k: v for k, v in h.obj.items() if k not in ("format", "version", "vault", "scope", "folder", "keySlots",
                                                            "epoch", "clock", "rekey", "auth", "scopes")}
     if scope:

@@ -70,16 +70,15 @@ def edited_tree():
 
 
 def with_record(tree, domain, fn=None, key=None, epoch=None, clock=None):
-    """`tree` with the state record of `domain` written again over the tree's files: a new digest, the clock and epoch
+    """`tree` with the state record of `domain` written again over the tree's files: a new tree id, the clock and epoch
     changed by fn, tagged under `key`, or, without a key, with the old record's tag (what someone without the key
     can do)."""
     old = cj.loads(tree[state_file(domain)])
     vh = VaultHeaderV5.parse(tree[VAULT_HEADER])
     bare = vault5.without_states(tree)
-    from tresorref.state import files_digest, tree_blobs
-    from tresorref.encoding import b64encode
+    from tresorref.state import domain_tree, tree_blobs
     obj = dict(old)
-    obj["files"] = b64encode(files_digest(tree_blobs(bare), domain, vh.scope_folders()))
+    obj["tree"] = domain_tree(tree_blobs(bare), domain, vh.scope_folders()).hex()
     if fn:
         fn(obj)
     out = dict(tree)
@@ -168,8 +167,8 @@ def vectors(out):
                 inputs(dict(base, **{state_file(TEAM_ID): base[state_file(VAULT_DOMAIN)]})))
     # state-files
     edited = edited_tree()
-    out.accepted("accept-state-files-ok", "c3c3… changed Email/gmail: the vault domain is newer than HEAD, its files "
-                 "match its record", inputs(edited),
+    out.accepted("accept-state-files-ok", "c3c3… changed Email/gmail: the vault domain is newer than HEAD, its tree id "
+                 "matches its record", inputs(edited),
                  lambda a: a[VAULT_DOMAIN]["relation"] == "newer" and a[TEAM_ID]["relation"] == "equal")
     rolled = dict(edited)
     rolled["Email/gmail.json"] = base["Email/gmail.json"]
@@ -179,7 +178,7 @@ def vectors(out):
     moved = dict(base)
     moved["Email/wiki.json"] = moved.pop("Team/wiki.json")
     out.refused("accept-state-files-refused-across-domains", "state-files",
-                "Team/wiki.json's file moved out of the scope, unchanged [state-files] (the vault domain's digest "
+                "Team/wiki.json's file moved out of the scope, unchanged [state-files] (the vault domain's tree "
                 "is checked first)", inputs(moved))
     # epoch-replaced
     tree2, key2 = rekeyed_tree(1)
@@ -214,14 +213,14 @@ def vectors(out):
     forged_header[VAULT_HEADER] = changed(vh, lambda o: o["keySlots"].insert(1, slot), None).encode()
     forged_header = with_record(forged_header, VAULT_DOMAIN)
     out.refused("accept-header-authentic-refused", "header-authentic",
-                "a passphrase slot added to the vault header without the key, the state record's digest updated to "
+                "a passphrase slot added to the vault header without the key, the state record's tree id updated to "
                 "match (its tag kept) [header-authentic]", inputs(forged_header))
     # state-authentic
     out.accepted("accept-state-authentic-ok", "every held domain's state record verifies under its state key",
                  inputs(edited))
     rolled_record = with_record(rolled, VAULT_DOMAIN)
     out.refused("accept-state-authentic-refused", "state-authentic",
-                "Email/gmail.json rolled back and the state record's digest updated to match, without the key "
+                "Email/gmail.json rolled back and the state record's tree id updated to match, without the key "
                 "[state-authentic]", inputs(rolled_record))
     raised = with_record(base, TEAM_ID, lambda o: o["clock"].update({R1: 99}))
     out.refused("accept-state-authentic-refused-clock", "state-authentic",

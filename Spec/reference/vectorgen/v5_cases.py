@@ -107,20 +107,29 @@ def header_vectors(out):
                 {"file": file})
     unknown = vault_header(unknown={"generation": 7, "zFuture": {"a": [cj.Number("1.50"), True]}},
                            others=[{"type": "hardware-token", "id": "x", "note": "kept verbatim"}])
-    obj = cj.loads(unknown.serialize())
-    obj["keySlots"][0]["zSlotMember"] = "kept and covered"
-    obj["scopes"][TEAM_ID]["zScopeMember"] = 1
-    with_unknown = raw(obj, VAULT_KEY)
+    with_unknown = text(unknown.serialize())
     out.success("v5-header-unknown-members", "v5-header",
-                "unknown members at every depth (top level — `generation` is unknown in version 5 —, a passphrase "
-                "slot, a scope value) and a slot of an unknown type: kept verbatim and covered by the tag, which is "
-                "computed over the header as parsed (§11.4)", {"file": with_unknown, "passphrase": PASSPHRASE})
+                "unknown members of the header (`generation` is one in version 5, and an object with the number "
+                "1.50) and a slot of an unknown type: kept verbatim and covered by the tag, which is computed over the "
+                "header as parsed (§11.4)", {"file": with_unknown, "passphrase": PASSPHRASE})
     u = cj.loads(with_unknown.encode())
-    u["scopes"][TEAM_ID]["zScopeMember"] = 2
+    u["zFuture"]["a"][1] = False
     out.failure("v5-header-unknown-member-changed", "v5-header",
-                "an unknown member inside a scope value changed without the key: the tag covers it "
-                "[header-not-authentic]", {"file": cj.file_bytes(u).decode(), "passphrase": PASSPHRASE},
-                "header-not-authentic")
+                "an unknown member of the header changed without the key: the tag covers it [header-not-authentic]",
+                {"file": cj.file_bytes(u).decode(), "passphrase": PASSPHRASE}, "header-not-authentic")
+    u = cj.loads(with_unknown.encode())
+    u["keySlots"][2]["note"] = "changed"
+    out.failure("v5-header-unknown-slot-changed", "v5-header",
+                "a slot of an unknown type changed without the key [header-not-authentic]",
+                {"file": cj.file_bytes(u).decode(), "passphrase": PASSPHRASE}, "header-not-authentic")
+    for name, what, fn in [
+            ("passphrase-slot-member", "a member zNew in a passphrase slot", lambda o: o["keySlots"][0].update(zNew=1)),
+            ("kdf-member", "a member zNew in a passphrase slot's kdf", lambda o: o["keySlots"][0]["kdf"].update(zNew=1)),
+            ("recipient-slot-member", "a member zNew in a recipient slot", lambda o: o["keySlots"][1].update(zNew=1)),
+            ("scope-member", "a member zNew in a scopes value", lambda o: o["scopes"][TEAM_ID].update(zNew=1))]:
+        out.failure("v5-header-unknown-" + name, "v5-header",
+                    what + ", tagged with the key: version 5 accepts no member there but those it names [malformed]",
+                    {"file": changed(vh, fn), "passphrase": PASSPHRASE}, "malformed")
     out.failure("v5-header-slot-added-without-key", "v5-header",
                 "a passphrase slot added (wrapping a key of someone else's) without the vault key [header-not-authentic]",
                 {"file": changed(vh, lambda o: o["keySlots"].insert(1, dict(slot_json_of(
@@ -188,6 +197,9 @@ def header_vectors(out):
     out.failure("v5-header-proof-short", "v5-header", "a rekey proof of 31 bytes [bad-encoding]",
                 {"file": changed(h2, lambda o: o["rekey"]["proofs"].update({"1": b64encode(bytes(31))}), key2),
                  "passphrase": PASSPHRASE}, "bad-encoding")
+    out.failure("v5-header-rekey-member", "v5-header", "a member zNew in rekey [malformed]",
+                {"file": changed(h2, lambda o: o["rekey"].update(zNew=1), key2), "passphrase": PASSPHRASE},
+                "malformed")
     out.failure("v5-header-keys-wrong-length", "v5-header",
                 "rekey.keys of an epoch 2 header must be 32 + 16 bytes [bad-encoding]",
                 {"file": changed(h2, lambda o: o["rekey"].update(keys=b64encode(bytes(80))), key2),
@@ -223,6 +235,10 @@ def scope_vectors(out):
     out.failure("v5-scope-vault-slot-without-dot", "v5-scope", "a vault slot without a dot [malformed]",
                 {"vault_header": vh, "path": team_path,
                  "file": changed(th, lambda o: o["keySlots"][1].pop("dot"), TEAM_KEY, b"tresor-scope"),
+                 "vault_key": hexstr(VAULT_KEY)}, "malformed")
+    out.failure("v5-scope-vault-slot-member", "v5-scope", "a member zNew in the vault slot [malformed]",
+                {"vault_header": vh, "path": team_path,
+                 "file": changed(th, lambda o: o["keySlots"][1].update(zNew=1), TEAM_KEY, b"tresor-scope"),
                  "vault_key": hexstr(VAULT_KEY)}, "malformed")
     out.failure("v5-scope-dot-not-covered", "v5-scope", "carol's slot has a dot the scope header's clock does not cover "
                 "[malformed]", {"vault_header": vh, "path": team_path,
@@ -260,8 +276,8 @@ def entry_vectors(out):
     p["zFuture"] = cj.Number("1.50")
     p["fields"]["password"]["zFieldMember"] = "kept"
     out.success("v5-entry-history-unknown", "v5-entry",
-                "an edited entry: history items with the dots of the values they held; unknown members in the payload "
-                "and in a field object (kept verbatim in version 5)",
+                "an edited entry: history items with the dots of the values they held; an unknown member of the "
+                "payload (kept) and of a field object (accepted; a writer that rewrites the entry drops it, §11.8)",
                 {"key": hexstr(VAULT_KEY), "path": "Email/gmail",
                  "file": text(entry5.seal_entry_v5(GMAIL_ID, p, sequence(0xb4, 24), VAULT_KEY))})
 
@@ -366,6 +382,15 @@ def edit_vectors(out):
                 "70 history items of one field in reverse order: a change sorts them (dot last) and keeps the newest 64",
                 {"entry": {"id": GMAIL_ID, "payload": capped}, "edits": [
                     {"set": "notes", "value": "n", "time": T(80), "origin": "phone", "dot": [R2, 1]}]})
+    extra = entry5.normalized(gmail_payload())
+    extra["fields"]["username"]["zNew"] = "dropped"
+    extra["moved"]["zNew"] = "dropped"
+    extra["zTop"] = "kept"
+    out.success("v5-edit-drops-unknown-inner-members", "v5-edit",
+                "a payload with unknown members in a field object, in moved and at the top level: a change drops the "
+                "first two and keeps the last (§11.8)",
+                {"entry": {"id": GMAIL_ID, "payload": extra}, "edits": [
+                    {"set": "notes", "value": "n", "time": T(20), "origin": "phone", "dot": [R2, 1]}]})
     out.success("v5-edit-unchanged", "v5-edit", "an edit that changes nothing leaves the history as it is (unsorted)",
                 {"entry": {"id": GMAIL_ID, "payload": capped}, "edits": [
                     {"set": "password", "value": "v70", "time": T(80), "origin": "phone", "dot": [R2, 1]}]})
@@ -390,18 +415,20 @@ def state_vectors(out):
     tree = base_tree()
     t = tree_text(tree)
     out.success("v5-state-vault", "v5-state",
-                "the vault domain's state record: the digest over .gitattributes, the vault header and Email/gmail.json "
-                "(path, 0x00, blob id, bytewise by path), tagged with the state key (subkey 6) of the vault key",
+                "the vault domain's state record: `tree` is the id of the commit's root tree without .tresor/state, "
+                ".tresor/scopes and the scopes' folders Team and Ops (so .gitattributes, .tresor/vault.json and "
+                "Email/gmail.json), tagged with the state key (subkey 6) of the vault key",
                 {"tree": t, "domain": VAULT_DOMAIN, "key": hexstr(VAULT_KEY)})
-    out.success("v5-state-scope", "v5-state", "the Team domain: its scope header and Team/wiki.json, under Team's key",
+    out.success("v5-state-scope", "v5-state", "the Team domain: `tree` is the id of the tree {entries: the tree of the folder Team, header: the "
+                "blob of Team's scope header}, under Team's key",
                 {"tree": t, "domain": TEAM_ID, "key": hexstr(TEAM_KEY)})
     out.success("v5-state-unkeyed", "v5-state",
                 "the closed scope Ops checked without its key: the record parses, names its vault, domain and epoch, "
-                "and the digest matches (what a replica without the key checks)", {"tree": t, "domain": OPS_ID})
+                "and the domain's tree id matches (what a replica without the key checks)", {"tree": t, "domain": OPS_ID})
     moved = dict(tree)
     moved["Email/wiki.json"] = moved.pop("Team/wiki.json")
     out.failure("v5-state-file-moved-across-domains", "v5-state",
-                "Team/wiki.json's file moved to the vault domain unchanged: the vault domain's digest differs "
+                "Team/wiki.json's file moved to the vault domain unchanged: the vault domain's tree differs "
                 "[state-files]", {"tree": tree_text(moved), "domain": VAULT_DOMAIN}, "state-files")
     old = base_tree(entries={"Email/gmail.json": (GMAIL_ID, gmail_payload(), VAULT_DOMAIN),
                              "Team/wiki.json": (WIKI_ID, wiki_payload(), TEAM_ID),
@@ -431,8 +458,9 @@ def state_vectors(out):
         ("other-vault", "a record naming another vault", lambda o: o.update(vault=OTHER_VAULT_ID), VAULT_KEY,
          "malformed"),
         ("version-2", "state record version 2", lambda o: o.update(version=2), VAULT_KEY, "unsupported-version"),
-        ("files-short", "files of 31 bytes", lambda o: o.update(files=b64encode(bytes(31))), VAULT_KEY,
-         "bad-encoding"),
+        ("tree-uppercase", "tree in uppercase hex", lambda o: o.update(tree=o["tree"].upper()), VAULT_KEY,
+         "malformed"),
+        ("tree-short", "tree of 39 hex digits", lambda o: o.update(tree=o["tree"][:39]), VAULT_KEY, "malformed"),
         ("domain-uppercase", "a domain that is neither vault nor an id", lambda o: o.update(domain="Vault"),
          VAULT_KEY, "malformed"),
     ]:
@@ -440,6 +468,13 @@ def state_vectors(out):
         t2[state_file(VAULT_DOMAIN)] = changed(rec, fn, key, b"tresor-state").encode()
         out.failure("v5-state-" + name, "v5-state", what + " [%s]" % kind,
                     {"tree": tree_text(t2), "domain": VAULT_DOMAIN, "key": hexstr(VAULT_KEY)}, kind)
+    t2 = dict(tree)
+    obj = cj.loads(tree[state_file(VAULT_DOMAIN)])
+    obj["auth"] = obj["auth"].replace("+", "-").replace("/", "_")
+    assert obj["auth"] != cj.loads(tree[state_file(VAULT_DOMAIN)])["auth"]
+    t2[state_file(VAULT_DOMAIN)] = cj.file_bytes(obj)
+    out.failure("v5-state-auth-url-alphabet", "v5-state", "auth in the URL-safe base64 alphabet [bad-encoding]",
+                {"tree": tree_text(t2), "domain": VAULT_DOMAIN, "key": hexstr(VAULT_KEY)}, "bad-encoding")
 
 
 # ---- v5-rekey ----

@@ -8,7 +8,7 @@ from tresorref.encoding import hexstr
 from tresorref.errors import fail
 from tresorref.header5 import (VaultHeaderV5, ScopeHeaderV2, VAULT_DOMAIN, header_key, state_key, chain_key)
 from tresorref.join import join_entry
-from tresorref.state import StateRecord, VAULT_HEADER, state_file, tree_blobs, files_digest, governing_domain
+from tresorref.state import StateRecord, VAULT_HEADER, state_file, tree_blobs, domain_tree, domain_files
 from tresorref.scopes import scope_file, scope_wrap_key
 from tresorref import vault5
 
@@ -136,8 +136,8 @@ def _domain_epoch(tree, vh, domain):
 
 
 def v5_state(inputs):
-    """§11.6: the state record of `domain` in `tree`: its reader checks, against the tree (vault id, domain, the
-    domain header's epoch, the files digest) and, with `key`, its tag."""
+    """§11.6: the state record of `domain` in `tree` (the commit's files): its reader checks, against the commit's tree
+    (vault id, domain, the domain header's epoch, the id of the domain's tree) and, with `key`, its tag."""
     tree = _tree(inputs)
     d = inputs["domain"]
     vh = VaultHeaderV5.parse(tree[VAULT_HEADER])
@@ -146,9 +146,8 @@ def v5_state(inputs):
     folders = vh.scope_folders()
     rec.check_tree(vh.vault_id, state_file(d), _domain_epoch(tree, vh, d), blobs, folders)
     out = {"epoch": rec.epoch, "clock": clock_json(rec.clock),
-           "files": [{"path": p, "blob": hexstr(blobs[p])} for p in sorted(blobs, key=lambda p: p.encode())
-                     if governing_domain(p, folders) == d],
-           "files_digest": hexstr(files_digest(blobs, d, folders))}
+           "files": [{"path": p, "blob": hexstr(blobs[p])} for p in domain_files(blobs, d, folders)],
+           "tree": hexstr(domain_tree(blobs, d, folders))}
     if "key" in inputs:
         key = H(inputs["key"])
         rec.verify(key)
