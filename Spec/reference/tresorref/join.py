@@ -205,3 +205,64 @@ def conflict_path(path, suffix):
             return candidate
         name = name[:-1]
     return None
+
+
+# ---- states of several domains (§4) ----
+
+def domain_of(path, scopes):
+    """The domain of entry path `path` under a header's scopes (id -> folder): a scope id or "vault"."""
+    for sid, folder in scopes.items():
+        if path.startswith(folder + "/"):
+            return sid
+    return "vault"
+
+
+def join_state(A, B, reads, scopes):
+    """§4 for two states. A state: `clocks` (domain -> clock), `scopes` (its header's, id -> folder), `entries`
+    ({id: payload} of the domains the merger reads), `unreadIds` (domain -> envelope ids of the domains it does not
+    read), `records` (domain -> the state record's text, for §4.4). `reads`: the domains the merger reads; `scopes`:
+    the joined vault header's. Returns (entries {id: payload}, records, clocks of the result's domains)."""
+    from .errors import fail
+    ca = {d: parse_clock(c) for d, c in A["clocks"].items()}
+    cb = {d: parse_clock(c) for d, c in B["clocks"].items()}
+    result, records = {}, []
+    ea, eb = A["entries"], B["entries"]
+    for id in sorted(set(ea) | set(eb), key=b):
+        if id in ea and id in eb:
+            payload, recs = join_entry(id, ea[id], eb[id])
+            result[id] = payload
+            records.extend(recs)
+            continue
+        side, other_clocks, other = (A, cb, B) if id in ea else (B, ca, A)
+        payload = normalized(side["entries"][id])
+        d = domain_of(payload["path"], side["scopes"])
+        if at_most(parse_clock(payload["clock"]), other_clocks.get(d, {})):
+            continue
+        if domain_of(payload["path"], scopes) not in reads or any(
+                id in ids for dd, ids in other.get("unreadIds", {}).items() if dd not in reads):
+            fail("domain-conflict", "entry %s lies in or comes from a domain the merger does not read" % id)
+        result[id] = payload
+    records.extend(separate_collisions(result))
+    for id, p in result.items():
+        if domain_of(p["path"], scopes) not in reads:
+            fail("domain-conflict", "entry %s lies in a domain the merger does not read" % id)
+    clocks = {}
+    for d in sorted(set(ca) | set(cb), key=b):
+        if d != "vault" and d not in scopes:
+            continue
+        if d in reads:
+            clocks[d] = clock_json(join_clocks(ca.get(d, {}), cb.get(d, {})))
+            continue
+        x, y = ca.get(d, {}), cb.get(d, {})
+        if x == y and A.get("records", {}).get(d) == B.get("records", {}).get(d):
+            clocks[d] = clock_json(x)
+        elif at_most(y, x) and x != y:
+            clocks[d] = clock_json(x)
+        elif at_most(x, y) and x != y:
+            clocks[d] = clock_json(y)
+        elif x == y:
+            fail("domain-conflict", "domain %s: equal clocks, different state records (the fetched side's is taken; "
+                                    "not commutative)" % d)
+        else:
+            fail("domain-conflict", "domain %s: concurrent clocks and the merger does not read it" % d)
+    return result, records, clocks

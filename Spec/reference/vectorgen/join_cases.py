@@ -449,3 +449,64 @@ head("scope-header-members-added-on-both",
      team([CAROL_T, T_BOB, VAULT_T], {w.R1: 8}), team([CAROL_T, T_DAVE, VAULT_T], {w.R1: 3, w.R2: 1}),
      unsigned(team([T_BOB, CAROL_T, T_DAVE, VAULT_T], {w.R1: 8, w.R2: 1})),
      [R("key-slots-merged", ".tresor/scopes/%s.json" % w.TEAM_ID, id=w.TEAM_ID)], scope=True)
+
+
+# ---- states of several domains (§4.1, §4.2, §4.4) ----
+# The merger reads the vault domain and Team, not Ops (a closed scope).
+from .join_run import domains_case  # noqa: E402
+
+TEAM_ID, OPS_ID = w.TEAM_ID, w.OPS_ID
+DSCOPES = {TEAM_ID: "Team", OPS_ID: "Ops"}
+READS = ["vault", TEAM_ID]
+ID3 = "33333333-3333-4333-8333-333333333333"
+ROOT_E = E(ID1, "mail/work", {"password": P1}, [], {RA: 1}, MOVED0)
+WIKI_E = E(ID3, "Team/wiki", {"password": F("w1", 0, "laptop", (RA, 2))}, [], {RA: 2}, ((RA, 2), 0, "laptop"))
+
+
+def dcase(name, description, rule, a, b, expected=None, resolutions=(), clocks=None, error=None):
+    CASES[name] = domains_case(name, description, rule, READS, DSCOPES, a, b, expected, resolutions, clocks, error)
+
+
+OPS_RECORD = "(Ops's state record, not read)"
+dcase("domains-deletion-by-domain-clock",
+      "Team/wiki is in aaaa…'s Team domain only; bbbb…'s Team clock {aaaa…: 2, bbbb…: 1} covers the entry's {aaaa…: 2} "
+      "(bbbb… deleted it, event 1, a Team event) while its vault clock does not: the domain of the entry decides, so it "
+      "is deleted; Ops, not read, has equal clocks and records and is kept; clocks of read domains are joined",
+      "MERGE.md §4.2, §4.4",
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: OPS_RECORD}},
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2, RB: 1}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
+       "entries": [ROOT_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: OPS_RECORD}},
+      [ROOT_E], clocks={"vault": {RA: 1}, TEAM_ID: {RA: 2, RB: 1}, OPS_ID: {RA: 3}})
+
+dcase("domains-unread-domain-newer",
+      "Ops, which the merger does not read, is newer on bbbb…'s side ({aaaa…: 3, cccc…: 1}): it is taken whole from "
+      "that side (its clock in the result)",
+      "MERGE.md §4.4",
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: OPS_RECORD}},
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3, RC: 1}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: "(a newer record)"}},
+      [WIKI_E, ROOT_E], clocks={"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3, RC: 1}})
+
+dcase("domains-unread-domain-concurrent",
+      "Ops changed on both sides (clocks {aaaa…: 4} and {aaaa…: 3, cccc…: 1}) and the merger does not read it "
+      "[domain-conflict]: a holder of Ops's key must sync first",
+      "MERGE.md §4.4",
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 4}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "records": {OPS_ID: "(one record)"}},
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3, RC: 1}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "records": {OPS_ID: "(another record)"}},
+      error="domain-conflict")
+
+MOVED_OUT = E(ID3, "mail/wiki", {"password": F("w1", 0, "laptop", (RA, 2))}, [], {RA: 2, RC: 1},
+              ((RC, 1), 5, "carol"))
+dcase("domains-entry-moved-into-unread-domain",
+      "an entry that cccc… moved out of Ops into the vault domain (so it is in the vault domain on one side) while its "
+      "id is still in a file of Ops, which the merger does not read, on the other side [domain-conflict]",
+      "MERGE.md §4.2",
+      {"clocks": {"vault": {RA: 1, RC: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3, RC: 1}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, MOVED_OUT], "unreadIds": {OPS_ID: []}, "records": {OPS_ID: "(after the move)"}},
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
+       "entries": [ROOT_E], "unreadIds": {OPS_ID: [ID3]}, "records": {OPS_ID: OPS_RECORD}},
+      error="domain-conflict")

@@ -79,3 +79,32 @@ def header_case(name, description, rule, a, b, expected=None, resolutions=(), er
     else:
         v["expected"] = normalized(results[0])
     return v
+
+
+def domains_case(name, description, rule, reads, scopes, a, b, expected=None, resolutions=(), clocks=None, error=None):
+    """Two states of several domains: each `{"clocks", "scopes", "entries", optional "unreadIds", "records"}`;
+    `reads` the domains the merger reads, `scopes` the joined header's. `expected` the joined entries by path and the
+    result's domain `clocks`, or `error`."""
+    from tresorref.join import join_state
+
+    def side(s):
+        for e in s["entries"]:
+            check_payload(normalized(e["payload"]))
+        out = dict(normalized(s))
+        out["entries"] = {e["id"]: normalized(e["payload"]) for e in s["entries"]}
+        return out
+    results = []
+    for x, y in ((a, b), (b, a)):
+        try:
+            entries, records, cl = join_state(side(x), side(y), reads, scopes)
+            listed = [{"id": id, "payload": p} for id, p in entries.items()]
+            listed.sort(key=lambda e: e["payload"]["path"].encode("utf-8"))
+            results.append({"entries": listed, "resolutions": records, "clocks": cl})
+        except FormatError as e:
+            results.append({"error": e.kind})
+    check(name, "with the sides swapped", results[1], results[0])
+    by_hand = {"error": error} if error else {"entries": expected, "resolutions": list(resolutions), "clocks": clocks}
+    check(name, "result", results[0], by_hand)
+    v = {"description": description, "rule": rule, "domains": True, "reads": reads, "scopes": scopes, "a": a, "b": b}
+    v.update({"error": results[0]["error"]} if "error" in results[0] else {"expected": normalized(results[0])})
+    return v
