@@ -220,7 +220,8 @@ def domain_of(path, scopes):
 def join_state(A, B, reads, scopes):
     """§4 for two states. A state: `clocks` (domain -> clock), `scopes` (its header's, id -> folder), `entries`
     ({id: payload} of the domains the merger reads), `unreadIds` (domain -> envelope ids of the domains it does not
-    read), `records` (domain -> the state record's text, for §4.4). `reads`: the domains the merger reads; `scopes`:
+    read), `records` (domain -> the state record's text, for §4.4); B is the fetched side. `reads`: the domains the
+    merger reads; `scopes`:
     the joined vault header's. Returns (entries {id: payload}, records, clocks of the result's domains)."""
     from .errors import fail
     ca = {d: parse_clock(c) for d, c in A["clocks"].items()}
@@ -261,8 +262,7 @@ def join_state(A, B, reads, scopes):
         elif at_most(x, y) and x != y:
             clocks[d] = clock_json(y)
         elif x == y:
-            fail("domain-conflict", "domain %s: equal clocks, different state records (the fetched side's is taken; "
-                                    "not commutative)" % d)
+            clocks[d] = clock_json(y)      # §4.4: equal clocks, different records: B's (the fetched side's) files
         else:
             fail("domain-conflict", "domain %s: concurrent clocks and the merger does not read it" % d)
     return result, records, clocks
