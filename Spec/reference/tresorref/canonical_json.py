@@ -33,6 +33,8 @@ class Number:
 
 def integer(value):
     """The value as an integer if it is one by §1.3 (plain ASCII digits, fits 64 bits unsigned), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 64:
+        return value
     if isinstance(value, Number) and re.fullmatch(r"[0-9]+", value.text, re.ASCII):
         n = int(value.text)
         if n < 2 ** 64:

@@ -2,7 +2,9 @@
 
 KINDS = ("malformed", "unsupported-version", "bad-encoding", "kdf-out-of-bounds", "authentication-failed",
          "wrong-passphrase", "path-mismatch", "invalid-path", "invalid-field", "symlink", "io",
-         "different-vault", "header-not-authentic", "header-replayed", "not-a-recipient", "no-such-member")
+         "different-vault", "header-not-authentic", "header-replayed", "not-a-recipient", "no-such-member",
+         # version 5 (FORMAT §11.6, MERGE.md version 2 §4.2, §4.4)
+         "state-files", "not-authentic", "domain-conflict")
 
 
 class FormatError(Exception):
