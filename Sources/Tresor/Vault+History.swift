@@ -105,7 +105,8 @@ extension Vault {
                     entry = Entry(path: path, change: txn.change)
                     for (name, field) in restored.fields { try? entry.set(name, field.value, change: txn.change) }
                 } else {
-                    entry.record(txn.change)
+                    // Only the clock changes (Spec/FORMAT.md §11.8 restore): a deletion elsewhere must have seen it.
+                    entry.clock.advance(to: txn.change.dot)
                 }
             }
             try txn.put(entry)

@@ -125,8 +125,9 @@ public enum Acceptance {
                 throw AcceptanceRefusal(.stateFiles, domain: domain, path: path, "the domain's files are not the files its state record names")
             }
             // epoch-replaced
+            let headerPath = domain == Domain.vault ? VaultHeader.relativePath : ScopeHeader.relativePath(scopeID: domain)
             if let published = trust.published[domain], domainEpoch < published {
-                throw AcceptanceRefusal(.epochReplaced, domain: domain, path: path,
+                throw AcceptanceRefusal(.epochReplaced, domain: domain, path: headerPath,
                                         "epoch \(domainEpoch), while epoch \(published) has been published")
             }
             var verdict = DomainVerdict(verified: false, relation: .newer, rolledBack: false, epoch: domainEpoch, key: nil,
@@ -138,10 +139,8 @@ public enum Acceptance {
                 heldKeys = [EpochKey(epoch: s.epoch, key: k)]
             }
             let openedKeys = opened[domain] ?? []
-            let offered = domain != Domain.vault && trust.scopesAccepted.map { !$0.contains(domain) } ?? false
-            if offered {
-                verdict.offered = true
-            } else if !heldKeys.isEmpty || !openedKeys.isEmpty {
+            verdict.offered = domain != Domain.vault && trust.scopesAccepted.map { !$0.contains(domain) } ?? false
+            if !heldKeys.isEmpty || !openedKeys.isEmpty {
                 try verify(domain: domain, epoch: domainEpoch, header: header, scope: scopeHeaders[domain], record: record,
                            held: heldKeys, opened: openedKeys, vaultID: vaultID, verdict: &verdict)
             }
@@ -149,45 +148,36 @@ public enum Acceptance {
                 verdict.relation = record.clock.relation(to: mine.clock)
                 if verdict.verified, domainEpoch < mine.epoch { verdict.olderEpoch = true }
             }
-            if let last = trust.remote[domain] { verdict.rolledBack = record.clock.relation(to: last) == .older }
+            // rolled-back: the remote no longer holds everything it held (older, or one change dropped and another added).
+            if let last = trust.remote[domain] { verdict.rolledBack = !last.isAtMost(record.clock) }
             verdicts[domain] = verdict
         }
         return verdicts
     }
 
-    /// domain-listing: the scopes the vault header lists, their scope headers and the state records agree; returns the
-    /// parsed scope headers.
+    /// domain-listing (Spec/AUTH.md §5.2), in its order: the vault's state record; for each listed scope by id, its header
+    /// (there, parses, names this vault, that scope and the folder) and its state record; then no other file under
+    /// `.tresor/`. Returns the parsed scope headers.
     static func listing(_ tip: TipTree, _ header: VaultHeader) throws -> [String: ScopeHeader] {
+        func refuse(_ domain: String?, _ path: String, _ why: String) -> AcceptanceRefusal { AcceptanceRefusal(.domainListing, domain: domain, path: path, why) }
+        let vaultState = StateRecord.relativePath(domain: Domain.vault)
+        guard tip.smallFiles[vaultState] != nil else { throw refuse(Domain.vault, vaultState, "the vault domain has no state record") }
         var scopes: [String: ScopeHeader] = [:]
-        var states = Set<String>()
-        for path in tip.smallFiles.keys.sorted() {
-            if let id = ScopeHeader.scopeID(ofPath: path) {
-                guard header.scopes[id] != nil else {
-                    throw AcceptanceRefusal(.domainListing, domain: id, path: path, "a scope header of a scope the vault header does not list")
-                }
-                let s: ScopeHeader
-                do { s = try ScopeHeader.parse(tip.smallFiles[path]!) } catch let e as CoreError {
-                    throw AcceptanceRefusal(.domainListing, domain: id, path: path, e.kind)
-                }
-                guard s.version == FormatVersion.scopeHeader else {
-                    throw AcceptanceRefusal(.formatVersion, domain: id, path: path, "scope header version \(s.version)")
-                }
-                do { try s.checkPlace(in: header, path: path) } catch {
-                    throw AcceptanceRefusal(.domainListing, domain: id, path: path, "the scope header names another vault, scope or folder")
-                }
-                scopes[id] = s
-            } else if let d = StateRecord.domain(ofPath: path) {
-                guard d == Domain.vault || header.scopes[d] != nil else {
-                    throw AcceptanceRefusal(.domainListing, domain: d, path: path, "a state record of a domain the vault does not have")
-                }
-                states.insert(d)
-            }
+        var expected: Set<String> = [VaultHeader.relativePath, vaultState]
+        for id in header.scopes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let bytes = tip.smallFiles[path] else { throw refuse(id, path, "the vault header lists a scope without its header") }
+            let s: ScopeHeader
+            do { s = try ScopeHeader.parse(bytes) } catch let e as CoreError { throw refuse(id, path, e.kind) }
+            guard s.version == FormatVersion.scopeHeader else { throw refuse(id, path, "scope header version \(s.version)") }
+            do { try s.checkPlace(in: header, path: path) } catch { throw refuse(id, path, "the scope header names another vault, scope or folder") }
+            scopes[id] = s
+            let state = StateRecord.relativePath(domain: id)
+            guard tip.smallFiles[state] != nil else { throw refuse(id, state, "the scope has no state record") }
+            expected.formUnion([path, state])
         }
-        for id in header.scopes.keys.sorted() where scopes[id] == nil {
-            throw AcceptanceRefusal(.domainListing, domain: id, path: ScopeHeader.relativePath(scopeID: id), "the vault header lists a scope without its header")
-        }
-        for d in [Domain.vault] + header.scopes.keys.sorted() where !states.contains(d) {
-            throw AcceptanceRefusal(.domainListing, domain: d, path: StateRecord.relativePath(domain: d), "a domain without its state record")
+        for path in tip.smallFiles.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !expected.contains(path) {
+            throw refuse(ScopeHeader.scopeID(ofPath: path) ?? StateRecord.domain(ofPath: path), path, "a file of a domain the vault header does not list")
         }
         return scopes
     }

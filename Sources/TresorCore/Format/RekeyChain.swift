@@ -80,14 +80,14 @@ public struct RekeyChain: Equatable, Sendable {
         guard let o = json?.objectValue, Set(o.keys) == ["proofs", "nonce", "keys"], let po = o["proofs"]?.objectValue else {
             throw CoreError.malformed("\"rekey\" is not an object of \"proofs\", \"nonce\" and \"keys\"")
         }
+        // Exactly one proof per earlier epoch, named by its decimal number.
+        guard Set(po.keys) == Set((1..<epoch).map { String($0) }) else { throw CoreError.malformed("\"rekey\" does not hold exactly one proof per earlier epoch") }
         var proofs: [UInt64: [UInt8]] = [:]
-        for (name, v) in po {
-            guard let i = UInt64(name), String(i) == name, i >= 1, i < epoch else { throw CoreError.malformed("\"rekey\" has a proof for no earlier epoch") }
-            guard let t = v.stringValue else { throw CoreError.malformed("a rekey proof is not a string") }
+        for i in 1..<epoch {
+            guard let t = po[String(i)]?.stringValue else { throw CoreError.malformed("a rekey proof is not a string") }
             guard let b = Base64.decodeCanonical(t), b.count == 32 else { throw CoreError.badEncoding("a rekey proof is not canonical base64 of 32 bytes") }
             proofs[i] = b
         }
-        guard proofs.count == Int(epoch) - 1 else { throw CoreError.malformed("\"rekey\" does not hold a proof for every earlier epoch") }
         guard let n = o["nonce"]?.stringValue, let k = o["keys"]?.stringValue else { throw CoreError.malformed("\"rekey\" nonce or keys is not a string") }
         guard let nonce = Base64.decodeCanonical(n), nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding("\"rekey.nonce\" is not canonical base64 of 24 bytes") }
         guard let keys = Base64.decodeCanonical(k), keys.count == Sodium.keyBytes * (Int(epoch) - 1) + Sodium.tagBytes else {

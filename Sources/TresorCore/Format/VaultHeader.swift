@@ -392,6 +392,13 @@ public struct VaultHeader: Equatable, Sendable {
         guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
         let clock = try Clock(json: o["clock"], context: "vault header")
         let auth = try tag(o)
+        let chain: RekeyChain?
+        switch (epoch, o["rekey"]) {
+        case (1, nil): chain = nil
+        case (1, _): throw CoreError.malformed("a header of epoch 1 has \"rekey\"")
+        case (_, nil): throw CoreError.malformed("a header of epoch \(epoch) has no \"rekey\"")
+        case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
+        }
         guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed("\"scopes\" is not an object") }
         var scopes: [String: String] = [:], scopeDots: [String: Dot] = [:]
         for (sid, value) in so {
@@ -402,13 +409,6 @@ public struct VaultHeader: Equatable, Sendable {
             scopeDots[sid] = try Dot(json: vo["dot"], context: "scope")
         }
         try checkScopes(scopes)
-        let chain: RekeyChain?
-        switch (epoch, o["rekey"]) {
-        case (1, nil): chain = nil
-        case (1, _): throw CoreError.malformed("a header of epoch 1 has \"rekey\"")
-        case (_, nil): throw CoreError.malformed("a header of epoch \(epoch) has no \"rekey\"")
-        case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
-        }
         var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
             guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }

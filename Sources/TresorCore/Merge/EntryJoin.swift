@@ -13,7 +13,7 @@ public enum EntryJoin {
         if let renamed {
             resolutions.append(MergeResolution(
                 entryID: a.id, path: path.string, kind: .renameConflict(losingPath: renamed.path),
-                winnerModified: moved.modified, loserModified: renamed.modified,
+                winnerOrigin: moved.origin, winnerModified: moved.modified, loserOrigin: renamed.origin, loserModified: renamed.modified,
                 description: "entry was moved to \"\(path)\" on one side and to \"\(renamed.path)\" on the other: kept \"\(path)\""))
         }
         var fields: [String: Field] = [:]
@@ -64,7 +64,7 @@ public enum EntryJoin {
     }
 
     /// §5.3: the path register. Returns the path, its write, and the losing path of two concurrent moves.
-    static func joinedPath(_ a: Entry, _ b: Entry) -> (EntryPath, PathWrite, (path: String, modified: Timestamp)?) {
+    static func joinedPath(_ a: Entry, _ b: Entry) -> (EntryPath, PathWrite, (path: String, modified: Timestamp, origin: String)?) {
         let sameWrite = a.moved.dot == b.moved.dot && a.moved.modified == b.moved.modified && MergeOrder.same(a.moved.origin, b.moved.origin)
         if sameWrite {
             // One write; two paths only after a path-collision rename (§6), which the greater bytes keep.
@@ -78,7 +78,7 @@ public enum EntryJoin {
             let aWins = pathWriteGreater(a, b)
             let (w, l) = aWins ? (a, b) : (b, a)
             // Both live with one path: no conflict to report.
-            let losing = aLive && bLive && !MergeOrder.same(w.path.string, l.path.string) ? (l.path.string, l.moved.modified) : nil
+            let losing = aLive && bLive && !MergeOrder.same(w.path.string, l.path.string) ? (l.path.string, l.moved.modified, l.moved.origin) : nil
             return (w.path, w.moved, losing)
         }
     }

@@ -25,30 +25,21 @@ public enum HeaderJoin {
         let path = VaultHeader.relativePath
 
         // Passphrase slots by id; one of an older key's side is dropped (it wraps the key before the rekey).
-        var dropped = false
+        var dropped: [String] = []
         out.keySlots = try live(base.keySlots, other.keySlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
             .compactMap { slot, fromOther in
-                if fromOther && otherIsOld { dropped = true; return nil }
+                if fromOther && otherIsOld { dropped.append(slot.id); return nil }
                 return slot
             }
-        if dropped {
-            resolutions.append(MergeResolution(entryID: a.vaultID, path: path, kind: .passphraseSlotDropped,
-                description: "a passphrase set on one side before it learned of the other side's new vault key no longer opens the vault"))
-        }
         // Recipient slots by id, then one per name and public key (the greater canonical bytes); the older key's side
         // sealed again to the result's key.
-        var resealed = false
         var members: [(RecipientSlot, Bool)] = []
         for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
             .sorted(by: { MergeOrder.compare($0.0.json.canonicalBytes(), $1.0.json.canonicalBytes()) > 0 })
         where !members.contains(where: { $0.0.name == slot.name || $0.0.publicKey == slot.publicKey }) {
             members.append((slot, fromOther))
         }
-        out.recipientSlots = try members.map { slot, fromOther in
-            guard fromOther && otherIsOld else { return slot }
-            resealed = true
-            return try reseal(slot)
-        }
+        out.recipientSlots = try members.map { slot, fromOther in fromOther && otherIsOld ? try reseal(slot) : slot }
         // Slots of unknown types: those of either side under the result's key; an older key's side's are dropped.
         out.otherSlots = unknownSlots(base.otherSlots, otherIsOld ? [] : other.otherSlots)
         // Scopes by id, each folder a register.
@@ -68,16 +59,30 @@ public enum HeaderJoin {
         out.scopes = scopes
         out.scopeDots = dots
         out.unknownMembers = unknownMembers(a.unknownMembers, b.unknownMembers)
+        // One key, two proofs that both verify (Spec/MERGE.md §8 step 5): the greater canonical bytes, whatever the order.
+        if keySide == nil, let x = a.rekeyChain, let y = b.rekeyChain {
+            out.rekeyChain = MergeOrder.compare(x.json.canonicalBytes(), y.json.canonicalBytes()) >= 0 ? x : y
+        }
 
         if out.keySlots.isEmpty {
             let winner = MergeOrder.compare(a.serialized(), b.serialized()) > 0 ? a : b
             return (winner, [MergeResolution(entryID: a.vaultID, path: path, kind: .headerConflict,
                 description: "joining the vault headers of both sides would leave no passphrase key slot: kept one side's header whole; the other side's passphrase no longer opens the vault")])
         }
-        func ids(_ h: VaultHeader) -> Set<String> { Set(h.keySlots.map(\.id) + h.recipientSlots.map(\.id)) }
-        if resealed || (ids(out) != ids(a) && ids(out) != ids(b)) {
+        // Records in the order of Spec/MERGE.md §9: key-slots-merged, the dropped passphrase slots, unknown members.
+        func ids(_ h: VaultHeader) -> [String] { (h.keySlots.map(\.id) + h.recipientSlots.map(\.id)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        if ids(out) != ids(a) && ids(out) != ids(b) {
             resolutions.append(MergeResolution(entryID: a.vaultID, path: path, kind: .keySlotsMerged,
                 description: "the vault header was changed on both sides: the key slots of both are kept, so each side's passphrase and members open the vault"))
+        }
+        for _ in dropped.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            resolutions.append(MergeResolution(entryID: a.vaultID, path: path, kind: .passphraseSlotDropped,
+                description: "a passphrase set on one side before it learned of the other side's new vault key no longer opens the vault"))
+        }
+        for name in Set(a.unknownMembers.keys).intersection(b.unknownMembers.keys).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        where !MergeOrder.same(a.unknownMembers[name], b.unknownMembers[name]) {
+            resolutions.append(MergeResolution(entryID: a.vaultID, path: path, field: name, kind: .unknownMemberConflict,
+                description: "header member \"\(name)\" differs on the two sides: kept the greater value"))
         }
         return (out, resolutions)
     }
@@ -114,10 +119,21 @@ public enum HeaderJoin {
             return (winner, [MergeResolution(entryID: a.scopeID, path: path, kind: .headerConflict,
                 description: "joining the scope header of \(a.folder) would leave no slot: kept one side's header whole")])
         }
-        func ids(_ h: ScopeHeader) -> Set<String> { Set(h.recipientSlots.map(\.id)) }
-        guard ids(out) != ids(a) && ids(out) != ids(b) || members.contains(where: { $0.1 && otherIsOld }) else { return (out, []) }
-        return (out, [MergeResolution(entryID: a.scopeID, path: path, kind: .keySlotsMerged,
-            description: "the scope header of \(a.folder) was changed on both sides: the members of both were kept")])
+        if keySide == nil, let x = a.rekeyChain, let y = b.rekeyChain {
+            out.rekeyChain = MergeOrder.compare(x.json.canonicalBytes(), y.json.canonicalBytes()) >= 0 ? x : y
+        }
+        func ids(_ h: ScopeHeader) -> [String] { h.recipientSlots.map(\.id).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        var records: [MergeResolution] = []
+        if ids(out) != ids(a) && ids(out) != ids(b) {
+            records.append(MergeResolution(entryID: a.scopeID, path: path, kind: .keySlotsMerged,
+                description: "the scope header of \(a.folder) was changed on both sides: the members of both were kept"))
+        }
+        for name in Set(a.unknownMembers.keys).intersection(b.unknownMembers.keys).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        where !MergeOrder.same(a.unknownMembers[name], b.unknownMembers[name]) {
+            records.append(MergeResolution(entryID: a.scopeID, path: path, field: name, kind: .unknownMemberConflict,
+                description: "header member \"\(name)\" differs on the two sides: kept the greater value"))
+        }
+        return (out, records)
     }
 
     /// The live elements of two lists by id (Spec/MERGE.md §5.1 on slots): an element whose dot the other side's clock

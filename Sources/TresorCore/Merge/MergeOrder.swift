@@ -124,8 +124,8 @@ enum MergeOrder {
         return c
     }
 
-    /// Union of history lists (Spec/MERGE.md §5.4, Spec/FORMAT.md §11.8): one item per value (field, dot and canonical
-    /// value bytes; the greatest item in history order), sorted oldest first, then capped to the newest
+    /// Union of history lists (Spec/MERGE.md §5.4, Spec/FORMAT.md §11.8): one item per value (field, `modified`, origin
+    /// and canonical value bytes; the greatest item in history order), sorted oldest first, then capped to the newest
     /// `Entry.historyLimitPerField` items of each field.
     static func mergedHistory(_ lists: [[HistoryItem]]) -> [HistoryItem] {
         let sorted = lists.joined().sorted { historyCompare($0, $1) < 0 }
@@ -136,12 +136,14 @@ enum MergeOrder {
         return capped(unique)
     }
 
-    /// What makes two history items the same value: field bytes, dot, canonical value bytes.
+    /// What makes two history items the same value (Spec/FORMAT.md §11.8): field bytes, `modified`, origin bytes and
+    /// canonical value bytes — one write of one value, whatever dot it carries.
     struct ValueKey: Hashable {
         var field: [UInt8]
-        var dot: Dot
+        var modified: Timestamp
+        var origin: [UInt8]
         var value: FieldValue
-        init(_ item: HistoryItem) { field = Array(item.field.utf8); dot = item.dot; value = item.value }
+        init(_ item: HistoryItem) { field = Array(item.field.utf8); modified = item.modified; origin = Array(item.origin.utf8); value = item.value }
     }
 
     /// Keeps the newest `Entry.historyLimitPerField` items per field name (bytes) of a sorted list.
