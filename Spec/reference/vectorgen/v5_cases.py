@@ -367,12 +367,15 @@ def edit_vectors(out):
             [HI("password", "p1", 0, "laptop", (R1, 1), 10),
              HI("password", "p1", 0, "laptop", (R1, 1), 12, "merge"),
              HI("password", "p1", 0, "laptop", (R2, 1), 11),
+             HI("password", "p1", 15, "phone", (R1, 3), 20),
              HI("password", "p2", 20, "tablet", (R1, 2), 30)],
-            {R1: 2, R2: 2}, ((R1, 1), 0, "laptop"))
+            {R1: 3, R2: 2}, ((R1, 1), 0, "laptop"))
     out.success("v5-edit-history-one-item-per-value", "v5-edit",
-                "the payload's history holds p1 with dot (a1a1…, 1) twice (replaced at 10 and 12): the first change "
-                "keeps only the greatest of the items that are the same value (field, dot, value), so the one replaced "
-                "at 12; p1 with dot (b2b2…, 1) is another value and stays",
+                "the payload's history holds laptop's write of p1 at 0 three times (replaced at 10 and 12 with the dot "
+                "(a1a1…, 1), replaced at 11 with the dot (b2b2…, 1), as two conversions of one vault give): one value "
+                "(field, modified, origin and value equal; the dot does not count), so the first change keeps only the "
+                "greatest of them in history order (dot last), the one replaced at 12; phone's write of p1 at 15 is "
+                "another write of that value and stays (§11.8)",
                 {"entry": {"id": GMAIL_ID, "payload": dup}, "edits": [
                     {"set": "notes", "value": "n", "time": T(40), "origin": "phone", "dot": [R2, 3]}]})
     many = [HI("password", "v%02d" % i, i, "laptop", (R1, i + 1), i + 1) for i in range(70)]
@@ -583,8 +586,8 @@ def convert_vectors(out):
                 "a version 4 vault (generation 5, alice, the open scope Team, two entries) converted at the tree "
                 "0123…: the conversion replica id from the vault id and the tree id, dot (u, 1) on every slot, scope, "
                 "field and history item, every clock {u: 1}; Email/gmail's history held p1 twice (laptop's write at "
-                "0, replaced at 10, and phone's at 20, replaced at 30): with the one dot (u, 1) both are the same value "
-                "and one item is kept, the greater in history order (§11.8); `generation` dropped, the unknown "
+                "0, replaced at 10, and phone's at 20, replaced at 30), each with the one dot (u, 1): two writes of p1 "
+                "(their modified and origin differ), so both items stay (§11.8); `generation` dropped, the unknown "
                 "member kept; .gitattributes as §11.7; state records of both domains (§11.10)",
                 {"tree": tree_text(t), "vault_key": hexstr(VAULT_KEY),
                  "tree_id": "0123456789abcdef0123456789abcdef01234567", "entry_nonces": nonces})
