@@ -70,6 +70,11 @@ def rekeyed_tree(times=1, remove=None):
     return tree, key
 
 
+def rekey_slot_id(i):
+    """The id of the passphrase slot the (i+1)-th vault rekey writes (epoch i + 2)."""
+    return "2e4e0000-0000-4000-8000-%012d" % (i + 2)
+
+
 def rekey_randomness(i, tree, hexed=False, vault_recipients=None, team_recipients=1):
     h = VaultHeaderV5.parse(tree[VAULT_HEADER])
     if vault_recipients is None:
@@ -79,8 +84,8 @@ def rekey_randomness(i, tree, hexed=False, vault_recipients=None, team_recipient
     team_entries = vault5.domain_entries(tree, h, TEAM_ID)
     return {"rekey_nonce": f(sequence(0x10 + i, 24)),
             "recipient_secrets": [f(sequence(0x70 + i + k, 32)) for k in range(vault_recipients)],
-            "passphrase_slots": [{"salt": f(sequence(0x20 + i, 16)), "nonce": f(sequence(0x30 + i, 24))}]
-            if hexed else [(sequence(0x20 + i, 16), sequence(0x30 + i, 24))],
+            "passphrase_slot": {"id": rekey_slot_id(i), "ops": MIN_OPS, "mem": MIN_MEM,
+                                "salt": f(sequence(0x20 + i, 16)), "nonce": f(sequence(0x30 + i, 24))},
             "entry_nonces": {p: f(sequence(0xd0 + i, 24)) for p in vault_entries},
             "scopes": {TEAM_ID: {"new_key": f(sequence(0xa0 + 16 * i, 32)), "rekey_nonce": f(sequence(0x11 + i, 24)),
                                  "recipient_secrets": [f(sequence(0x78 + i + k, 32)) for k in range(team_recipients)],
@@ -486,13 +491,26 @@ def rekey_vectors(out):
     tree = base_tree()
     out.success("v5-rekey-vault-removes-alice", "v5-rekey",
                 "replica b2b2… (event 1) removes alice from the vault: the vault key is replaced (epoch 2, proof from "
-                "epoch 1, hk_1 sealed in rekey.keys), the passphrase slot wrapped again (same id, the event's dot), "
+                "epoch 1, hk_1 sealed in rekey.keys), the passphrase slot replaced by one new slot of the new key (the "
+                "writer's passphrase; the new slot id, KDF parameters, salt and nonce given; the event's dot), "
                 "Email/gmail resealed; the open scope Team is rekeyed in the same change (new scope key, carol sealed "
                 "again, the vault slot under the new vault key, Team/wiki resealed); the closed scope Ops stays as it "
                 "is; the state records of the vault and Team get clock[b2b2…] = 1 (§11.5)",
                 {"rekey": "vault", "tree": tree_text(tree), "vault_key": hexstr(VAULT_KEY),
                  "new_vault_key": hexstr(NEW_VAULT_KEY), "passphrase": PASSPHRASE, "remove": "alice", "dot": [R2, 1],
                  "randomness": rekey_randomness(0, tree, True, vault_recipients=0)})
+    from tresorref.header import PassphraseSlot
+    other = PassphraseSlot.wrap(VAULT_KEY, b"another passphrase", 1, VAULT_ID, "0717e000-0000-4000-8000-000000000006",
+                                MIN_OPS, MIN_MEM, sequence(0xa8, 16), sequence(0x48, 24))
+    two = base_tree(vh=vault_header(clock={R1: 8}, extra_slots=[(other, (R1, 8))]), clocks={VAULT_DOMAIN: {R1: 8}})
+    out.success("v5-rekey-vault-two-passphrase-slots", "v5-rekey",
+                "a vault with two passphrase slots (the writer's and one of another passphrase, added as event 8 of "
+                "a1a1…) rekeyed by b2b2… (event 1): both are replaced by one new passphrase slot of the new key under "
+                "the writer's passphrase (a writer cannot wrap a key under a passphrase it does not know); alice "
+                "sealed again with her slot id, the event's dot on every slot (§11.5 step 3)",
+                {"rekey": "vault", "tree": tree_text(two), "vault_key": hexstr(VAULT_KEY),
+                 "new_vault_key": hexstr(NEW_VAULT_KEY), "passphrase": PASSPHRASE, "dot": [R2, 1],
+                 "randomness": rekey_randomness(0, two, True)})
     tree2, key2 = rekeyed_tree(1)
     out.success("v5-rekey-vault-second", "v5-rekey",
                 "a second vault rekey (epoch 2 to 3, event 2 of b2b2…): proofs from epochs 1 and 2, the hk_1 the writer "
