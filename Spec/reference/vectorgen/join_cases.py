@@ -66,7 +66,7 @@ BASE = E(ID1, "mail/work", {"password": P1, "notes": N1}, [], {RA: 1}, MOVED0)
 entry("concurrent-edits-one-field",
       "aaaa… (event 2, laptop, time 10) sets the password to p2; bbbb… (event 1, phone, time 12), not having seen it, "
       "sets p3: both writes are live, the later wins, p2 goes to history with reason merge; p1 was replaced on both "
-      "sides (one value: same field, dot and value), the greater item (replaced at 12) is kept",
+      "sides (one value: same field, modified, origin and value), the greater item (replaced at 12) is kept",
       "MERGE.md §5.1, §5.2, §5.4",
       E(ID1, "mail/work", {"password": F("p2", 10, "laptop", (RA, 2)), "notes": N1},
         [H("password", "p1", 0, "laptop", (RA, 1), 10)], {RA: 2}, MOVED0),
@@ -158,12 +158,13 @@ def converted(u):
 
 entry("two-conversions",
       "one entry converted by two replicas from one older vault: the field and the path are each two live writes that "
-      "differ only in their dot, and the greater dot (2222…, 1) is kept without a conflict; the history items differ "
-      "in their dots too and are two values by FORMAT §11.8, so both stay",
-      "MERGE.md §5.1 step 3, FORMAT §11.10",
+      "differ only in their dot, and the greater dot (2222…, 1) is kept without a conflict; the two history items of "
+      "p1 differ only in their dots too: one write of one value (FORMAT §11.8), so one item stays, the greater in "
+      "history order with the dot last, (2222…, 1)",
+      "MERGE.md §5.1 step 3, §5.4, FORMAT §11.8, §11.10",
       converted(U1), converted(U2),
       E(ID1, "mail/work", {"password": F("p2", 10, "laptop", (U2, 1))},
-        [H("password", "p1", 0, "laptop", (U1, 1), 10), H("password", "p1", 0, "laptop", (U2, 1), 10)],
+        [H("password", "p1", 0, "laptop", (U2, 1), 10)],
         {U1: 1, U2: 1}, ((U2, 1), 10, ""), modified=10))
 
 NEWER = E(ID1, "mail/work", {"password": F("p2", 10, "laptop", (RA, 2)), "notes": N1},
