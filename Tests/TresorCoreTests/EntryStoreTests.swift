@@ -147,7 +147,12 @@ final class EntryStoreTests: XCTestCase {
     }
 
     func testHeaderRoundTripThroughTheStore() throws {
-        let (unsigned, key) = try VaultHeader.create(passphrase: SecretBytes(utf8: "pw"), level: .minimum)
+        let made = Change(time: Timestamp(milliseconds: 1_700_000_000_000), origin: "dev", dot: Dot(replica: "a1a1a1a1a1a1a1a1", counter: 1))
+        let (unsigned, key) = try VaultHeader.create(passphrase: SecretBytes(utf8: "pw"), level: .minimum, change: made)
+        XCTAssertEqual(unsigned.version, 5)
+        XCTAssertEqual(unsigned.epoch, 1)
+        XCTAssertEqual(unsigned.clock, Clock(["a1a1a1a1a1a1a1a1": 1]))
+        XCTAssertEqual(unsigned.keySlots.map(\.dot), [made.dot])
         let authenticator = try VaultAuthenticator(vaultKey: key)
         let header = try authenticator.authenticated(unsigned)
         try store.writeHeader(header.serialized())
@@ -156,13 +161,17 @@ final class EntryStoreTests: XCTestCase {
         XCTAssertTrue(try back.unlock(passphrase: SecretBytes(utf8: "pw")).constantTimeEquals(key))
         XCTAssertThrowsError(try back.unlock(passphrase: SecretBytes(utf8: "pW"))) { XCTAssertEqual(($0 as? CoreError)?.kind, "wrong-passphrase") }
         XCTAssertNoThrow(try authenticator.verify(back))
-        // Any change made without the vault key breaks the tag: an added slot, a lower generation.
+        // Any change made without the vault key breaks the tag: an added slot, a clock or an epoch put back.
         var forged = back
-        forged.keySlots.append(try KeySlot.wrap(SecretBytes.random(count: 32), passphrase: SecretBytes(utf8: "attacker"), level: .minimum, vaultID: back.vaultID))
+        forged.keySlots.append(try KeySlot.wrap(SecretBytes.random(count: 32), passphrase: SecretBytes(utf8: "attacker"), level: .minimum,
+                                                vaultID: back.vaultID, dot: made.dot))
         XCTAssertThrowsError(try authenticator.verify(forged)) { XCTAssertEqual(($0 as? CoreError)?.kind, "header-not-authentic") }
         var older = back
-        older.generation = 7
-        XCTAssertThrowsError(try authenticator.verify(older))
+        older.clock = Clock(["a1a1a1a1a1a1a1a1": 1, "b2b2b2b2b2b2b2b2": 7])
+        XCTAssertThrowsError(try authenticator.verify(older)) { XCTAssertEqual(($0 as? CoreError)?.kind, "header-not-authentic") }
+        var otherEpoch = back
+        otherEpoch.epoch = 2
+        XCTAssertThrowsError(try authenticator.verify(otherEpoch))
         XCTAssertThrowsError(try VaultAuthenticator(vaultKey: SecretBytes.random(count: 32)).verify(back))
     }
 }

@@ -172,20 +172,32 @@ final class EnvelopeTests: XCTestCase {
             + #""nonce":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","version":"# + version + "}\n").utf8)
     }
 
+    /// Spec/FORMAT.md §6.2 step 3, §11.1: a version 5 vault's entry files are of envelope version 2; version 1 is read
+    /// only where a conversion asks for it.
     func testVersionIsCheckedAsAnIntegerThenAsAValue() throws {
-        XCTAssertEqual(try Envelope.parse(envelope(version: "1")).version, 1)
-        for v in ["0", "2", "18446744073709551615"] {
+        XCTAssertEqual(try Envelope.parse(envelope(version: "2")).version, 2)
+        XCTAssertEqual(try Envelope.parse(envelope(version: "1"), acceptingVersion1: true).version, 1)
+        XCTAssertEqual(try Envelope.parse(envelope(version: "2"), acceptingVersion1: true).version, 2)
+        XCTAssertThrowsError(try Envelope.parse(envelope(version: "1"))) { XCTAssertEqual(($0 as? CoreError)?.kind, "unsupported-version") }
+        for v in ["0", "3", "18446744073709551615"] {
             XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "unsupported-version") }
+            XCTAssertThrowsError(try Envelope.parse(envelope(version: v), acceptingVersion1: true), v) {
+                XCTAssertEqual(($0 as? CoreError)?.kind, "unsupported-version")
+            }
         }
-        for v in ["18446744073709551616", "-1", "1.0", "1e0", "\"1\"", "null", "true"] {
+        for v in ["18446744073709551616", "-1", "1.0", "2.0", "1e0", "\"2\"", "null", "true"] {
             XCTAssertThrowsError(try Envelope.parse(envelope(version: v)), v) { XCTAssertEqual(($0 as? CoreError)?.kind, "malformed") }
         }
     }
 
     func testSerializationIsCanonicalWithOneNewline() throws {
-        let bytes = envelope(version: "1")
+        let bytes = envelope(version: "2")
         XCTAssertEqual(try Envelope.parse(bytes).serialized(), bytes)
         XCTAssertEqual(try Envelope.parse(bytes).associatedData,
+                       Array("tresor-entry\u{0}2\u{0}0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b\u{0}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".utf8))
+        let old = envelope(version: "1")
+        XCTAssertEqual(try Envelope.parse(old, acceptingVersion1: true).serialized(), old)
+        XCTAssertEqual(try Envelope.parse(old, acceptingVersion1: true).associatedData,
                        Array("tresor-entry\u{0}1\u{0}0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b\u{0}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".utf8))
     }
 }

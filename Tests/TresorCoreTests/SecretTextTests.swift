@@ -86,7 +86,7 @@ final class SecretTextTests: XCTestCase {
     /// Spec/FORMAT.md §5: the payload parser gives field values (current and in history) as zeroing buffers and
     /// every other string as a String, with the same escapes and the same refusals as the general parser.
     func testPayloadParserDecodesFieldValuesIntoSecretText() throws {
-        let payload = #"{"created":"2024-01-01T00:00:00.000Z","fields":{"password":{"modified":"2024-01-01T00:00:00.000Z","origin":"dev","value":"p\u00e4ss\n\"w\\d\ud83d\ude00"},"urls":{"modified":"2024-01-01T00:00:00.000Z","origin":"dev","value":["https://a.example"]}},"history":[{"field":"password","modified":"2024-01-01T00:00:00.000Z","origin":"dev","reason":"edit","replaced":"2024-01-02T00:00:00.000Z","value":"old"}],"modified":"2024-01-02T00:00:00.000Z","path":"a/b","x-future":{"value":"not a field"}}"#
+        let payload = #"{"clock":{"a1a1a1a1a1a1a1a1":2},"created":"2024-01-01T00:00:00.000Z","fields":{"password":{"dot":["a1a1a1a1a1a1a1a1",2],"modified":"2024-01-01T00:00:00.000Z","origin":"dev","value":"p\u00e4ss\n\"w\\d\ud83d\ude00"},"urls":{"dot":["a1a1a1a1a1a1a1a1",1],"modified":"2024-01-01T00:00:00.000Z","origin":"dev","value":["https://a.example"]}},"history":[{"dot":["a1a1a1a1a1a1a1a1",1],"field":"password","modified":"2024-01-01T00:00:00.000Z","origin":"dev","reason":"edit","replaced":"2024-01-02T00:00:00.000Z","value":"old"}],"modified":"2024-01-02T00:00:00.000Z","moved":{"dot":["a1a1a1a1a1a1a1a1",1],"modified":"2024-01-01T00:00:00.000Z","origin":"dev"},"path":"a/b","x-future":{"value":"not a field"}}"#
         let input = Array(payload.utf8)
         let parsed = try input.withUnsafeBytes { try JSONValue.parsePayload($0) }
         let general = try JSONValue.parse(input)
@@ -104,6 +104,7 @@ final class SecretTextTests: XCTestCase {
         XCTAssertEqual(parsed.canonicalBytes(), general.canonicalBytes())
         XCTAssertEqual(parsed.canonicalSecretBytes().withBytes { Array($0) }, general.canonicalBytes())
         let entry = try Entry(id: "id", payload: parsed)
+        XCTAssertEqual(entry.clock, Clock(["a1a1a1a1a1a1a1a1": 2]))
         XCTAssertEqual(entry.secret("password"), pw)
         XCTAssertEqual(entry.list("urls"), ["https://a.example"])
     }
@@ -125,10 +126,12 @@ final class SecretTextTests: XCTestCase {
 
     func testSealedEntryOpensToTheSameSecretValues() throws {
         let cipher = try EntryCipher(vaultKey: SecretBytes.random(count: 32))
-        var e = Entry(path: try EntryPath("mail/work"), at: Timestamp(milliseconds: 1_700_000_000_000))
-        try e.set("password", .text("s3cr\u{E9}t\n\"quoted\"\u{1}"), at: e.modified, origin: "dev")
-        try e.set("notes", .text("cafe\u{301}"), at: e.modified, origin: "dev")
-        try e.set("password", .text("new"), at: Timestamp(milliseconds: 1_700_000_000_001), origin: "dev")
+        let first = Change(time: Timestamp(milliseconds: 1_700_000_000_000), origin: "dev", dot: Dot(replica: "a1a1a1a1a1a1a1a1", counter: 1))
+        var e = Entry(path: try EntryPath("mail/work"), change: first)
+        try e.set("password", .text("s3cr\u{E9}t\n\"quoted\"\u{1}"), change: first)
+        try e.set("notes", .text("cafe\u{301}"), change: first)
+        try e.set("password", .text("new"), change: Change(time: Timestamp(milliseconds: 1_700_000_000_001), origin: "dev",
+                                                           dot: Dot(replica: "a1a1a1a1a1a1a1a1", counter: 2)))
         let opened = try cipher.open(try cipher.seal(e), expectedPath: e.path)
         XCTAssertEqual(opened, e)
         XCTAssertEqual(opened.secret("notes"), "cafe\u{301}")
