@@ -28,7 +28,7 @@ extension FormatVectorTests {
         guard let e else { return }
         if h.version >= 3 { try recipientSlots(h, e) }
         if h.version >= 4 { #expect(h.scopes == (e["scopes"]?.objectValue ?? [:]).compactMapValues(\.stringValue)) }
-        if h.version >= 2, let key {
+        if h.version >= 2, h.version < 5, let key {
             #expect(UInt64(h.generation) == (try int(e, "generation")))
             #expect(hex(try Sodium.deriveSubkey(from: key, id: 3, context: "tresorv1")) == (try str(e, "header_key")))
             #expect(hex(h.authenticatedBytes) == (try str(e, "authenticated_bytes")))
@@ -57,25 +57,38 @@ extension FormatVectorTests {
         #expect(key.map(hex) == e["vault_key"]?.stringValue)
     }
 
+    /// Spec/FORMAT.md §6: an entry file of a vault of version 1–4 (envelope version 1), opened as a conversion opens it
+    /// (`EntryCipher.openVersion1`, every value given one dot, §11.10).
     func entry(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
         let file = Array(try str(i, "file").utf8)
         let vaultKey = SecretBytes(copying: try bytes(i, "vault_key"))
         let cipher = try EntryCipher(vaultKey: vaultKey)
-        let entry = try cipher.open(file, expectedPath: try EntryPath(try str(i, "path")))
+        let dot = Dot(replica: "c0c0c0c0c0c0c0c0", counter: 3)
+        let entry = try cipher.openVersion1(file, expectedPath: try EntryPath(try str(i, "path")), dot: dot)
         guard let e else { return }
-        let env = try Envelope.parse(file)
+        let env = try Envelope.parse(file, acceptingVersion1: true)
+        #expect(env.version == 1)
+        #expect(throws: CoreError.unsupportedVersion(1)) { try Envelope.parse(file) }
         let plaintext = Array(try str(e, "plaintext").utf8)
-        #expect(hex(try Sodium.deriveSubkey(from: vaultKey, id: 1, context: "tresorv1")) == (try str(e, "entry_key")))
+        let entryKey = try Sodium.deriveSubkey(from: vaultKey, id: 1, context: "tresorv1")
+        #expect(hex(entryKey) == (try str(e, "entry_key")))
         #expect(env.id == (try str(e, "id")))
         #expect(env.nonce == (try bytes(e, "nonce")))
         #expect(env.associatedData == (try bytes(e, "additional_data")))
+        #expect(Array("tresor-entry\u{0}1\u{0}".utf8) == Array(env.associatedData.prefix(15)))
         #expect(UInt64(env.ciphertext.count) == (try int(e, "ciphertext_bytes")))
         #expect(env.serialized() == file, "envelope is not canonical")
         #expect(try cipher.openPayload(env).withBytes { Array($0) } == plaintext)
-        #expect(entry.payloadJSON().canonicalBytes() == plaintext, "payload did not round-trip")
-        // What `seal` encrypts: the same bytes, serialised in zeroing memory only.
-        #expect(entry.payloadJSON().canonicalSecretBytes().withBytes { Array($0) } == plaintext, "zeroing serialisation differs")
-        #expect(try cipher.sealPayload(plaintext, id: env.id, nonce: env.nonce) == file, "sealing again differs")
+        // Sealing the plaintext with the vector's id and nonce under the entry key gives the file again (§6.3).
+        var again = Envelope(version: 1, id: env.id, nonce: env.nonce, ciphertext: [])
+        again.ciphertext = try Sodium.seal(SecretBytes(copying: plaintext), key: entryKey, nonce: env.nonce, ad: again.associatedData)
+        #expect(again.serialized() == file, "sealing again differs")
+        // The payload is kept whole: the version 2 payload without `clock`, `moved` and the dots is the plaintext, and
+        // every dot is the one given.
+        #expect(Self.withoutDots(entry.payloadJSON()).canonicalBytes() == plaintext, "payload did not round-trip")
+        #expect(entry.clock == Clock([dot.replica: dot.counter]))
+        #expect(entry.moved == PathWrite(modified: entry.modified, origin: "", dot: dot))
+        #expect(entry.fields.values.allSatisfy { $0.dot == dot } && entry.history.allSatisfy { $0.dot == dot })
         #expect(entry.id == env.id)
         #expect(entry.path.string == (try str(e, "path")))
         #expect(entry.created.description == (try str(e, "created")))
@@ -90,6 +103,23 @@ extension FormatVectorTests {
             default: Issue.record("field \(field) has an unexpected expected value")
             }
         }
+        // What a version 5 reader does with it: no version 5 payload (no clock, no moved, no dots).
+        #expect(throws: CoreError.self) { try Entry(id: env.id, payload: try JSONValue.parse(plaintext)) }
+    }
+
+    /// A version 5 payload without what version 5 added: `clock`, `moved` and every `dot`.
+    static func withoutDots(_ payload: JSONValue) -> JSONValue {
+        guard var o = payload.objectValue else { return payload }
+        o["clock"] = nil
+        o["moved"] = nil
+        func strip(_ v: JSONValue) -> JSONValue {
+            guard var x = v.objectValue else { return v }
+            x["dot"] = nil
+            return .object(x)
+        }
+        if let f = o["fields"]?.objectValue { o["fields"] = .object(f.mapValues(strip)) }
+        if let h = o["history"]?.arrayValue { o["history"] = .array(h.map(strip)) }
+        return .object(o)
     }
 
     /// Spec/FORMAT.md §3.5: the header after a passphrase change, the new slot made with the given parameters.
@@ -100,51 +130,12 @@ extension FormatVectorTests {
         let kdf = KDFParameters(ops: try int(i, "ops"), mem: try int(i, "mem"), salt: try bytes(i, "salt"))
         let slot = try KeySlot.wrap(key, passphrase: new, kdf: kdf, id: try str(i, "slot_id"), nonce: try bytes(i, "nonce"),
                                     vaultID: h.vaultID)
-        let changed = h.replacingPassphraseSlots(with: slot)
+        let changed = h.replacingPassphraseSlots(with: slot, change: nil)
         guard let e else { return }
+        #expect(changed.version == h.version, "a passphrase change keeps the header's version")
         #expect(String(decoding: changed.serialized(), as: UTF8.self) == (try str(e, "file")))
         #expect(hex(try VaultHeader.parse(changed.serialized()).unlock(passphrase: new)) == (try str(e, "vault_key")))
         #expect(throws: CoreError.wrongPassphrase) { try changed.unlock(passphrase: try passphrase(i, "passphrase")) }
-    }
-
-    /// Spec/FORMAT.md §7.1: the commit key and the tag of a commit's content.
-    func commitAuth(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
-        let vaultKey = SecretBytes(copying: try bytes(i, "vault_key"))
-        let content = Array(try str(i, "content").utf8)
-        let authenticator = try VaultAuthenticator(vaultKey: vaultKey)
-        guard let e else { return }
-        #expect(hex(try Sodium.deriveSubkey(from: vaultKey, id: 2, context: "tresorv1")) == (try str(e, "commit_key")))
-        let tag = try str(e, "tag")
-        #expect((try authenticator.commitTag(content)) == tag)
-        #expect(authenticator.verifyCommit(content: content, value: tag))
-        #expect(!authenticator.verifyCommit(content: content + [0x0A], value: tag))
-    }
-
-    /// The writer rules of Spec/FORMAT.md §5.3 and §5.4: edits applied in order to a payload.
-    func edit(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
-        guard let input = i["entry"]?.objectValue, let payload = input["payload"] else { throw VectorError("no entry") }
-        var entry = try Entry(id: try str(input, "id"), payload: payload)
-        var changed: [JSONValue] = []
-        for op in i["edits"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
-            guard let time = Timestamp(parsing: try str(op, "time")) else { throw VectorError("bad time") }
-            if let name = op["set"]?.stringValue {
-                let value: FieldValue?
-                switch op["value"] {
-                case .string(let s)?: value = .text(SecretText(s))
-                case .array(let a)?: value = .list(a.compactMap(\.stringValue))
-                default: value = nil
-                }
-                changed.append(.bool(try entry.set(name, value, at: time, origin: try str(op, "origin"))))
-            } else if let path = op["move"]?.stringValue {
-                changed.append(.bool(entry.move(to: try EntryPath(path), at: time)))
-            } else {
-                throw VectorError("unknown edit")
-            }
-        }
-        guard let e else { return }
-        #expect(String(decoding: entry.payloadJSON().canonicalBytes(), as: UTF8.self)
-                == e["payload"].map { String(decoding: $0.canonicalBytes(), as: UTF8.self) }, "payload after the edits")
-        #expect(JSONValue.array(changed) == e["changed"], "which edits changed the entry")
     }
 
     // MARK: Members of a vector
