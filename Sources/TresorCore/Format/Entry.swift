@@ -233,6 +233,12 @@ extension Entry {
 }
 
 extension Entry {
+    /// Whether a value of this entry was written by `Dot.placeholder` (a change not numbered yet).
+    public var hasPlaceholderDots: Bool {
+        clock[Dot.placeholder.replica] > 0 || moved.dot == .placeholder || fields.values.contains { $0.dot == .placeholder }
+            || history.contains { $0.dot == .placeholder }
+    }
+
     /// This entry with every value written by `Dot.placeholder` given `dot` instead, and its clock including `dot`
     /// rather than the placeholder (for changes planned before their transaction numbered them).
     public func redotted(to dot: Dot) -> Entry {
