@@ -381,6 +381,38 @@ head("header-older-epoch",
      [HR("key-slots-merged"), HR("passphrase-slot-dropped")],
      keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
 
+# The records of one header in the order of §9: c3c3… (epoch 1) also added a third passphrase slot (event 3), whose id
+# sorts before the second's, and both sides set an unknown member zC.
+EXTRA_PASS2 = passphrase("0a550000-0000-4000-8000-000000000007", (w.R3, 3), nonce=w.sequence(0x43, 24))
+REKEYED_Z = header(base=REKEYED, key=w.NEW_VAULT_KEY, zC="x")
+head("header-older-epoch-record-order",
+     "as header-older-epoch, and c3c3… also added a third passphrase slot (event 3; its id 0a55… sorts before the "
+     "second's), and zC is \"x\" on b2b2…'s side and \"y\" on c3c3…'s: the records of the one header come in the order "
+     "of §9: key-slots-merged, one passphrase-slot-dropped per dropped slot (by slot id), then unknown-member-conflict "
+     "(zC: the greater canonical bytes, \"y\")",
+     REKEYED_Z, header([S0, ALICE, EXTRA_PASS, EXTRA_PASS2, DAVE_C], {w.R1: 4, w.R3: 3}, zC="y"),
+     dict(unsigned(REKEYED_Z), keySlots=REKEYED["keySlots"] + [DAVE_RESEALED], clock={w.R1: 4, w.R2: 1, w.R3: 3},
+          zC="y"),
+     [HR("key-slots-merged"), HR("passphrase-slot-dropped"), HR("passphrase-slot-dropped"),
+      HR("unknown-member-conflict", "zC")],
+     keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
+
+# Two headers of epoch 2 under one key whose `rekey` members differ in bytes (the chain sealed with another nonce; both
+# verify). c3c3… added bob to its copy (event 1).
+from tresorref.header5 import make_rekey, header_key  # noqa: E402
+REKEY_OTHER = make_rekey(w.VAULT_ID, "vault", 2, [header_key(w.VAULT_KEY)], w.NEW_VAULT_KEY, w.sequence(0x1b, 24))
+BOB_2 = recipient("bob", BOB_SLOT, BOB_PK, (w.R3, 1), key=w.NEW_VAULT_KEY)
+REKEYED_OTHER = header(REKEYED["keySlots"] + [BOB_2], {w.R1: 4, w.R2: 1, w.R3: 1}, base=REKEYED, key=w.NEW_VAULT_KEY,
+                       rekey=REKEY_OTHER)
+assert cj.dumps(REKEY_OTHER) > cj.dumps(REKEYED["rekey"])
+head("header-equal-epochs-rekey-differs",
+     "two headers of epoch 2 under one key whose rekey members differ in bytes (both verify); c3c3… added bob (event "
+     "1): epoch 2, the rekey with the greater canonical bytes (c3c3…'s), bob kept; the result's slot ids are "
+     "c3c3…'s, so no key-slots-merged",
+     REKEYED, REKEYED_OTHER,
+     dict(unsigned(REKEYED), keySlots=REKEYED["keySlots"] + [BOB_2], clock={w.R1: 4, w.R2: 1, w.R3: 1},
+          rekey=REKEY_OTHER))
+
 SCOPES = BASE_HEADER["scopes"]
 HOME = {"folder": "Home", "dot": [w.R1, 8]}
 WORK = {"folder": "Work", "dot": [w.R2, 1]}
