@@ -167,6 +167,25 @@ entry("two-conversions",
         [H("password", "p1", 0, "laptop", (U2, 1), 10)],
         {U1: 1, U2: 1}, ((U2, 1), 10, ""), modified=10))
 
+# One custom field name in two spellings: "Café" with U+00E9 (NFC, 43 61 66 c3 a9) and with e U+0301 (NFD, 43 61 66 65
+# cc 81), canonically equivalent (FORMAT §1.3).
+CAFE_NFC, CAFE_NFD = "Caf\u00e9", "Cafe\u0301"
+entry("field-name-nfc-vs-nfd",
+      "aaaa… sets the field Café spelled with U+00E9 (NFC) to c-a (event 2, laptop, time 12); bbbb…, concurrently, sets "
+      "Café spelled e U+0301 (NFD) to c-b (event 1, phone, time 10): canonically equivalent names are one register, so "
+      "the two writes are two live writes of one field: aaaa…'s, the later, wins; the field's name in the result is "
+      "the bytewise smallest spelling the sides use, the NFD one (65 < c3), not the winner's; c-b goes to history "
+      "(reason merge) and is reported under that name",
+      "MERGE.md §5.2, FORMAT §1.3",
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFC: F("c-a", 12, "laptop", (RA, 2))}, [], {RA: 2},
+        MOVED0),
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFD: F("c-b", 10, "phone", (RB, 1))}, [],
+        {RA: 1, RB: 1}, MOVED0),
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFD: F("c-a", 12, "laptop", (RA, 2))},
+        [H(CAFE_NFD, "c-b", 10, "phone", (RB, 1), 12, "merge")], {RA: 2, RB: 1}, MOVED0),
+      [R("field-conflict", "mail/work", CAFE_NFD, winnerOrigin="laptop", winnerModified=12, loserOrigin="phone",
+         loserModified=10)])
+
 NEWER = E(ID1, "mail/work", {"password": F("p2", 10, "laptop", (RA, 2)), "notes": N1},
           [H("password", "p1", 0, "laptop", (RA, 1), 10)], {RA: 2}, MOVED0)
 entry("replay-of-an-older-version",
