@@ -4,9 +4,10 @@ import hashlib
 import unicodedata
 
 from . import canonical_json as cj
-from .clock import relation, parse_clock
+from .clock import relation, parse_clock, at_most
 from .encoding import is_id
 from .errors import FormatError
+from .header import FORMAT_NAME
 from .header5 import VaultHeaderV5, ScopeHeaderV2, VAULT_DOMAIN, parse_any_vault_header
 from .paths import entry_path
 from .state import (StateRecord, GITATTRIBUTES, VAULT_HEADER, STATE_DIR, SCOPES_DIR, entry_stem, state_file)
@@ -17,6 +18,7 @@ MAX_FILES = 200000
 MAX_FOLDER_LEVELS = 15
 FILE_MODE = "100644"
 TRESOR_FOLDERS = (".tresor", ".tresor/scopes", ".tresor/state")
+KNOWN_VAULT_VERSIONS = (1, 2, 3, 4, 5)
 
 
 class Refused(Exception):
@@ -89,23 +91,42 @@ def _text(tip, path):
     return data
 
 
+def check_vault_header(tip, vault_id):
+    """`vault-header`: the file is there and is a JSON object with `format` "tresor-vault" and an integer `version`; a
+    header of version 1-5 parses by its own section of FORMAT.md. `different-vault`: its vault id is this replica's
+    (a header of a version this reader does not know has no vault id it can read, so it goes on to the next rule).
+    `format-version`: its version is 5."""
+    if VAULT_HEADER not in tip["files"]:
+        raise Refused("vault-header", None, VAULT_HEADER, "no vault header")
+    data = _text(tip, VAULT_HEADER)
+    try:
+        obj = cj.loads(data)
+    except FormatError as e:
+        raise Refused("vault-header", None, VAULT_HEADER, e.reason)
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT_NAME or cj.integer(obj.get("version")) is None:
+        raise Refused("vault-header", None, VAULT_HEADER, "not an object with format %s and an integer version"
+                      % FORMAT_NAME)
+    version = cj.integer(obj["version"])
+    h = None
+    if version in KNOWN_VAULT_VERSIONS:
+        try:
+            h = parse_any_vault_header(data)
+        except FormatError as e:
+            raise Refused("vault-header", None, VAULT_HEADER, e.reason)
+        if h.vault_id != vault_id:
+            raise Refused("different-vault", None, VAULT_HEADER)
+    if not isinstance(h, VaultHeaderV5):
+        raise Refused("format-version", None, VAULT_HEADER, "header version %d" % version)
+    return h
+
+
 def _accept(tip, vault_id, keys, opened, trust, local):
     files = tip["files"]
     check_tree_shape(files)
     for path in sorted(files, key=b):
         if not is_known_file(path):
             raise Refused("foreign-file", None, path)
-    # vault-header, different-vault, format-version
-    if VAULT_HEADER not in files:
-        raise Refused("vault-header", None, VAULT_HEADER, "no vault header")
-    try:
-        h = parse_any_vault_header(_text(tip, VAULT_HEADER))
-    except FormatError as e:
-        raise Refused("vault-header", None, VAULT_HEADER, e.reason)
-    if h.vault_id != vault_id:
-        raise Refused("different-vault", None, VAULT_HEADER)
-    if not isinstance(h, VaultHeaderV5):
-        raise Refused("format-version", None, VAULT_HEADER, "header version %d" % h.VERSION)
+    h = check_vault_header(tip, vault_id)
     # domain-listing
     scope_ids = sorted(h.scopes, key=b)
     expected = {VAULT_HEADER, state_file(VAULT_DOMAIN)}
@@ -182,7 +203,8 @@ def _accept(tip, vault_id, keys, opened, trust, local):
         result[d] = {
             "verified": verified,
             "relation": relation(record.clock, parse_clock(own["clock"]) if own else {}),
-            "rolledBack": remote is not None and relation(record.clock, parse_clock(remote)) == "older",
+            # rolled-back: the clock last taken from (or pushed to) this remote is not covered: older or concurrent
+            "rolledBack": remote is not None and not at_most(parse_clock(remote), record.clock),
             "epoch": header.epoch,
             "olderEpoch": own is not None and header.epoch < cj.integer(own["epoch"]),
             "offered": d != VAULT_DOMAIN and VAULT_DOMAIN not in keys and d not in accepted_scopes,

@@ -94,9 +94,10 @@ def history_key(item):
 
 
 def same_value_key(item):
-    """§11.8: two items are the same value when field, dot and canonical value bytes are equal."""
-    d = dot_of(item)
-    return item["field"].encode("utf-8"), d[0], d[1], cj.dumps(item["value"])
+    """§11.8: two items are the same value when their field, modified, origin and canonical value bytes are equal
+    (one write of one value, whatever dot it carries)."""
+    return (item["field"].encode("utf-8"), item["modified"].encode(), item["origin"].encode("utf-8"),
+            cj.dumps(item["value"]))
 
 
 def normalize_history(items):

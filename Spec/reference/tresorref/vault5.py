@@ -45,13 +45,15 @@ def domain_entries(tree, vault_header, domain):
 # ---- rekey (§11.5) ----
 
 def rekey_domain_header(h, old_key, new_key, dot, rekey_nonce, recipient_secrets, remove=None, passphrase=None,
-                        passphrase_slots=None, vault_slot=None):
-    """§11.5 step 3 for one header (vault header 5 or scope header 2): epoch + 1, the slots that stay sealed or
-    wrapped again to the new key with the same ids and the event's dot, the removed member's slot and unknown slots
-    left out, `rekey` with the proofs from every earlier epoch and the chain, the header clock's member r = n.
-    `recipient_secrets`: one ephemeral secret per remaining recipient slot in file order; `passphrase_slots`: for a
-    vault header, one (salt, nonce) per passphrase slot the passphrase opens, in file order (slots it does not open
-    are dropped: they cannot be wrapped again); `vault_slot`: for an open scope, (vault key, nonce)."""
+                        passphrase_slot=None, vault_slot=None):
+    """§11.5 step 3 for one header (vault header 5 or scope header 2): epoch + 1; in a vault header every passphrase
+    slot replaced by one new passphrase slot of the new key (the writer's passphrase; `passphrase_slot` gives its new
+    id, KDF parameters, salt and nonce: {"id", "ops", "mem", "salt", "nonce"}); every recipient slot that stays sealed
+    again to the new key (same id, name and public key); a scope's vault slot, when it has one, wrapped again under
+    the new vault key's scope-wrap key (`vault_slot`: (vault key, nonce)); every slot written with the event's dot; the
+    removed member's slot and unknown slots left out; `rekey` with the proofs from every earlier epoch and the chain;
+    the header clock's member r = n. `recipient_secrets`: one ephemeral secret per remaining recipient slot in file
+    order."""
     scope = isinstance(h, ScopeHeaderV2)
     kept = [(s, d, j) for s, d, j in h.recipients if s.name != remove]
     if remove is not None and len(kept) == len(h.recipients):
@@ -75,23 +77,11 @@ def rekey_domain_header(h, old_key, new_key, dot, rekey_nonce, recipient_secrets
                                    [], rekey, unknown)
     recipients = [(RecipientSlot.seal(new_key, s.public_key, s.name, h.vault_id, s.id, e), dot)
                   for (s, _, _), e in zip(kept, recipient_secrets)]
-    pslots = []
-    opened = [s for s, _, _ in h.passphrase if _opens(s, h.vault_id, passphrase, old_key)]
-    if len(passphrase_slots) != len(opened):
-        raise ValueError("one (salt, nonce) per passphrase slot the passphrase opens")
-    for s, (salt, nonce) in zip(opened, passphrase_slots):
-        pslots.append((PassphraseSlot.wrap(new_key, passphrase, 1, h.vault_id, s.id, s.ops, s.mem, salt, nonce), dot))
-    if not pslots:
-        fail("wrong-passphrase", "the passphrase opens no passphrase slot")
-    return VaultHeaderV5.build(h.vault_id, new_key, h.epoch + 1, clock, pslots, recipients, [],
+    p = passphrase_slot
+    pslot = (PassphraseSlot.wrap(new_key, passphrase, 1, h.vault_id, p["id"], p["ops"], p["mem"], p["salt"],
+                                 p["nonce"]), dot)
+    return VaultHeaderV5.build(h.vault_id, new_key, h.epoch + 1, clock, [pslot], recipients, [],
                                h.scopes, rekey, unknown)
-
-
-def _opens(slot, vault_id, passphrase, key):
-    try:
-        return slot.open(1, vault_id, passphrase) == bytes(key)
-    except Exception:
-        return False
 
 
 def rekey_entries(tree, vault_header, domain, old_key, new_key, entry_nonces):
@@ -116,7 +106,7 @@ def rekey_vault(tree, vault_key, new_vault_key, passphrase, dot, randomness, rem
     states = read_states(tree)
     out = dict(tree)
     new_h = rekey_domain_header(h, vault_key, new_vault_key, dot, randomness["rekey_nonce"],
-                                randomness["recipient_secrets"], remove, passphrase, randomness["passphrase_slots"])
+                                randomness["recipient_secrets"], remove, passphrase, randomness["passphrase_slot"])
     out[VAULT_HEADER] = new_h.serialize()
     out.update(rekey_entries(tree, h, VAULT_DOMAIN, vault_key, new_vault_key, randomness["entry_nonces"]))
     keys, clocks, epochs = {VAULT_DOMAIN: new_vault_key}, {}, {VAULT_DOMAIN: new_h.epoch}

@@ -69,6 +69,23 @@ def edited_tree():
                      clocks={VAULT_DOMAIN: {R1: 5, R3: 1}})
 
 
+def other_edit_tree():
+    """The base vault after replica b2b2… changed Email/gmail's password (event 1), concurrently with edited_tree."""
+    p = gmail_payload()
+    entry5.set_field(p, "password", "hunter4", T(21), "tablet", (R2, 1))
+    return base_tree(entries={"Email/gmail.json": (GMAIL_ID, p, VAULT_DOMAIN),
+                              "Team/wiki.json": (WIKI_ID, wiki_payload(), TEAM_ID),
+                              "Ops/root.json": (ROOT_ID, root_payload(), OPS_ID)},
+                     clocks={VAULT_DOMAIN: {R1: 5, R2: 1}})
+
+
+def v4_header_text(fn):
+    """The version 4 header of v4_tree changed by fn (its tag left as it is)."""
+    obj = cj.loads(v4_tree()[VAULT_HEADER])
+    fn(obj)
+    return cj.file_bytes(obj)
+
+
 def with_record(tree, domain, fn=None, key=None, epoch=None, clock=None):
     """`tree` with the state record of `domain` written again over the tree's files: a new tree id, the clock and epoch
     changed by fn, tagged under `key`, or, without a key, with the old record's tag (what someone without the key
@@ -130,6 +147,14 @@ def vectors(out):
     bad = dict(base)
     bad[VAULT_HEADER] = base[VAULT_HEADER][:100]
     out.refused("accept-vault-header-refused", "vault-header", "a truncated vault header [vault-header]", inputs(bad))
+    vh = VaultHeaderV5.parse(base[VAULT_HEADER])
+    out.refused("accept-vault-header-refused-version-string", "vault-header",
+                "a vault header whose version is the string \"5\", not an integer [vault-header]",
+                inputs(dict(base, **{VAULT_HEADER: changed(vh, lambda o: o.update(version="5")).encode()})))
+    out.refused("accept-vault-header-refused-version-4-malformed", "vault-header",
+                "a version 4 header without `scopes`: it parses by its own section (FORMAT §3.12.1) and fails there "
+                "[vault-header], before different-vault and format-version",
+                inputs(dict(base, **{VAULT_HEADER: v4_header_text(lambda o: o.pop("scopes"))})))
     # different-vault
     out.accepted("accept-different-vault-ok", "the tip's vault id is the replica's", inputs(base))
     out.refused("accept-different-vault-refused", "different-vault",
@@ -140,6 +165,12 @@ def vectors(out):
     out.refused("accept-format-version-refused", "format-version",
                 "the tip is a version 4 vault (an authentic older state of the same vault): a downgrade "
                 "[format-version]", inputs(v4_tree()))
+    for version in (6, 0):
+        out.refused("accept-format-version-refused-version-%d" % version, "format-version",
+                    "the base vault with its header's version set to %d, a version this reader does not know: the "
+                    "header is an object with format tresor-vault and an integer version, so vault-header passes and "
+                    "format-version refuses it [format-version]" % version,
+                    inputs(dict(base, **{VAULT_HEADER: changed(vh, lambda o: o.update(version=version)).encode()})))
     # domain-listing
     out.accepted("accept-domain-listing-ok", "one state record per domain, one scope header per listed scope, each "
                  "naming its scope and folder", inputs(base))
@@ -232,6 +263,15 @@ def vectors(out):
                  "reported rolledBack (relation older)",
                  inputs(base, local=local_of(edited), remote={VAULT_DOMAIN: {R1: 5, R3: 1}}),
                  lambda a: a[VAULT_DOMAIN]["rolledBack"] and a[VAULT_DOMAIN]["relation"] == "older"
+                 and not a[TEAM_ID]["rolledBack"])
+    out.accepted("accept-rolled-back-concurrent",
+                 "the replica last took the vault domain at {a1a1…: 5, c3c3…: 1} from this remote (and Team at "
+                 "{a1a1…: 6}); the remote now shows an authentic state {a1a1…: 5, b2b2…: 1} of the vault domain, "
+                 "concurrent with it (c3c3…'s change is gone, b2b2…'s came): accepted, reported rolledBack (relation "
+                 "concurrent); Team, equal to what was taken, is not",
+                 inputs(other_edit_tree(), local=local_of(edited),
+                        remote={VAULT_DOMAIN: {R1: 5, R3: 1}, TEAM_ID: {R1: 6}}),
+                 lambda a: a[VAULT_DOMAIN]["rolledBack"] and a[VAULT_DOMAIN]["relation"] == "concurrent"
                  and not a[TEAM_ID]["rolledBack"])
     keys_prev = {VAULT_DOMAIN: {"epoch": 2, "key": hexstr(key2), "previous": {"1": hexstr(VAULT_KEY)}},
                  TEAM_ID: {"epoch": 2, "key": team2, "previous": {"1": hexstr(TEAM_KEY)}}}

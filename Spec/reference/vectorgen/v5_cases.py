@@ -70,6 +70,11 @@ def rekeyed_tree(times=1, remove=None):
     return tree, key
 
 
+def rekey_slot_id(i):
+    """The id of the passphrase slot the (i+1)-th vault rekey writes (epoch i + 2)."""
+    return "2e4e0000-0000-4000-8000-%012d" % (i + 2)
+
+
 def rekey_randomness(i, tree, hexed=False, vault_recipients=None, team_recipients=1):
     h = VaultHeaderV5.parse(tree[VAULT_HEADER])
     if vault_recipients is None:
@@ -79,8 +84,8 @@ def rekey_randomness(i, tree, hexed=False, vault_recipients=None, team_recipient
     team_entries = vault5.domain_entries(tree, h, TEAM_ID)
     return {"rekey_nonce": f(sequence(0x10 + i, 24)),
             "recipient_secrets": [f(sequence(0x70 + i + k, 32)) for k in range(vault_recipients)],
-            "passphrase_slots": [{"salt": f(sequence(0x20 + i, 16)), "nonce": f(sequence(0x30 + i, 24))}]
-            if hexed else [(sequence(0x20 + i, 16), sequence(0x30 + i, 24))],
+            "passphrase_slot": {"id": rekey_slot_id(i), "ops": MIN_OPS, "mem": MIN_MEM,
+                                "salt": f(sequence(0x20 + i, 16)), "nonce": f(sequence(0x30 + i, 24))},
             "entry_nonces": {p: f(sequence(0xd0 + i, 24)) for p in vault_entries},
             "scopes": {TEAM_ID: {"new_key": f(sequence(0xa0 + 16 * i, 32)), "rekey_nonce": f(sequence(0x11 + i, 24)),
                                  "recipient_secrets": [f(sequence(0x78 + i + k, 32)) for k in range(team_recipients)],
@@ -204,6 +209,79 @@ def header_vectors(out):
                 "rekey.keys of an epoch 2 header must be 32 + 16 bytes [bad-encoding]",
                 {"file": changed(h2, lambda o: o["rekey"].update(keys=b64encode(bytes(80))), key2),
                  "passphrase": PASSPHRASE}, "bad-encoding")
+
+
+def order_vectors(out):
+    """§11.4's reader checks in their order: each vector breaks two rules whose failure kinds differ; its name says
+    which rule must win (v5-header-order-<first>-before-<second>) and its error is the first rule's kind. The
+    generator checks that each change alone fails with its own kind."""
+    vh = vault_header()
+    tree2, _ = rekeyed_tree(1)
+    h2 = VaultHeaderV5.parse(tree2[VAULT_HEADER])
+    short_auth = lambda o: o.update(auth=b64encode(bytes(31)))  # noqa: E731
+    short_proof = lambda o: o["rekey"]["proofs"].update({"1": b64encode(bytes(31))})  # noqa: E731
+    short_salt = lambda i: lambda o: o["keySlots"][i]["kdf"].update(salt=b64encode(bytes(15)))  # noqa: E731
+
+    def seventeen_passphrase_slots(o):
+        """17 passphrase slots: the first and 16 copies of it with other ids (after it, before alice's)."""
+        first = o["keySlots"][0]
+        o["keySlots"][1:1] = [dict(cj.loads(cj.dumps(first)), id="%08x-0000-4000-8000-000000000000" % (0xf0000000 + k))
+                              for k in range(1, 17)]
+
+    def salt_of_last_passphrase_slot(o):
+        short_salt(sum(1 for x in o["keySlots"] if x["type"] == "passphrase") - 1)(o)
+
+    cases = [
+        ("version-before-auth", vh, lambda o: o.update(version=6), "unsupported-version", "version 6",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("vault-before-auth", vh, lambda o: o.update(vault=VAULT_ID.upper()), "malformed", "a vault id in uppercase",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("clock-before-auth", vh, lambda o: o.update(clock={R1: 4, R2: 0}), "malformed", "a clock value 0",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("auth-before-rekey", vh, short_auth, "bad-encoding", "an auth of 31 bytes",
+         lambda o: o.update(epoch=2), "malformed", "epoch 2 without rekey"),
+        ("rekey-members-before-proofs", h2, lambda o: o["rekey"].update(zNew=1), "malformed", "a member zNew in rekey",
+         short_proof, "bad-encoding", "a rekey proof of 31 bytes"),
+        ("proofs-names-before-nonce", h2, lambda o: o["rekey"]["proofs"].update({"2": o["rekey"]["proofs"]["1"]}),
+         "malformed", "rekey.proofs of an epoch 2 header naming epochs 1 and 2",
+         lambda o: o["rekey"].update(nonce=b64encode(bytes(23))), "bad-encoding", "a rekey.nonce of 23 bytes"),
+        ("rekey-before-scopes", h2, short_proof, "bad-encoding", "a rekey proof of 31 bytes",
+         lambda o: o.pop("scopes"), "malformed", "no scopes"),
+        ("scopes-before-slots", vh, lambda o: o["scopes"][OPS_ID].update(folder="Team/Ops"), "malformed",
+         "scopes Team and Team/Ops nest", short_salt(0), "bad-encoding", "the passphrase slot's salt of 15 bytes"),
+        ("slot-fields-before-slot-members", vh, short_salt(0), "bad-encoding",
+         "the passphrase slot's salt of 15 bytes (§3.4 step 6)", lambda o: o["keySlots"][0].update(zNew=1),
+         "malformed", "a member zNew in the same slot"),
+        ("slot-kdf-before-slot-dot", vh, lambda o: o["keySlots"][0]["kdf"].update(ops=17), "kdf-out-of-bounds",
+         "the passphrase slot's kdf.ops 17 (§3.4 step 6)", lambda o: o["keySlots"][0].pop("dot"), "malformed",
+         "no dot in the same slot"),
+        ("slots-before-slot-count", vh, salt_of_last_passphrase_slot, "bad-encoding",
+         "a salt of 15 bytes in the last passphrase slot (§3.4 step 6)", seventeen_passphrase_slots, "malformed",
+         "17 passphrase slots (§3.4 step 7)"),
+        ("slots-before-dots-covered", vh, lambda o: o["keySlots"][1].update(publicKey="x"), "bad-encoding",
+         "alice's public key text x (§3.4 step 6)", lambda o: o["keySlots"][0].update(dot=[R1, 9]), "malformed",
+         "the dot (a1a1…, 9) of the passphrase slot before it, which the clock does not cover (checked last)"),
+    ]
+
+    def file_of(h, *fns):
+        """The header changed by fns (its `auth` as they leave it: every check here fails before the tag)."""
+        obj = cj.loads(h.serialize())
+        for fn in fns:
+            fn(obj)
+        return cj.file_bytes(obj).decode()
+
+    for name, h, first, first_kind, first_what, second, second_kind, second_what in cases:
+        assert first_kind != second_kind, name
+        for fn, kind in ((first, first_kind), (second, second_kind)):
+            try:
+                v5_tests.v5_header({"file": file_of(h, fn)})
+                raise AssertionError("%s: a change alone passes" % name)
+            except FormatError as e:
+                assert e.kind == kind, "%s: one change alone fails with %s, not %s" % (name, e.kind, kind)
+        out.failure("v5-header-order-" + name, "v5-header",
+                    "%s [%s] and %s [%s]: the first in §11.4's order decides [%s]"
+                    % (first_what, first_kind, second_what, second_kind, first_kind),
+                    {"file": file_of(h, second, first), "passphrase": PASSPHRASE}, first_kind)
 
 
 def slot_json_of(slot, dot):
@@ -367,12 +445,15 @@ def edit_vectors(out):
             [HI("password", "p1", 0, "laptop", (R1, 1), 10),
              HI("password", "p1", 0, "laptop", (R1, 1), 12, "merge"),
              HI("password", "p1", 0, "laptop", (R2, 1), 11),
+             HI("password", "p1", 15, "phone", (R1, 3), 20),
              HI("password", "p2", 20, "tablet", (R1, 2), 30)],
-            {R1: 2, R2: 2}, ((R1, 1), 0, "laptop"))
+            {R1: 3, R2: 2}, ((R1, 1), 0, "laptop"))
     out.success("v5-edit-history-one-item-per-value", "v5-edit",
-                "the payload's history holds p1 with dot (a1a1…, 1) twice (replaced at 10 and 12): the first change "
-                "keeps only the greatest of the items that are the same value (field, dot, value), so the one replaced "
-                "at 12; p1 with dot (b2b2…, 1) is another value and stays",
+                "the payload's history holds laptop's write of p1 at 0 three times (replaced at 10 and 12 with the dot "
+                "(a1a1…, 1), replaced at 11 with the dot (b2b2…, 1), as two conversions of one vault give): one value "
+                "(field, modified, origin and value equal; the dot does not count), so the first change keeps only the "
+                "greatest of them in history order (dot last), the one replaced at 12; phone's write of p1 at 15 is "
+                "another write of that value and stays (§11.8)",
                 {"entry": {"id": GMAIL_ID, "payload": dup}, "edits": [
                     {"set": "notes", "value": "n", "time": T(40), "origin": "phone", "dot": [R2, 3]}]})
     many = [HI("password", "v%02d" % i, i, "laptop", (R1, i + 1), i + 1) for i in range(70)]
@@ -483,13 +564,26 @@ def rekey_vectors(out):
     tree = base_tree()
     out.success("v5-rekey-vault-removes-alice", "v5-rekey",
                 "replica b2b2… (event 1) removes alice from the vault: the vault key is replaced (epoch 2, proof from "
-                "epoch 1, hk_1 sealed in rekey.keys), the passphrase slot wrapped again (same id, the event's dot), "
+                "epoch 1, hk_1 sealed in rekey.keys), the passphrase slot replaced by one new slot of the new key (the "
+                "writer's passphrase; the new slot id, KDF parameters, salt and nonce given; the event's dot), "
                 "Email/gmail resealed; the open scope Team is rekeyed in the same change (new scope key, carol sealed "
                 "again, the vault slot under the new vault key, Team/wiki resealed); the closed scope Ops stays as it "
                 "is; the state records of the vault and Team get clock[b2b2…] = 1 (§11.5)",
                 {"rekey": "vault", "tree": tree_text(tree), "vault_key": hexstr(VAULT_KEY),
                  "new_vault_key": hexstr(NEW_VAULT_KEY), "passphrase": PASSPHRASE, "remove": "alice", "dot": [R2, 1],
                  "randomness": rekey_randomness(0, tree, True, vault_recipients=0)})
+    from tresorref.header import PassphraseSlot
+    other = PassphraseSlot.wrap(VAULT_KEY, b"another passphrase", 1, VAULT_ID, "0717e000-0000-4000-8000-000000000006",
+                                MIN_OPS, MIN_MEM, sequence(0xa8, 16), sequence(0x48, 24))
+    two = base_tree(vh=vault_header(clock={R1: 8}, extra_slots=[(other, (R1, 8))]), clocks={VAULT_DOMAIN: {R1: 8}})
+    out.success("v5-rekey-vault-two-passphrase-slots", "v5-rekey",
+                "a vault with two passphrase slots (the writer's and one of another passphrase, added as event 8 of "
+                "a1a1…) rekeyed by b2b2… (event 1): both are replaced by one new passphrase slot of the new key under "
+                "the writer's passphrase (a writer cannot wrap a key under a passphrase it does not know); alice "
+                "sealed again with her slot id, the event's dot on every slot (§11.5 step 3)",
+                {"rekey": "vault", "tree": tree_text(two), "vault_key": hexstr(VAULT_KEY),
+                 "new_vault_key": hexstr(NEW_VAULT_KEY), "passphrase": PASSPHRASE, "dot": [R2, 1],
+                 "randomness": rekey_randomness(0, two, True)})
     tree2, key2 = rekeyed_tree(1)
     out.success("v5-rekey-vault-second", "v5-rekey",
                 "a second vault rekey (epoch 2 to 3, event 2 of b2b2…): proofs from epochs 1 and 2, the hk_1 the writer "
@@ -583,8 +677,8 @@ def convert_vectors(out):
                 "a version 4 vault (generation 5, alice, the open scope Team, two entries) converted at the tree "
                 "0123…: the conversion replica id from the vault id and the tree id, dot (u, 1) on every slot, scope, "
                 "field and history item, every clock {u: 1}; Email/gmail's history held p1 twice (laptop's write at "
-                "0, replaced at 10, and phone's at 20, replaced at 30): with the one dot (u, 1) both are the same value "
-                "and one item is kept, the greater in history order (§11.8); `generation` dropped, the unknown "
+                "0, replaced at 10, and phone's at 20, replaced at 30), each with the one dot (u, 1): two writes of p1 "
+                "(their modified and origin differ), so both items stay (§11.8); `generation` dropped, the unknown "
                 "member kept; .gitattributes as §11.7; state records of both domains (§11.10)",
                 {"tree": tree_text(t), "vault_key": hexstr(VAULT_KEY),
                  "tree_id": "0123456789abcdef0123456789abcdef01234567", "entry_nonces": nonces})
@@ -615,6 +709,7 @@ def vectors(into):
     out = V5Vectors()
     out.vectors = into.vectors
     header_vectors(out)
+    order_vectors(out)
     scope_vectors(out)
     entry_vectors(out)
     edit_vectors(out)

@@ -159,8 +159,10 @@ def v5_state(inputs):
 def _randomness(r):
     out = {"rekey_nonce": H(r["rekey_nonce"]), "recipient_secrets": [H(x) for x in r["recipient_secrets"]],
            "entry_nonces": {p: H(n) for p, n in r["entry_nonces"].items()}}
-    if "passphrase_slots" in r:
-        out["passphrase_slots"] = [(H(s["salt"]), H(s["nonce"])) for s in r["passphrase_slots"]]
+    if "passphrase_slot" in r:
+        p = r["passphrase_slot"]
+        out["passphrase_slot"] = {"id": p["id"], "ops": p["ops"], "mem": p["mem"], "salt": H(p["salt"]),
+                                  "nonce": H(p["nonce"])}
     if "vault_slot_nonce" in r:
         out["vault_slot_nonce"] = H(r["vault_slot_nonce"])
     if "new_key" in r:
