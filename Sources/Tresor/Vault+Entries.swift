@@ -169,9 +169,7 @@ extension Vault {
     /// Adds a new entry holding `fields` (stamped by `makeEntry`) as one commit.
     @discardableResult
     public func add(_ path: EntryPath, fields: [String: FieldValue], force: Bool = false) throws -> Entry {
-        let entry = try makeEntry(path, fields: fields)
-        try add(entry, force: force)
-        return entry
+        try add(try makeEntry(path, fields: fields), force: force)
     }
 
     /// Changes fields of `original`, an entry as it was read (perhaps before a person spent a while in an
@@ -192,14 +190,18 @@ extension Vault {
         return try save(entry, basedOn: original, message: message)
     }
 
-    /// Adds a new entry (or replaces the one at its path with `force`). Commits "Add PATH".
+    /// Adds a new entry (or replaces the one at its path with `force`). Commits "Add PATH". Returns the entry as stored
+    /// (its values carry the change's dot).
     /// - Throws: `VaultError.entryExists`, `.caseCollision`, and the errors of `transaction`.
-    public func add(_ entry: Entry, force: Bool = false) throws {
+    @discardableResult
+    public func add(_ entry: Entry, force: Bool = false) throws -> Entry {
         try transaction { txn in
             let replacing = try txn.contains(entry.path)
             try txn.checkNew(entry.path, replacing: force)
-            try txn.put(entry.redotted(to: txn.change.dot))
+            let stored = entry.redotted(to: txn.change.dot)
+            try txn.put(stored)
             txn.message = "\(replacing ? "Replace" : "Add") \(entry.path)"
+            return stored
         }
     }
 
@@ -211,14 +213,24 @@ extension Vault {
     public func save(_ edited: Entry, basedOn original: Entry, message: String? = nil) throws -> SaveOutcome {
         try transaction { txn in
             var outcome = SaveOutcome(entry: nil, changedFields: [], resolutions: [], merged: false, path: nil)
-            var final = edited.redotted(to: txn.change.dot)
             let current = try txn.entry(at: original.path).flatMap { $0.id == original.id ? $0 : nil }
                 ?? findByID(original.id, in: txn)
+            // The edit is made again, now, on what is stored: a change made meanwhile (by another process of this
+            // replica, or a sync) stays, and values it replaced go to the history.
+            var final: Entry
+            do { final = try Entry.rebasing(edited, from: original, onto: current ?? original, change: txn.change) }
+            catch let e as CoreError { throw VaultError.entry(path: edited.path.string, e) }
             if let current, !current.isIdentical(to: original) {
-                let (joined, resolutions) = EntryJoin.join(final, current)
-                final = joined
                 outcome.merged = true
-                outcome.resolutions = resolutions
+                // A field this edit changes that was changed meanwhile: the edit's value is current, the other in history.
+                for name in Set(original.fields.keys).union(edited.fields.keys).sorted()
+                where original.fields[name]?.value != edited.fields[name]?.value && current.fields[name] != original.fields[name] {
+                    guard let loser = current.fields[name], let winner = final.fields[name], loser.value != winner.value else { continue }
+                    outcome.resolutions.append(MergeResolution(
+                        entryID: final.id, path: final.path.string, field: name, kind: .fieldConflict,
+                        winnerOrigin: winner.origin, winnerModified: winner.modified, loserOrigin: loser.origin, loserModified: loser.modified,
+                        description: "field \"\(name)\" of \"\(final.path)\" was changed meanwhile: kept this edit's value; the other is in the history"))
+                }
             }
             if current == nil, try txn.contains(final.path) {
                 // The path now holds another entry: keep this one beside it (Spec/MERGE.md §9 naming).

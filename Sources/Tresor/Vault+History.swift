@@ -47,7 +47,8 @@ extension Vault {
     }
 
     /// Brings back an entry (Spec/MERGE.md §7). With `rev`, exactly the version commit `rev` has at `path`. Without it,
-    /// the versions git history holds just before each commit that removed `path` (the deleted versions), joined: the
+    /// for an entry that is there, the version before the newest commit that changed it (undoing the last change); for
+    /// one that is not, the versions git history holds just before each commit that removed `path` (the deleted versions), joined: the
     /// newest by causality, with every value of each current or in its history. The result is written as a change of
     /// this replica (its clock includes the change, so a deletion elsewhere that did not see it does not undo it). When
     /// an entry is at `path` now, the restored values are set over its current ones (which go to its history).
@@ -73,6 +74,17 @@ extension Vault {
             }
             versions = [try open(bytes)]
             source = id
+        } else if let head = try Vault.git({ try repo.headCommitID() }), let now = try Vault.git({ try repo.blobID(at: head, path: path.filePath) }) {
+            // The entry is there: the version before the newest commit that changed its file (undoes the last change).
+            search: for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+                for parent in c.parents {
+                    guard let id = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), id != now else { continue }
+                    versions = [try open(try Vault.git { try repo.blob(id: id) })]
+                    source = parent
+                    break search
+                }
+            }
+            guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string + " (no earlier version)", suggestions: []) }
         } else {
             // Every commit that removed the file: the version in its parent (by the path's log, newest first).
             for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {

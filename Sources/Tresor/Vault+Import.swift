@@ -8,13 +8,15 @@ extension Vault {
     /// `message`: one transaction, so either every entry is committed or nothing changes.
     /// - Throws: `VaultError.entryExists`, `.caseCollision`, `.entryNotFound`, `.nothingChanged`, `.entry`, and
     ///   the errors of `transaction`.
-    public func importEntries(adding additions: [Entry], updating updates: [Entry], message: String) throws {
+    public func importEntries(adding additions: [Entry], updating updates: [Entry], originals: [Entry], message: String) throws {
         guard !additions.isEmpty || !updates.isEmpty else { throw VaultError.nothingChanged(path: "") }
         try transaction { txn in
-            // The plan was made before this change was numbered: its values get this change's dot.
-            for e in updates {
-                guard try txn.contains(e.path) else { throw VaultError.entryNotFound(path: e.path.string, suggestions: []) }
-                try txn.put(e.redotted(to: txn.change.dot))
+            // The plan was made before this change: each update is made again on what is stored now, with this
+            // change's dot, so that a change made meanwhile stays (Spec/FORMAT.md §11.8).
+            for (e, original) in zip(updates, originals) {
+                guard let current = try txn.entry(at: original.path) else { throw VaultError.entryNotFound(path: e.path.string, suggestions: []) }
+                do { try txn.put(try Entry.rebasing(e, from: original, onto: current, change: txn.change)) }
+                catch let err as CoreError { throw VaultError.entry(path: e.path.string, err) }
             }
             for e in additions {
                 try txn.checkNew(e.path)

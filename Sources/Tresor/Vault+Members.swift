@@ -36,10 +36,12 @@ public struct RekeyOutcome: Equatable, Sendable {
 }
 
 extension Vault {
-    /// The members of the vault (recipient key slots), in header order.
+    /// The members of the vault (recipient key slots), by name (then public key: two replicas may each have added one
+    /// name).
     public var members: [Member] {
         let mine: RecipientKey? = if case .identity(let i) = credential { i.publicKey } else { nil }
         return header.recipientSlots.map { Member(name: $0.name, publicKey: $0.publicKey, isThisDevice: $0.publicKey == mine) }
+            .sorted { ($0.name, $0.publicKey.text) < ($1.name, $1.publicKey.text) }
     }
 
     /// Adds a recipient key slot sealed to `publicKey`: one slot, no entry is re-encrypted. Commits "Add member NAME".

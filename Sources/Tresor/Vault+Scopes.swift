@@ -11,9 +11,11 @@ struct ScopeKeys {
     let authenticator: VaultAuthenticator
     let epoch: UInt64
 
-    init(_ key: SecretBytes, epoch: UInt64) throws {
+    /// `readsVersion1`: the vault is of format 1–4 (read only until `upgrade`), so its entry files are of envelope version 1.
+    init(_ key: SecretBytes, epoch: UInt64, readsVersion1: Bool = false) throws {
         do { self.key = key; cipher = try EntryCipher(vaultKey: key); authenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
+        cipher.readsVersion1 = readsVersion1
         self.epoch = epoch
     }
 }
@@ -84,7 +86,7 @@ extension Vault {
             } catch CoreError.notARecipient { key = nil }
             catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
             guard let key else { continue }
-            let keys = try ScopeKeys(key, epoch: s.epoch)
+            let keys = try ScopeKeys(key, epoch: s.epoch, readsVersion1: header.version < FormatVersion.header)
             do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
             if let accepted, !accepted.contains(id) { offeredScopes[id] = header.scopes[id]; continue }
             offeredScopes[id] = nil
@@ -124,7 +126,7 @@ extension Vault {
         let s = try scopeHeader(id)
         let keys: ScopeKeys
         do {
-            keys = try ScopeKeys(try s.unlock(identity: identity), epoch: s.epoch)
+            keys = try ScopeKeys(try s.unlock(identity: identity), epoch: s.epoch, readsVersion1: header.version < FormatVersion.header)
             try keys.authenticator.verify(s)
         } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
         let repo = try repository()
@@ -180,6 +182,7 @@ extension Vault {
         let s = try scopeHeader(try scopeID(folder: folder))
         let mine: RecipientKey? = { if case .identity(let i) = credential { return i.publicKey }; return nil }()
         return s.recipientSlots.map { Member(name: $0.name, publicKey: $0.publicKey, isThisDevice: $0.publicKey == mine) }
+            .sorted { ($0.name, $0.publicKey.text) < ($1.name, $1.publicKey.text) }
     }
 
     /// Creates a scope at `folder` (Spec/FORMAT.md §3.12.5, §11.11): a new scope key sealed to `members` and, unless

@@ -130,7 +130,7 @@ extension Vault {
             if let cached, cached.blobID == blob {
                 record = cached
             } else {
-                let envelope = try Envelope.parse(bytes)
+                let envelope = try Envelope.parse(bytes, acceptingVersion1: cipher.readsVersion1)
                 record = SearchCache.Record(filePath: path.filePath, blobID: blob, size: 0, modified: 0, changed: 0, inode: 0,
                                             id: envelope.id, payload: try cipher.openPayload(envelope))
                 decrypted = true

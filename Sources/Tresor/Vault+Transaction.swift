@@ -49,10 +49,13 @@ extension Vault {
     /// interrupted transaction, reads HEAD once as the base, and turns what `body` staged into one commit
     /// on top of it (Spec/TRANSACTIONS.md §3). If `body` throws, nothing changes. A command that waits on a
     /// person must not do so inside `body`: read first, then commit in a transaction that merges.
-    /// - Throws: `VaultError.lockTimeout`, `.changedOutsideTresor`, `.io`, `.git`, and whatever `body` throws.
+    /// - Throws: `VaultError.formatTooOld` for a vault of format 1–4, `.lockTimeout`, `.changedOutsideTresor`, `.io`, `.git`,
+    ///   and whatever `body` throws.
     @discardableResult
     public func transaction<R>(_ body: (VaultTransaction) throws -> R) throws -> R {
         let repo = try repository()
+        // A vault of format 1–4 is read, never written: `upgrade` converts it first (Spec/FORMAT.md §11.10).
+        guard header.version == FormatVersion.header else { throw VaultError.formatTooOld(version: header.version, required: FormatVersion.header) }
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
         try recover(repo)

@@ -164,6 +164,7 @@ public final class Vault {
         do { newCipher = try EntryCipher(vaultKey: key); newAuthenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
         do { try newAuthenticator.verify(header) } catch let e as CoreError { throw VaultError.header(e) }
+        newCipher.readsVersion1 = header.version < FormatVersion.header
         cipher = newCipher
         authenticator = newAuthenticator
         vaultKey = key

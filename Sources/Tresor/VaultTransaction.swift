@@ -134,7 +134,8 @@ public final class VaultTransaction {
     /// Stages `entry` at its path, encrypted with a fresh nonce. Every entry staged is a changed one, so its
     /// history is written in canonical order and capped (Spec/FORMAT.md §5.4), also items it was read with.
     public func put(_ entry: Entry) throws {
-        var entry = entry
+        // Values written before this change was numbered (`Vault.pendingChange`) get its dot.
+        var entry = entry.hasPlaceholderDots ? entry.redotted(to: change.dot) : entry
         entry.capHistory()
         let cipher = try cipher(for: entry.path)
         do { staged[entry.path.filePath] = .some(try cipher.seal(entry)) }

@@ -73,14 +73,13 @@ final class PathRuleTests: XCTestCase {
 
     func testCollisionsExistingEntriesAndForce() throws {
         let now = Timestamp(milliseconds: 1_700_000_000_000)
-        let old = Change(time: Timestamp(milliseconds: 1_600_000_000_000), origin: "old-device", dot: Dot(replica: "a1a1a1a1a1a1a1a1", counter: 1))
-        var existing = Entry(path: try EntryPath("Email/gmail"), change: old)
-        try existing.set("password", .text("vault-pass"), change: old)
-        try existing.set("username", .text("user"), change: old)
-        try existing.set("policy", .text("length=20"), change: old)
-        var same = Entry(path: try EntryPath("Email/same"), change: old)
-        try same.set("password", .text("same-pass"), change: old)
-        try same.set("username", .text("user"), change: old)
+        var existing = Entry(path: try EntryPath("Email/gmail"), change: Change(time: Timestamp(milliseconds: 1_600_000_000_000), origin: "test", dot: .placeholder))
+        try existing.set("password", .text("vault-pass"), change: Change(time: existing.created, origin: "old-device", dot: .placeholder))
+        try existing.set("username", .text("user"), change: Change(time: existing.created, origin: "old-device", dot: .placeholder))
+        try existing.set("policy", .text("length=20"), change: Change(time: existing.created, origin: "old-device", dot: .placeholder))
+        var same = Entry(path: try EntryPath("Email/same"), change: Change(time: existing.created, origin: "test", dot: .placeholder))
+        try same.set("password", .text("same-pass"), change: Change(time: existing.created, origin: "old-device", dot: .placeholder))
+        try same.set("username", .text("user"), change: Change(time: existing.created, origin: "old-device", dot: .placeholder))
         let vault = FakeVault(entries: ["Email/gmail": existing, "Email/same": same])
         let doc = InterchangeDocument(entries: [
             item(["email"], "new", password: "n1"),        // folder spelled like the vault's "Email"
@@ -117,8 +116,7 @@ final class PathRuleTests: XCTestCase {
                     InterchangeField(name: "dup", value: SecretBytes(utf8: "d2"))]
         e.history = [InterchangeHistoryItem(field: "urls", value: SecretBytes(utf8: "https://a\nhttps://b"), modified: nil,
                                             replaced: Timestamp(milliseconds: 5000))]
-        let (entry, notes) = try EntryConversion.entry(from: e, path: try EntryPath("x"),
-                                                       change: Change(time: Timestamp(milliseconds: 9000), origin: "d", dot: .placeholder))
+        let (entry, notes) = try EntryConversion.entry(from: e, path: try EntryPath("x"), change: Change(time: Timestamp(milliseconds: 9000), origin: "d", dot: .placeholder))
         XCTAssertEqual(entry.customFieldNames, ["%2Edot", "a%3Db", "dup", "dup (2)", "password (2)"])
         XCTAssertEqual(notes, [.fieldRenamed(from: "password", to: "password (2)"), .fieldRenamed(from: "a=b", to: "a%3Db"),
                                .fieldRenamed(from: ".dot", to: "%2Edot"), .fieldRenamed(from: "dup", to: "dup (2)")])

@@ -42,9 +42,9 @@ final class RekeyPropertyTests: VaultTestCase {
             let op = Int.random(in: 0..<10, using: &rng)
             switch op {
             case 0, 1 where paths.count < 10:
-                var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), at: now)
+                var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 let value = fresh()
-                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 try v.add(e)
                 written.insert(Written(id: e.id, field: "password", value: value))
             case 0, 1, 2, 3:
@@ -53,7 +53,7 @@ final class RekeyPropertyTests: VaultTestCase {
                 var e = old
                 let field = ["password", "username", "notes"].randomElement(using: &rng)!
                 let value = fresh()
-                try e.set(field, .text(SecretText(value)), at: now, origin: v.deviceID)
+                try e.set(field, .text(SecretText(value)), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: field, value: value))
             case 4:

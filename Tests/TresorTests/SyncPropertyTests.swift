@@ -42,9 +42,9 @@ final class SyncPropertyTests: VaultTestCase {
             let now = Timestamp.now()
             switch Int.random(in: 0..<11, using: &rng) {
             case 0, 1 where paths.count < 12:
-                var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), at: now)
+                var e = Entry(path: try EntryPath("F\(Int.random(in: 0..<3, using: &rng))/e\(fresh())"), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 let value = fresh()
-                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 try v.add(e)
                 written.insert(Written(id: e.id, field: "password", value: value))
             case 0, 1, 2, 3, 4:
@@ -53,7 +53,7 @@ final class SyncPropertyTests: VaultTestCase {
                 var e = old
                 let field = ["password", "username", "notes", "pin"].randomElement(using: &rng)!
                 let value = fresh()
-                try e.set(field, .text(SecretText(value)), at: now, origin: v.deviceID)
+                try e.set(field, .text(SecretText(value)), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: field, value: value))
             case 5:
@@ -69,7 +69,7 @@ final class SyncPropertyTests: VaultTestCase {
                 let old = try v.read(path)
                 var e = old
                 let value = fresh()
-                try e.set("password", .text(SecretText(value)), at: now, origin: v.deviceID)
+                try e.set("password", .text(SecretText(value)), change: Change(time: now, origin: v.deviceID, dot: .placeholder))
                 _ = try v.save(e, basedOn: old)
                 written.insert(Written(id: e.id, field: "password", value: value))
                 try v.remove(path)

@@ -71,7 +71,7 @@ final class TransactionTests: VaultTestCase {
         let head = try XCTUnwrap(try repo.headCommitID())
         // What a process killed right after moving the branch leaves: a journal, the new commit, old files.
         var e = try v.read(try EntryPath("Email/gmail"))
-        try e.set("password", .text("new"), at: .now(), origin: "t")
+        try e.set("password", .text("new"), change: Change(time: .now(), origin: "t", dot: .placeholder))
         let blob = try repo.writeBlob(try EntryCipher(vaultKey: try v.currentVaultKey()).seal(e))
         let tree = try repo.tree(from: head, applying: [.put(path: "Email/gmail.json", blob: blob)])
         let commit = try repo.writeCommit(tree: tree, parents: [head], message: "Edit Email/gmail: password")
@@ -111,7 +111,7 @@ final class TransactionTests: VaultTestCase {
         let original = try v.read(try EntryPath("Email/gmail"))
         try edit(v, "Email/gmail", ["username": "fromB"])                // another command, meanwhile
         var mine = original
-        try mine.set("password", .text("fromA"), at: .now(), origin: v.deviceID)
+        try mine.set("password", .text("fromA"), change: Change(time: .now(), origin: v.deviceID, dot: .placeholder))
         let outcome = try v.save(mine, basedOn: original)
         XCTAssertTrue(outcome.merged)
         let e = try v.read(try EntryPath("Email/gmail"))
@@ -122,7 +122,7 @@ final class TransactionTests: VaultTestCase {
         let before = try v.read(try EntryPath("Email/gmail"))
         try edit(v, "Email/gmail", ["username": "fromC"])
         var late = before
-        try late.set("username", .text("fromD"), at: .now(), origin: v.deviceID)
+        try late.set("username", .text("fromD"), change: Change(time: .now(), origin: v.deviceID, dot: .placeholder))
         let second = try v.save(late, basedOn: before)
         XCTAssertTrue(second.merged)
         XCTAssertEqual(second.resolutions.map(\.kind), [.fieldConflict])
@@ -137,7 +137,7 @@ final class TransactionTests: VaultTestCase {
         let original = try v.read(try EntryPath("Email/gmail"))
         try v.move(try EntryPath("Email/gmail"), to: try EntryPath("Mail/google"))
         var mine = original
-        try mine.set("password", .text("edited"), at: .now(), origin: v.deviceID)
+        try mine.set("password", .text("edited"), change: Change(time: .now(), origin: v.deviceID, dot: .placeholder))
         let moved = try v.save(mine, basedOn: original)
         XCTAssertEqual(moved.path?.string, "Mail/google")
         XCTAssertEqual(v.list().paths.map(\.string), ["Mail/google"])
@@ -146,7 +146,7 @@ final class TransactionTests: VaultTestCase {
         let again = try v.read(try EntryPath("Mail/google"))
         try v.remove(try EntryPath("Mail/google"))
         var edited = again
-        try edited.set("notes", .text("kept"), at: .now(), origin: v.deviceID)
+        try edited.set("notes", .text("kept"), change: Change(time: .now(), origin: v.deviceID, dot: .placeholder))
         _ = try v.save(edited, basedOn: again)
         XCTAssertEqual(try v.read(try EntryPath("Mail/google")).text("notes"), "kept", "an edit beats a delete")
 
@@ -155,7 +155,7 @@ final class TransactionTests: VaultTestCase {
         try v.remove(try EntryPath("Mail/google"))
         try v.add(try entry("Mail/google", ["password": "someone else"]))
         var mine3 = third
-        try mine3.set("notes", .text("mine"), at: .now(), origin: v.deviceID)
+        try mine3.set("notes", .text("mine"), change: Change(time: .now(), origin: v.deviceID, dot: .placeholder))
         let beside = try v.save(mine3, basedOn: third)
         XCTAssertEqual(beside.path?.string, "Mail/google.conflict-" + third.id.prefix(8))
         XCTAssertEqual(v.list().paths.count, 2)
@@ -169,7 +169,7 @@ final class TransactionTests: VaultTestCase {
         let handEdited = try String(contentsOfFile: file, encoding: .utf8) + " "
         try handEdited.write(toFile: file, atomically: true, encoding: .utf8)
         var mine = original
-        try mine.set("password", .text("new"), at: .now(), origin: "t")
+        try mine.set("password", .text("new"), change: Change(time: .now(), origin: "t", dot: .placeholder))
         XCTAssertThrowsError(try v.save(mine, basedOn: original)) { error in
             XCTAssertEqual(error as? VaultError, .changedOutsideTresor(path: "Email/gmail.json"))
         }

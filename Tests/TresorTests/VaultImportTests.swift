@@ -16,8 +16,8 @@ final class VaultImportTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func entry(_ path: String, _ password: String) throws -> Entry {
-        var e = Entry(path: try EntryPath(path), at: .now())
-        try e.set("password", .text(SecretText(password)), at: .now(), origin: "test")
+        var e = Entry(path: try EntryPath(path), change: Change(time: .now(), origin: "test", dot: .placeholder))
+        try e.set("password", .text(SecretText(password)), change: Change(time: .now(), origin: "test", dot: .placeholder))
         return e
     }
 
@@ -26,9 +26,10 @@ final class VaultImportTests: XCTestCase {
         try vault.add(try entry("Old/one", "first"))
         let commits = try vault.history().count
 
-        var changed = try vault.read(try EntryPath("Old/one"))
-        try changed.set("password", .text("second"), at: .now(), origin: "test")
-        try vault.importEntries(adding: [try entry("New/a", "a"), try entry("New/b", "b")], updating: [changed], message: "Import 2 entries from test, update 1")
+        let original = try vault.read(try EntryPath("Old/one"))
+        var changed = original
+        try changed.set("password", .text("second"), change: Change(time: .now(), origin: "test", dot: .placeholder))
+        try vault.importEntries(adding: [try entry("New/a", "a"), try entry("New/b", "b")], updating: [changed], originals: [original], message: "Import 2 entries from test, update 1")
         XCTAssertEqual(try vault.history().count, commits + 1)
         XCTAssertEqual(try vault.history().first?.message, "Import 2 entries from test, update 1\n")
         XCTAssertEqual(try vault.read(try EntryPath("Old/one")).text("password"), "second")
@@ -37,15 +38,16 @@ final class VaultImportTests: XCTestCase {
         // "Blocked" is a plain file, so "Blocked/c" cannot be written: the update and the first
         // addition, already written, are put back and nothing is committed.
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: dir + "/v/Blocked"))
-        var again = try vault.read(try EntryPath("Old/one"))
-        try again.set("password", .text("third"), at: .now(), origin: "test")
-        XCTAssertThrowsError(try vault.importEntries(adding: [try entry("New/c", "c"), try entry("Blocked/c", "x")], updating: [again], message: "Import"))
+        let second = try vault.read(try EntryPath("Old/one"))
+        var again = second
+        try again.set("password", .text("third"), change: Change(time: .now(), origin: "test", dot: .placeholder))
+        XCTAssertThrowsError(try vault.importEntries(adding: [try entry("New/c", "c"), try entry("Blocked/c", "x")], updating: [again], originals: [second], message: "Import"))
         XCTAssertEqual(try vault.history().count, commits + 1)
         XCTAssertEqual(try vault.read(try EntryPath("Old/one")).text("password"), "second")
         XCTAssertEqual(vault.list().paths.map(\.string), ["New/a", "New/b", "Old/one"])
 
         // An existing entry is never overwritten as an addition.
-        XCTAssertThrowsError(try vault.importEntries(adding: [try entry("New/a", "other")], updating: [], message: "Import")) {
+        XCTAssertThrowsError(try vault.importEntries(adding: [try entry("New/a", "other")], updating: [], originals: [], message: "Import")) {
             guard case VaultError.entryExists = $0 else { return XCTFail("\($0)") }
         }
         XCTAssertEqual(try vault.read(try EntryPath("New/a")).text("password"), "a")

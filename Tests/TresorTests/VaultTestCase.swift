@@ -42,8 +42,8 @@ class VaultTestCase: XCTestCase {
 
     /// A new entry with the given text fields.
     func entry(_ path: String, _ fields: [String: String], origin: String = "test") throws -> Entry {
-        var e = Entry(path: try EntryPath(path), at: .now())
-        for (name, value) in fields { try e.set(name, .text(SecretText(value)), at: .now(), origin: origin) }
+        var e = Entry(path: try EntryPath(path), change: Change(time: .now(), origin: "test", dot: .placeholder))
+        for (name, value) in fields { try e.set(name, .text(SecretText(value)), change: Change(time: .now(), origin: origin, dot: .placeholder)) }
         return e
     }
 
@@ -52,7 +52,7 @@ class VaultTestCase: XCTestCase {
     func edit(_ vault: Vault, _ path: String, _ fields: [String: String]) throws -> SaveOutcome {
         let old = try vault.read(try EntryPath(path))
         var e = old
-        for (name, value) in fields { try e.set(name, .text(SecretText(value)), at: .now(), origin: vault.deviceID) }
+        for (name, value) in fields { try e.set(name, .text(SecretText(value)), change: Change(time: .now(), origin: vault.deviceID, dot: .placeholder)) }
         return try vault.save(e, basedOn: old)
     }
 

@@ -139,3 +139,47 @@ struct Attacker {
 
     func push(_ commit: String) throws { try git(["update-ref", "refs/heads/main", commit]) }
 }
+
+extension Attacker {
+    /// Every file of commit `rev`: path → blob id (`git ls-tree -r`).
+    func files(_ rev: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for line in try git(["ls-tree", "-r", "--full-tree", rev]).split(separator: "\n") {
+            let tab = line.firstIndex(of: "\t")!
+            out[String(line[line.index(after: tab)...])] = String(line[..<tab].split(separator: " ")[2])
+        }
+        return out
+    }
+
+    /// A tree holding exactly `files` (path → blob id, every file mode 100644), built with git's own index plumbing.
+    func tree(files: [String: String]) throws -> String {
+        let index = scratch + "/index-" + UUID().uuidString
+        let input = files.map { "100644 \($0.value)\t\($0.key)" }.joined(separator: "\n") + "\n"
+        let env = ["GIT_INDEX_FILE": index]
+        let r1 = try test.run("/usr/bin/git", ["-C", bare, "update-index", "--add", "--index-info"], stdin: input, extraEnv: env)
+        guard r1.code == 0 else { throw NSError(domain: "git", code: 1, userInfo: [NSLocalizedDescriptionKey: r1.stderr]) }
+        let r2 = try test.run("/usr/bin/git", ["-C", bare, "write-tree"], stdin: nil, extraEnv: env)
+        return r2.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `files` with the state record of every domain whose key is in `keys` (domain → key) written again: a clock one
+    /// event further (a replica of the forger's), the id of the domain's tree, a tag under that key. What a holder of
+    /// those keys (a faulty replica, or a removed member with an old key) can publish.
+    func retagged(_ files: [String: String], keys: [String: SecretBytes]) throws -> [String: String] {
+        var out = files
+        let header = try VaultHeader.parse(try bytes(ofBlob: try XCTUnwrap(files[VaultHeader.relativePath])))
+        let source = FileMapTree(files.filter { StateRecord.domain(ofPath: $0.key) == nil })
+        for (domain, key) in keys {
+            let path = StateRecord.relativePath(domain: domain)
+            let old = try files[path].map { try StateRecord.parse(try bytes(ofBlob: $0)) }
+            var clock = old?.clock ?? .empty
+            clock.advance(to: Dot(replica: "f0f0f0f0f0f0f0f0", counter: clock["f0f0f0f0f0f0f0f0"] + 1))
+            let epoch = domain == Domain.vault ? header.epoch
+                : try ScopeHeader.parse(try bytes(ofBlob: try XCTUnwrap(files[ScopeHeader.relativePath(scopeID: domain)]))).epoch
+            let record = StateRecord(vaultID: header.vaultID, domain: domain, epoch: epoch, clock: clock,
+                                     tree: try DomainTree.id(domain: domain, scopes: header.scopes, source: source))
+            out[path] = try blob(try record.authenticated(by: try VaultAuthenticator(vaultKey: key)).serialized())
+        }
+        return out
+    }
+}

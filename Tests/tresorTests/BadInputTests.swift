@@ -44,9 +44,9 @@ final class BadInputTests: CLITestCase {
             }, "truncated"),
             ("flipped", { [self] p in try self.flipCiphertextByte(p) }, "decryption failed"),
             ("version", { p in
-                let s = try String(contentsOfFile: p, encoding: .utf8).replacingOccurrences(of: "\"version\":1", with: "\"version\":2")
+                let s = try String(contentsOfFile: p, encoding: .utf8).replacingOccurrences(of: "\"version\":2", with: "\"version\":3")
                 try s.write(toFile: p, atomically: false, encoding: .utf8)
-            }, "unsupported format version 2"),
+            }, "unsupported format version 3"),
         ]
         for c in cases {
             try tearDownWithError(); try setUpWithError()
@@ -130,7 +130,7 @@ final class BadInputTests: CLITestCase {
     func testUnknownHeaderVersion() throws {
         try sampleVault()
         let h = vaultDir + "/.tresor/vault.json"
-        try String(contentsOfFile: h, encoding: .utf8).replacingOccurrences(of: "\"version\":3", with: "\"version\":7").write(toFile: h, atomically: false, encoding: .utf8)
+        try String(contentsOfFile: h, encoding: .utf8).replacingOccurrences(of: "\"version\":5", with: "\"version\":7").write(toFile: h, atomically: false, encoding: .utf8)
         let r = try tresor("show", "Email/gmail")
         XCTAssertEqual(r.code, 2)
         XCTAssertTrue(r.stderr.contains(".tresor/vault.json") && r.stderr.contains("unsupported format version 7"), r.stderr)

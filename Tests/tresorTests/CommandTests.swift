@@ -162,7 +162,7 @@ final class CommandTests: CLITestCase {
         let entryBefore = try String(contentsOfFile: entryFile("Email/gmail"), encoding: .utf8)
         try write("a new passphrase\n", to: dir + "/new")
         try ok("passwd", "--new-passphrase-file", dir + "/new")
-        XCTAssertEqual(try git("show", "--name-only", "--format=%s", "HEAD").stdout, "Change passphrase\n\n.tresor/vault.json\n")
+        XCTAssertEqual(try git("show", "--name-only", "--format=%s", "HEAD").stdout, "Change passphrase\n\n.tresor/state/vault.json\n.tresor/vault.json\n")
         XCTAssertEqual(try String(contentsOfFile: entryFile("Email/gmail"), encoding: .utf8), entryBefore)
         XCTAssertEqual(try tresor("show", "Email/gmail").code, 3, "the old passphrase no longer opens the vault")
         let r = try tresor(["show", "Email/gmail", "--field", "password"], extraEnv: ["TRESOR_PASSPHRASE_FILE": dir + "/new"])

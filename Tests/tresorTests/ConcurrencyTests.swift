@@ -88,7 +88,9 @@ final class ConcurrencyTests: CLITestCase {
             var expected: [String] = []
             for (p, r) in zip(planned, results) {
                 if r.code == 0 {
-                    expected.append(p.message + " | " + p.files.joined(separator: ", "))
+                    // Every change also records the vault domain's state (Spec/FORMAT.md §11.6).
+                    let files = (p.files + ["M .tresor/state/vault.json"]).sorted()
+                    expected.append(p.message + " | " + files.joined(separator: ", "))
                     if p.args[0] == "edit" { edits.append(String(p.args[3].dropFirst("username=".count))) }
                 } else {
                     XCTAssertTrue([4, 5].contains(r.code), "\(p.args): only a missing or taken entry may fail: \(r.stderr)")
@@ -106,7 +108,7 @@ final class ConcurrencyTests: CLITestCase {
                 let path = String(message.dropFirst("Edit ".count).prefix { $0 != ":" })
                 if let source = movedTo[path] {
                     message = "Edit \(source)" + message.dropFirst("Edit ".count + path.count)
-                    files = files.map { $0 == "M \(path).json" ? "M \(source).json" : $0 }
+                    files = files.map { $0 == "M \(path).json" ? "M \(source).json" : $0 }.sorted()
                 }
                 return message + " | " + files.joined(separator: ", ")
             }

@@ -10,14 +10,14 @@ final class EditorTextTests: XCTestCase {
 
     func testRenderedViewParsesBackToTheSameValuesByteForByte() throws {
         let now = Timestamp(milliseconds: 1_700_000_000_000)
-        var e = Entry(path: try EntryPath("Mail/box"), at: now)
+        var e = Entry(path: try EntryPath("Mail/box"), change: Change(time: now, origin: "test", dot: .placeholder))
         let values: [String: SecretText] = [
             "password": "cafe\u{301} \"q\" \\", "username": " padded ", "notes": "line one\n  indented\n\nlast",
             "pin": "|", "policy": "chars:16", "empty-looking": "#not a comment",
         ]
-        for (k, v) in values { try e.set(k, .text(v), at: now, origin: "dev") }
-        try e.set("urls", .list(["https://a.example", "https://b.example"]), at: now, origin: "dev")
-        try e.set("tags", .list(["work"]), at: now, origin: "dev")
+        for (k, v) in values { try e.set(k, .text(v), change: Change(time: now, origin: "dev", dot: .placeholder)) }
+        try e.set("urls", .list(["https://a.example", "https://b.example"]), change: Change(time: now, origin: "dev", dot: .placeholder))
+        try e.set("tags", .list(["work"]), change: Change(time: now, origin: "dev", dot: .placeholder))
         let view = try EditorText.render(e).withBytes { Array($0) }
         let parsed = try parse(view)
         XCTAssertEqual(Set(parsed.keys), Set(e.fields.keys))
@@ -32,9 +32,9 @@ final class EditorTextTests: XCTestCase {
     /// Notes imported with Windows line ends keep their CRs when another field is edited in the view.
     func testCarriageReturnsInsideValuesSurviveTheView() throws {
         let now = Timestamp(milliseconds: 1_700_000_000_000)
-        var e = Entry(path: try EntryPath("Mail/box"), at: now)
+        var e = Entry(path: try EntryPath("Mail/box"), change: Change(time: now, origin: "test", dot: .placeholder))
         let values: [String: SecretText] = ["notes": "first\r\nsecond\r\n\r\nthird", "password": "ends in cr\r", "pin": "a\rb"]
-        for (k, v) in values { try e.set(k, .text(v), at: now, origin: "dev") }
+        for (k, v) in values { try e.set(k, .text(v), change: Change(time: now, origin: "dev", dot: .placeholder)) }
         var view = try EditorText.render(e).withBytes { Array($0) }
         XCTAssertEqual(try parse(view).mapValues { $0 }, e.fields.mapValues(\.value))
         // A changed password elsewhere in the view leaves the notes' bytes as they were.

@@ -98,7 +98,7 @@ final class JSONOutputTests: CLITestCase {
         assertSame(try object("passwd", "--new-passphrase-file", dir + "/new", "--kdf", "minimum", "--json"),
                    ["changed": true, "kdf": "minimum", "otherPassphrasesRemoved": 0])
         try write("a brand new passphrase for the vault\n", to: passphraseFile)
-        assertSame(try object("upgrade", "--json"), ["upgraded": false, "version": 3])
+        assertSame(try object("upgrade", "--json"), ["upgraded": false, "version": 5])
 
         let bare = dir + "/remote.git"
         XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", bare], stdin: nil, extraEnv: [:]).code, 0)

@@ -59,9 +59,9 @@ final class MemberTests: CLITestCase {
         let phone = try newIdentity("phone")
         try ok("member", "add", "laptop", laptop)
         try ok("member", "add", "phone", phone)
-        // One slot each: adding a member rewrites the header only.
+        // One slot each: adding a member rewrites the header (and the vault domain's state record) only.
         let changed = try git("show", "--name-only", "--format=", "HEAD").stdout
-        XCTAssertEqual(changed, ".tresor/vault.json\n")
+        XCTAssertEqual(changed, ".tresor/state/vault.json\n.tresor/vault.json\n")
         let show = try withIdentity("laptop", "show", "Email/gmail")
         XCTAssertEqual(show.code, 0, show.stderr)
         XCTAssertTrue(show.stdout.contains("gmail-secret"))
@@ -158,7 +158,8 @@ final class MemberTests: CLITestCase {
         XCTAssertEqual(rm.code, 0, rm.stderr)
         XCTAssertTrue(rm.stderr.contains("2 entries re-encrypted"), rm.stderr)
         XCTAssertTrue(rm.stderr.contains("audit --removed bob"), rm.stderr)
-        XCTAssertEqual(try git("show", "--name-only", "--format=", "HEAD").stdout.split(separator: "\n").count, 3)
+        // Two entries, the header, the state record.
+        XCTAssertEqual(try git("show", "--name-only", "--format=", "HEAD").stdout.split(separator: "\n").count, 4)
         try ok("add", "Team/new", "--password-stdin", stdin: "new-secret\n")
         // Bob: refused by the current header; with the header from before his removal, nothing current opens.
         XCTAssertEqual(try withIdentity("bob", "show", "Team/db").code, 3)
@@ -183,31 +184,62 @@ final class MemberTests: CLITestCase {
         try ok("fsck")
     }
 
-    /// A version 2 vault keeps working; members need `upgrade` first, which makes it version 3.
-    func testVersion2VaultUpgradesToVersion3ForMembers() throws {
-        try initVault()
-        try ok("add", "a", "--password-stdin", stdin: "a-secret\n")
-        // Write the header back as version 2, as an older tresor made it, and commit it with git (tresor takes
-        // in commits made with git: it checks and authenticates them).
-        let path = vaultDir + "/.tresor/vault.json"
-        var header = try VaultHeader.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-        let key = try header.unlock(passphrase: SecretBytes(utf8: "correct horse battery staple"))
-        header.version = 2
-        header = try VaultAuthenticator(vaultKey: key).authenticated(header)
-        try Data(header.serialized()).write(to: URL(fileURLWithPath: path))
-        // This replica never held a version 3 header (else the commit is a downgrade, and refused).
-        try "2\n".write(toFile: vaultDir + "/.git/tresor/format", atomically: true, encoding: .utf8)
-        XCTAssertEqual(try git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "as version 2").code, 0)
-        XCTAssertTrue(try ok("show", "a").stdout.contains("a-secret"))
+    /// A vault of format 1 (Tests/Fixtures/vault-format1, written by the tresor of that format) is read as it is, is
+    /// written only after `upgrade`, and two replicas converting the same commit write the same tree (Spec/FORMAT.md
+    /// §11.10), so they sync without a join.
+    func testAFormat1VaultIsReadThenUpgradedAndTwoReplicasConvertAlike() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/vault-format1").path
+        try FileManager.default.copyItem(atPath: source, toPath: vaultDir)
+        try write("demo passphrase\n", to: passphraseFile)
+        XCTAssertEqual(try git("init", "-q", "-b", "main").code, 0)
+        XCTAssertEqual(try git("add", "-A").code, 0)
+        XCTAssertEqual(try git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "format 1").code, 0)
+        try ok("fsck", "--fix-permissions")
+        let bare = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", "--bare", vaultDir, bare], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try git("remote", "add", "origin", bare).code, 0)
+        XCTAssertEqual(try git("fetch", "-q", "origin").code, 0)
+        XCTAssertEqual(try git("branch", "-q", "-u", "origin/main").code, 0)
+        let other = dir + "/other"
+        XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", bare, other], stdin: nil, extraEnv: [:]).code, 0)
+
+        // Read as it is: values, history, search.
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "gmail-Correct-Horse-8\n")
+        XCTAssertTrue(try ok("show", "Email/gmail", "--json").stdout.contains("gmail-Correct-Horse-7"), "old password in history")
+        XCTAssertEqual(try ok("grep", "TOTP").stdout, "Social/github: notes: 2FA: TOTP app on phone\n")
+        // Written only after upgrade: the refusal names the way and changes nothing.
+        let head = try git("rev-parse", "HEAD").stdout
+        let add = try tresor(["add", "New/one", "--password-stdin"], stdin: "x\n")
+        XCTAssertEqual(add.code, 2)
+        XCTAssertTrue(add.stderr.contains("format 1") && add.stderr.contains("tresor upgrade"), add.stderr)
         let id = try newIdentity("id")
-        let r = try tresor("member", "add", "me", id)
-        XCTAssertEqual(r.code, 2)
-        XCTAssertTrue(r.stderr.contains("tresor upgrade"), r.stderr)
+        XCTAssertTrue(try tresor("member", "add", "me", id).stderr.contains("tresor upgrade"))
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
+        XCTAssertEqual(try git("status", "--porcelain").stdout, "")
+
         try ok("upgrade")
-        let upgraded = try VaultHeader.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-        XCTAssertEqual(upgraded.version, 3)
+        let upgraded = try VaultHeader.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: vaultDir + "/.tresor/vault.json"))))
+        XCTAssertEqual(upgraded.version, FormatVersion.header)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "gmail-Correct-Horse-8\n")
+        XCTAssertTrue(try ok("show", "Email/gmail", "--json").stdout.contains("gmail-Correct-Horse-7"))
+        XCTAssertEqual(try ok("fsck").code, 0)
         try ok("member", "add", "me", id)
-        XCTAssertEqual(try withIdentity("id", "show", "a").code, 0)
+        XCTAssertEqual(try withIdentity("id", "show", "Bank/ing", "--field", "pin").stdout, "4711\n")
+
+        // The other replica converts the same commit: the same payloads and clocks (entries are sealed with fresh
+        // nonces), so joining the two conversions changes no entry.
+        XCTAssertEqual(try tresor(["upgrade"], extraEnv: ["TRESOR_VAULT": other]).code, 0)
+        try ok("sync")
+        let s = try tresor(["sync", "--json"], extraEnv: ["TRESOR_VAULT": other])
+        XCTAssertEqual(s.code, 0, s.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((report["mergedEntries"] as? [Any])?.count ?? -1, 0, "two conversions of one commit are one state: \(s.stdout)")
+        XCTAssertEqual((report["resolutions"] as? [Any])?.count ?? -1, 0, s.stdout)
+        try ok("sync")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", other, "rev-parse", "HEAD^{tree}"], stdin: nil, extraEnv: [:]).stdout,
+                       try git("rev-parse", "HEAD^{tree}").stdout)
+        XCTAssertEqual(try tresor(["show", "Bank/ing", "--field", "pin"], extraEnv: ["TRESOR_VAULT": other]).stdout, "4711\n")
     }
 
     func testAuditRemovedListsWhatTheRemovedMemberCouldRead() throws {

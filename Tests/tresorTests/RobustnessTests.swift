@@ -50,12 +50,13 @@ final class RobustnessTests: SyncTestCase {
     /// A hostile remote cannot smuggle a file in by reusing the bytes of an existing entry.
     func testReusedBlobsAreCheckedByPathAndKind() throws {
         for (name, plant, message) in [
-            ("hidden", { (w: String) in try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/.tresor/hooks") }, "a vault holds only entries"),
+            ("hidden", { (w: String) in try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/.tresor/hooks") }, "a file no key governs"),
             ("executable", { (w: String) in
                 try FileManager.default.copyItem(atPath: w + "/Email/gmail.json", toPath: w + "/run.sh")
                 chmod(w + "/run.sh", 0o755)
             }, "executable"),
-            ("tampered entry on a fast-forward", { [self] (w: String) in try self.flipCiphertextByte(w + "/Social/github.json", at: 7) }, "decryption failed"),
+            // The state record binds every file of its domain (Spec/AUTH.md state-files): a changed file is refused as such.
+            ("tampered entry on a fast-forward", { [self] (w: String) in try self.flipCiphertextByte(w + "/Social/github.json", at: 7) }, "without their key"),
         ] as [(String, (String) throws -> Void, String)] {
             try tearDownWithError(); try setUpWithError()
             try setUpReplicas("B")

@@ -273,22 +273,6 @@ extension ScopeTests {
         XCTAssertEqual(try tresor("sync").code, 0)
     }
 
-    /// A holder of the vault key alone pushes a root commit (a history sharing nothing with the vault's) whose header
-    /// lists no scope and which puts an entry in the closed scope's folder under the vault key: never merged.
-    func testAHistorySharingNoCommitIsNotMergedInAVaultWithScopes() throws {
-        let (remote, clone) = try closedTeamHeldByCarolWithTheVaultKey()
-        let a = try attacker(remote)
-        let tip = try a.tip
-        let root = try a.authenticated(try a.commit(try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], nil), parents: []), key: try ownerVaultKey)
-        try a.push(root)
-        let before = try state(clone)
-        let r = try carol(clone, "sync")
-        XCTAssertEqual(r.code, 2, r.stdout)
-        XCTAssertTrue(r.stderr.contains("the history of \"origin\" shares no commit with this vault's"), r.stderr)
-        XCTAssertEqual(try state(clone), before)
-        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
-    }
-
     func testAClosedScopeMadeHereWhileTheRemoteChangedItsFolderIsRefusedAndTheHintWorks() throws {
         let (remote, clone) = try syncedClone()
         try ok("add", "Ops/db", "--password-stdin", stdin: "ops-secret\n")

@@ -172,7 +172,9 @@ final class SyncTests: SyncTestCase {
         for name in ["A", "B"] { XCTAssertEqual(try on(name, "show", "Email/gmail", "--field", "notes").stdout, "still needed\n") }
     }
 
-    func testEditThenDeleteVersusEditKeepsBothSidesValues() throws {
+    /// Spec/MERGE.md §2: a deletion removes what the deleter had seen, its own earlier edit included; the entry comes
+    /// back as the side that changed it concurrently has it, and `tresor restore` brings the deleter's version back.
+    func testEditThenDeleteVersusEditKeepsTheOtherSidesVersionAndRestoreBringsBackTheDeletersValues() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--set", "notes=written before the delete")
         try on("A", "rm", "Email/gmail")
@@ -181,8 +183,11 @@ final class SyncTests: SyncTestCase {
         for name in ["A", "B"] {
             let e = try entryJSON(name, "Email/gmail")
             XCTAssertEqual(e["username"] as? String, "edited on B")
-            XCTAssertEqual(e["notes"] as? String, "written before the delete")
         }
+        // A's deleted version is in git history: restoring it over the revived entry sets its values again.
+        try on("A", "restore", "Email/gmail")
+        let e = try entryJSON("A", "Email/gmail")
+        XCTAssertEqual(e["notes"] as? String, "written before the delete", "\(e)")
     }
 
     func testDeleteOnBothSidesIsGone() throws {

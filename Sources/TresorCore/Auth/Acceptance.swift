@@ -196,6 +196,10 @@ public enum Acceptance {
         // A key held of this epoch under which the header verifies.
         if let k = held.first(where: { $0.epoch == epoch && headerVerifies($0.key) }) {
             key = k.key
+        } else if held.isEmpty, let k = opened.first(where: { $0.epoch == epoch && headerVerifies($0.key) }) {
+            // A domain this replica did not hold (a scope new to it, opened by its credential): verified under that key.
+            // Whether the replica takes the scope is the caller's (Spec/AUTH.md §7.3).
+            key = k.key
         } else {
             // A newer key (or one of a concurrent rekey to the same epoch) the credential opened, vouched for by a proof
             // made with a key held (Spec/FORMAT.md §11.5).

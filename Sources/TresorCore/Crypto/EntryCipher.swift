@@ -9,6 +9,9 @@ public final class EntryCipher: @unchecked Sendable {
     private let entryKey: SecretBytes
     /// Tried when this key does not open a file: the previous vault key, for reading history across a rekey.
     private let previous: EntryCipher?
+    /// Whether `open` also reads envelope version 1 (a vault of format 1–4 not converted yet, read only): its values get
+    /// the placeholder dot. Set once, before the cipher is shared.
+    public var readsVersion1 = false
 
     /// - Throws: `CryptoError` if the vault key has the wrong length.
     public init(vaultKey: SecretBytes) throws {
@@ -62,7 +65,8 @@ public final class EntryCipher: @unchecked Sendable {
     /// Parses, decrypts and checks an entry file. When `expectedPath` is given the inner path must equal it.
     /// - Throws: `CoreError` of the first rule broken (Spec/FORMAT.md §6.2 order).
     public func open(_ bytes: [UInt8], expectedPath: EntryPath?) throws -> Entry {
-        let env = try Envelope.parse(bytes)
+        let env = try Envelope.parse(bytes, acceptingVersion1: readsVersion1)
+        if env.version == FormatVersion.entryVersion1 { return try openVersion1(bytes, expectedPath: expectedPath, dot: .placeholder) }
         let plaintext = try openPayload(env)
         return try plaintext.withBytes { try entry(id: env.id, payload: $0, expectedPath: expectedPath) }
     }
@@ -92,7 +96,9 @@ public final class EntryCipher: @unchecked Sendable {
         let payload: JSONValue
         do { payload = try JSONValue.parsePayload(bytes) }
         catch { throw CoreError.malformed("decrypted payload is not JSON") }
-        let entry = try Entry(id: id, payload: payload)
+        // A payload of envelope version 1 has no clock (Spec/FORMAT.md §11.8): read only where the vault is of format 1–4.
+        let entry = readsVersion1 && payload.objectValue?["clock"] == nil
+            ? try Entry(id: id, version1Payload: payload, dot: .placeholder) : try Entry(id: id, payload: payload)
         if let expectedPath, entry.path != expectedPath {
             throw CoreError.pathMismatch(inner: entry.path.string, outer: expectedPath.string)
         }

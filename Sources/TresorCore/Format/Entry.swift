@@ -233,6 +233,12 @@ extension Entry {
 }
 
 extension Entry {
+    /// Whether a value of this entry was written by `Dot.placeholder` (a change not numbered yet).
+    public var hasPlaceholderDots: Bool {
+        clock[Dot.placeholder.replica] > 0 || moved.dot == .placeholder || fields.values.contains { $0.dot == .placeholder }
+            || history.contains { $0.dot == .placeholder }
+    }
+
     /// This entry with every value written by `Dot.placeholder` given `dot` instead, and its clock including `dot`
     /// rather than the placeholder (for changes planned before their transaction numbered them).
     public func redotted(to dot: Dot) -> Entry {
@@ -245,5 +251,29 @@ extension Entry {
         e.clock = Clock(counters)
         e.clock.advance(to: dot)
         return e
+    }
+}
+
+extension Entry {
+    /// `current` with the changes that turned `original` into `edited` made again by `change`: each field whose value
+    /// `edited` gives differently from `original` is set (or removed), and the path moved when `edited` moved it.
+    /// For an edit made on a version read earlier (a person at an editor, an import planned before its transaction):
+    /// what changed meanwhile stays, and the edit is a write this replica makes now, after it (Spec/FORMAT.md §11.8).
+    /// - Throws: `CoreError.invalidField`.
+    public static func rebasing(_ edited: Entry, from original: Entry, onto current: Entry, change: Change) throws -> Entry {
+        var out = current
+        for name in Set(original.fields.keys).union(edited.fields.keys).sorted() where original.fields[name]?.value != edited.fields[name]?.value {
+            try out.set(name, edited.fields[name]?.value, change: change)
+        }
+        if !MergeOrder.same(original.path.string, edited.path.string) { out.move(to: edited.path, change: change) }
+        // History items the edit brought (an import's own history) join the current ones.
+        let known = Set(original.history.map(MergeOrder.ValueKey.init))
+        let added = edited.history.filter { !known.contains(MergeOrder.ValueKey($0)) }
+        if !added.isEmpty {
+            out.history += added.map { var h = $0; if h.dot == .placeholder { h.dot = change.dot }; return h }
+            out.record(change)
+            out.capHistory()
+        }
+        return out
     }
 }

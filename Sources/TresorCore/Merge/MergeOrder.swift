@@ -166,3 +166,9 @@ enum MergeOrder {
         return out
     }
 }
+
+extension HistoryItem {
+    /// Whether `other` is the same write of the same value as this item (field, `modified`, origin and value; the dots
+    /// aside): one value, however many times it was recorded (Spec/FORMAT.md §11.8).
+    public func isSameValue(as other: HistoryItem) -> Bool { MergeOrder.ValueKey(self) == MergeOrder.ValueKey(other) }
+}

@@ -12,6 +12,9 @@ public struct MergeResolution: Equatable, Sendable {
         case fieldConflict
         /// One side deleted a field, the other changed it; the change is current.
         case fieldDeleteKeptEdit
+        /// One side deleted the entry after seeing part of it, the other changed it meanwhile; the entry is kept as the
+        /// changing side has it (Spec/MERGE.md §4.2).
+        case editDeleteKeptEdit
         /// Both sides moved the entry to different paths; the entry is at the winner's path and the
         /// losing path is only reported here.
         case renameConflict(losingPath: String)
@@ -36,6 +39,7 @@ public struct MergeResolution: Equatable, Sendable {
             switch self {
             case .fieldConflict: return "field-conflict"
             case .fieldDeleteKeptEdit: return "field-delete-kept-edit"
+            case .editDeleteKeptEdit: return "edit-delete-kept-edit"
             case .renameConflict: return "rename-conflict"
             case .pathCollisionRenamed: return "path-collision-renamed"
             case .unknownMemberConflict: return "unknown-member-conflict"

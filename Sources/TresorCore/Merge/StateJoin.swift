@@ -45,10 +45,10 @@ public enum StateJoin {
                 joined = r.entry
                 resolutions += r.resolutions
             case (let x?, nil):
-                guard let kept = keep(x, from: a, against: b, conflicts: &conflicts) else { continue }
+                guard let kept = keep(x, from: a, against: b, conflicts: &conflicts, resolutions: &resolutions) else { continue }
                 joined = kept
             case (nil, let y?):
-                guard let kept = keep(y, from: b, against: a, conflicts: &conflicts) else { continue }
+                guard let kept = keep(y, from: b, against: a, conflicts: &conflicts, resolutions: &resolutions) else { continue }
                 joined = kept
             case (nil, nil): continue
             }
@@ -62,13 +62,21 @@ public enum StateJoin {
 
     /// An entry one side has and the other has not: gone when the other side's clock of the entry's domain covers the
     /// entry's clock (it had seen all of it), else kept whole (Spec/MERGE.md §4.2).
-    static func keep(_ e: Entry, from side: JoinSide, against other: JoinSide, conflicts: inout [JoinConflict]) -> Entry? {
+    static func keep(_ e: Entry, from side: JoinSide, against other: JoinSide, conflicts: inout [JoinConflict],
+                     resolutions: inout [MergeResolution]) -> Entry? {
         if other.unreadIDs.contains(e.id) {
             conflicts.append(.entryInUnreadDomain(entryID: e.id, path: e.path.string))
             return e
         }
         let seen = other.clocks[side.domain(e.path)] ?? .empty
-        return e.clock.isAtMost(seen) ? nil : e
+        if e.clock.isAtMost(seen) { return nil }
+        // The other side had seen part of it and deleted it: a deletion concurrent with a change (reported, §4.2).
+        let dots = [e.moved.dot] + e.fields.values.map(\.dot) + e.history.map(\.dot)
+        if dots.contains(where: seen.covers) {
+            resolutions.append(MergeResolution(entryID: e.id, path: e.path.string, kind: .editDeleteKeptEdit,
+                description: "entry \"\(e.path)\" was deleted on one side and changed on the other: the changed entry is kept"))
+        }
+        return e
     }
 
     /// Entries by id (the first by path bytes), and the further entries of an id used twice.

@@ -39,6 +39,9 @@ public struct ImportPlan {
     public var additions: [Entry] = []
     /// Existing entries changed by a forced import.
     public var updates: [Entry] = []
+    /// For each of `updates`, the version it was made from (read before the import's transaction): the transaction
+    /// makes the changes again on what is stored then.
+    public var originals: [Entry] = []
     public var outcomes: [ImportOutcome] = []
 
     public var addedCount: Int { outcomes.filter { $0.status == .added }.count }
@@ -118,16 +121,18 @@ public struct ImportPlan {
             } catch InterchangeError.core(let e) {
                 skip(.invalidField(e.errorDescription ?? "\(e)")); continue
             }
-            if var existing = try target.entry(path) {
+            if let original = try target.entry(path) {
+                var existing = original
                 let sameValues = existing.fields.mapValues(\.value) == converted.fields.mapValues(\.value)
                     || (existing.fields.filter { $0.key != "policy" }.mapValues(\.value) == converted.fields.mapValues(\.value) && converted.fields["policy"] == nil)
-                if sameValues && Set(converted.history).isSubset(of: Set(existing.history)) { skip(.identical(path: path.string)); continue }
+                if sameValues && converted.history.allSatisfy({ c in existing.history.contains { $0.isSameValue(as: c) } }) { skip(.identical(path: path.string)); continue }
                 guard force else { skip(.exists(path: path.string)); continue }
                 let changed = try EntryConversion.apply(converted, to: &existing, change: Change(time: now, origin: target.origin, dot: .placeholder))
                 guard !changed.isEmpty else { skip(.identical(path: path.string)); continue }
                 outcome.status = .updated
                 outcome.changedFields = changed
                 plan.updates.append(existing)
+                plan.originals.append(original)
                 plan.outcomes.append(outcome)
                 continue
             }

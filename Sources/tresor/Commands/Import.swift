@@ -53,7 +53,7 @@ struct Import: ParsableCommand {
         if !dryRun, !plan.additions.isEmpty || !plan.updates.isEmpty {
             var message = "Import \(plan.additions.count) entr\(plan.additions.count == 1 ? "y" : "ies") from \(fmt.rawValue)"
             if !plan.updates.isEmpty { message += ", update \(plan.updates.count)" }
-            try vault.importEntries(adding: plan.additions, updating: plan.updates, message: message)
+            try vault.importEntries(adding: plan.additions, updating: plan.updates, originals: plan.originals, message: message)
         }
         if json { Output.json(summaryJSON(plan, format: fmt)) } else { printSummary(plan, format: fmt) }
         if plan.outcomes.contains(where: { $0.skipReason?.isFailure == true }) { throw ExitCode(ExitStatus.error) }

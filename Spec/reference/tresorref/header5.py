@@ -41,10 +41,10 @@ def _integer_at_least_1(obj, name):
 
 
 def parse_rekey(obj, epoch):
-    """§11.5: `rekey` is present exactly when epoch > 1 [malformed]; `proofs` an object with one member per
-    earlier epoch 1 .. epoch-1 named by its decimal [malformed], each a string [malformed] of canonical base64 of 32
-    bytes [bad-encoding]; `nonce` 24 bytes and `keys` the epoch-1 header keys sealed (32 each and the 16-byte tag)
-    [malformed / bad-encoding]; no other member [malformed]. Returns None or
+    """§11.4 (`rekey` of §11.5), in this order: present exactly when epoch > 1 [malformed]; an object with exactly the
+    members `proofs`, `nonce` and `keys` [malformed]; `proofs` an object with exactly the members "1" ..
+    decimal(epoch - 1) [malformed]; each a string [malformed] of canonical base64 of 32 bytes [bad-encoding], in the
+    order of the epochs; `nonce` of 24 bytes and `keys` of 32 * (epoch - 1) + 16 bytes [bad-encoding]. Returns None or
     (proofs {epoch: bytes}, nonce, keys)."""
     if "rekey" not in obj:
         if epoch > 1:
@@ -53,17 +53,16 @@ def parse_rekey(obj, epoch):
     if epoch == 1:
         fail("malformed", "rekey in a header of epoch 1")
     rekey = obj["rekey"]
-    if not isinstance(rekey, dict) or not isinstance(rekey.get("proofs"), dict):
-        fail("malformed", "rekey is not an object with an object proofs")
+    if not isinstance(rekey, dict) or set(rekey) != set(MEMBERS["rekey"]):
+        fail("malformed", "rekey is not an object of exactly proofs, nonce and keys")
     names = set(decimal(i) for i in range(1, epoch))
-    if set(rekey["proofs"]) != names:
+    if not isinstance(rekey["proofs"], dict) or set(rekey["proofs"]) != names:
         fail("malformed", "rekey.proofs does not name exactly the epochs 1 to %d" % (epoch - 1))
     proofs = {}
     for i in range(1, epoch):
         proofs[i] = b64field(rekey["proofs"][decimal(i)], "rekey proof %d" % i, 32)
-    nonce = b64field(rekey.get("nonce"), "rekey.nonce", primitives.NONCE_BYTES)
-    keys = b64field(rekey.get("keys"), "rekey.keys", 32 * (epoch - 1) + primitives.TAG_BYTES)
-    only_members(rekey, "rekey")
+    nonce = b64field(rekey["nonce"], "rekey.nonce", primitives.NONCE_BYTES)
+    keys = b64field(rekey["keys"], "rekey.keys", 32 * (epoch - 1) + primitives.TAG_BYTES)
     return proofs, nonce, keys
 
 
@@ -148,6 +147,33 @@ def _parse_common(obj):
     return epoch, clock, auth, rekey
 
 
+def _parse_scopes(obj):
+    """§11.4: `scopes` present and an object; each value an object of exactly `folder` (a string) and `dot`, named by a
+    scope id (§3.12.1); then the folders: valid NFC entry paths, at most 64, none nesting [malformed]. Returns
+    id -> (folder, dot)."""
+    scopes = obj.get("scopes")
+    if not isinstance(scopes, dict):
+        fail("malformed", "scopes is not an object")
+    out = {}
+    for sid, value in scopes.items():
+        if not is_id(sid):
+            fail("malformed", "a scope id is not a lowercase UUID")
+        if not isinstance(value, dict) or set(value) != set(MEMBERS["scope"]) or not isinstance(value["folder"], str):
+            fail("malformed", "a scope is not an object of exactly a string folder and a dot")
+        out[sid] = (value["folder"], parse_dot(value["dot"], "a scope's dot"))
+    for folder, _ in out.values():
+        if not is_entry_path(folder) or unicodedata.normalize("NFC", folder) != folder:
+            fail("malformed", "a scope folder is not a valid NFC entry path")
+    if len(out) > MAX_SCOPES:
+        fail("malformed", "more than %d scopes" % MAX_SCOPES)
+    folders = [f for f, _ in out.values()]
+    for i, a in enumerate(folders):
+        for j, b in enumerate(folders):
+            if i != j and (a == b or b.startswith(a + "/")):
+                fail("malformed", "scopes %r and %r nest" % (a, b))
+    return out
+
+
 def _slot_dot(s):
     if "dot" not in s:
         fail("malformed", "a key slot has no dot")
@@ -185,9 +211,11 @@ class VaultHeaderV5(DomainHeader):
 
     @classmethod
     def parse_json(cls, obj):
-        """§3.4 steps 2-7 and §11.4, in this order: format, version, vault, keySlots an array, epoch, clock, auth,
-        rekey, scopes, then each slot (§3.4 step 6, then its dot), the slot counts, and last every dot covered by the
-        clock."""
+        """§11.4's reader checks, in its order, stopping at the first failure (the size and the JSON text are checked
+        by `parse`): object, `format`, `version` (§3.4 steps 2-4); `vault` an id and `keySlots` an array; `epoch`;
+        `clock`; `auth`; `rekey`; `scopes` (each value, then the folders: valid NFC entry paths, at most 64, none
+        nesting); then each slot in file order by §3.4 step 6 followed by its exact members and its `dot`; §3.4 step
+        7; last, every dot covered by the clock."""
         if not isinstance(obj, dict):
             fail("malformed", "header is not an object")
         if obj.get("format") != FORMAT_NAME:
@@ -205,47 +233,24 @@ class VaultHeaderV5(DomainHeader):
         if not isinstance(obj.get("keySlots"), list):
             fail("malformed", "keySlots is not an array")
         h.epoch, h.clock, h.auth, h.rekey = _parse_common(obj)
-        scopes = obj.get("scopes")
-        if not isinstance(scopes, dict):
-            fail("malformed", "scopes is not an object")
-        h.scopes = {}
-        for sid, value in scopes.items():
-            if not is_id(sid):
-                fail("malformed", "a scope id is not a lowercase UUID")
-            if not isinstance(value, dict) or not isinstance(value.get("folder"), str) or "dot" not in value:
-                fail("malformed", "a scope is not an object with a string folder and a dot")
-            folder = value["folder"]
-            dot = parse_dot(value["dot"], "a scope's dot")
-            if not is_entry_path(folder) or unicodedata.normalize("NFC", folder) != folder:
-                fail("malformed", "a scope folder is not a valid NFC entry path")
-            only_members(value, "scope")
-            h.scopes[sid] = (folder, dot)
-        if len(h.scopes) > MAX_SCOPES:
-            fail("malformed", "more than %d scopes" % MAX_SCOPES)
-        folders = [f for f, _ in h.scopes.values()]
-        for i, a in enumerate(folders):
-            for j, b in enumerate(folders):
-                if i != j and (a == b or b.startswith(a + "/")):
-                    fail("malformed", "scopes %r and %r nest" % (a, b))
+        h.scopes = _parse_scopes(obj)
         h.passphrase, h.recipients, h.others = [], [], []
         for s in obj["keySlots"]:
             if not isinstance(s, dict) or not isinstance(s.get("type"), str):
                 fail("malformed", "a key slot is not an object with a string type")
             if s["type"] == PassphraseSlot.TYPE:
                 slot = PassphraseSlot.parse(s)
-                dot = _slot_dot(s)
                 only_members(s, "passphrase")
                 only_members(s["kdf"], "kdf")
-                h.passphrase.append((slot, dot, s))
+                h.passphrase.append((slot, _slot_dot(s), s))
             elif s["type"] == RecipientSlot.TYPE:
                 if len(h.recipients) == MAX_RECIPIENT_SLOTS:
                     fail("malformed", "more than %d recipient slots" % MAX_RECIPIENT_SLOTS)
                 slot = RecipientSlot.parse(s)
-                dot = _slot_dot(s)
-                only_members(s, "recipient")
                 if any(o.name == slot.name or o.public_key == slot.public_key for o, _, _ in h.recipients):
                     fail("malformed", "two recipient slots with one name or one public key")
-                h.recipients.append((slot, dot, s))
+                only_members(s, "recipient")
+                h.recipients.append((slot, _slot_dot(s), s))
             else:
                 h.others.append(s)
         if not h.passphrase:

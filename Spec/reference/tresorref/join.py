@@ -56,6 +56,22 @@ def live_writes(a, b_, clock_a, clock_b):
     return live
 
 
+def nfc(name):
+    return unicodedata.normalize("NFC", name)
+
+
+def field_registers(fa, fb):
+    """§5.2: the field registers of two `fields` objects as (name in the result, A's spelling, B's spelling), a
+    spelling None where that side has no such field. Canonically equivalent names (FORMAT §1.3) are one register, named
+    by the bytewise smallest of the spellings the two sides use; in bytewise order of that name."""
+    groups = {}
+    for side, names in ((0, fa), (1, fb)):
+        for n in names:
+            groups.setdefault(nfc(n), [None, None])[side] = n
+    out = [(min((n for n in g if n is not None), key=b), g[0], g[1]) for g in groups.values()]
+    return sorted(out, key=lambda r: b(r[0]))
+
+
 def path_write(payload):
     m = payload["moved"]
     w = dict(m)
@@ -93,20 +109,21 @@ def join_entry(id, A, B):
         records.append(record(id, path, "rename-conflict", losingPath=l["value"], winnerOrigin=w["origin"],
                               winnerModified=w["modified"], loserOrigin=l["origin"], loserModified=l["modified"]))
 
-    # §5.2 fields
+    # §5.2 fields: canonically equivalent names are one register, named by the bytewise smallest spelling of the two
+    # sides; registers in bytewise order of that name
     fields, losers = {}, []
-    names = sorted(set(A["fields"]) | set(B["fields"]), key=b)
-    for name in names:
-        fa, fb = A["fields"].get(name), B["fields"].get(name)
+    for name, na, nb in field_registers(A["fields"], B["fields"]):
+        fa = A["fields"][na] if na is not None else None
+        fb = B["fields"][nb] if nb is not None else None
         live = live_writes(fa, fb, clock_a, clock_b)
         if not live:
             continue
         if len(live) == 1:
             w = live[0]
             fields[name] = w
-            other = B if w is fa else A
-            if name not in other["fields"] and any(
-                    h["field"] == name and h["reason"] == "delete" for h in other["history"]):
+            other, other_name = (B, nb) if w is fa else (A, na)
+            if other_name is None and any(
+                    nfc(h["field"]) == nfc(name) and h["reason"] == "delete" for h in other["history"]):
                 records.append(record(id, path, "field-delete-kept-edit", name, winnerOrigin=w["origin"],
                                       winnerModified=w["modified"]))
             continue
@@ -114,7 +131,7 @@ def join_entry(id, A, B):
         loser = min(live, key=write_key)
         fields[name] = winner
         if canon(winner["value"]) != canon(loser["value"]):
-            losers.append({"field": name, "value": loser["value"], "modified": loser["modified"],
+            losers.append({"field": na if loser is fa else nb, "value": loser["value"], "modified": loser["modified"],
                            "origin": loser["origin"], "dot": loser["dot"], "replaced": winner["modified"],
                            "reason": "merge"})
             records.append(record(id, path, "field-conflict", name, winnerOrigin=winner["origin"],

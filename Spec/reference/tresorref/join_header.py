@@ -79,13 +79,11 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
     resealed, pass_kept = [], []
     secrets = list(ephemeral_secrets)
     recipients_out = []
-    sealed_again = False
     for s in sorted(kept_recipients, key=lambda s: b(s["id"])):
         if older_side(s):
             if new_key is None:
                 fail("malformed", "a recipient slot of the older epoch needs the newer key to be sealed again")
             recipients_out.append(reseal(s, newer, new_key, secrets.pop(0), scope))
-            sealed_again = True
         else:
             recipients_out.append(s)
     dropped = []
@@ -108,7 +106,6 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
                 from .scopes import VaultSlot
                 rewrapped = VaultSlot.wrap(new_key, vault_key, newer.vault_id, newer.scope_id, vault_slot_nonce).to_json()
                 vault_slot = dict(rewrapped, dot=vault_slot["dot"])
-                sealed_again = True
     # slots of unknown types: every distinct one of either side, except the older epoch's side's
     unknown_slots = {}
     for h in (A, B):
@@ -131,7 +128,7 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
                 if i != j and (x == y or y.startswith(x + "/")):
                     fail("malformed", "the joined scopes %r and %r nest" % (x, y))
         result["scopes"] = scopes
-    # step 5: epoch and rekey
+    # step 5: epoch and rekey: the newer side's; equal epochs (one key): the rekey with the greater canonical bytes
     if newer is not None:
         base = newer
     else:
@@ -157,13 +154,16 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
 
     def ids(slot_list):
         return sorted(s["id"] for s in slot_list if s.get("type") in ("passphrase", "recipient"))
-    if sealed_again or (ids(slots) != ids(A.obj["keySlots"]) and ids(slots) != ids(B.obj["keySlots"])):
+    # key-slots-merged: once, when the sorted list of the result's passphrase and recipient slot ids is neither side's
+    if ids(slots) != ids(A.obj["keySlots"]) and ids(slots) != ids(B.obj["keySlots"]):
         records.append(record(rid, path, "key-slots-merged"))
     records.extend(dropped)
     # step 7
     if (not scope and not pass_kept) or (scope and not recipients_out and vault_slot is None):
         winner = max(A, B, key=lambda h: h.serialize())
         return {k: v for k, v in winner.obj.items() if k != "auth"}, [record(rid, path, "header-conflict")]
+    # §9: key-slots-merged, then passphrase-slot-dropped by slot id (`dropped` is in that order), then
+    # unknown-member-conflict by name (built in that order); the sort is stable
     order = ("key-slots-merged", "passphrase-slot-dropped", "unknown-member-conflict")
     records.sort(key=lambda r: order.index(r["kind"]))
     return cj.loads(cj.dumps(result)), records

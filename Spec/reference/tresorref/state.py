@@ -20,8 +20,9 @@ SCOPES_DIR = ".tresor/scopes/"
 VAULT_HEADER = ".tresor/vault.json"
 GITATTRIBUTES = ".gitattributes"
 MAX_FILE_BYTES = 1 << 20
-GITATTRIBUTES_TEXT = ("*.json diff=tresor merge=tresor\n.tresor/vault.json merge=tresor-header\n"
-                      ".tresor/scopes/*.json merge=tresor-header\n.tresor/state/*.json merge=tresor-state\n")
+# FORMAT §11.7: the header and state files are diffed as text (`diff`), entry files by the tresor driver
+GITATTRIBUTES_TEXT = ("*.json diff=tresor merge=tresor\n.tresor/vault.json diff merge=tresor-header\n"
+                      ".tresor/scopes/*.json diff merge=tresor-header\n.tresor/state/*.json diff merge=tresor-state\n")
 
 
 def state_file(domain):

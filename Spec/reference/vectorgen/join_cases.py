@@ -167,6 +167,25 @@ entry("two-conversions",
         [H("password", "p1", 0, "laptop", (U2, 1), 10)],
         {U1: 1, U2: 1}, ((U2, 1), 10, ""), modified=10))
 
+# One custom field name in two spellings: "Café" with U+00E9 (NFC, 43 61 66 c3 a9) and with e U+0301 (NFD, 43 61 66 65
+# cc 81), canonically equivalent (FORMAT §1.3).
+CAFE_NFC, CAFE_NFD = "Caf\u00e9", "Cafe\u0301"
+entry("field-name-nfc-vs-nfd",
+      "aaaa… sets the field Café spelled with U+00E9 (NFC) to c-a (event 2, laptop, time 12); bbbb…, concurrently, sets "
+      "Café spelled e U+0301 (NFD) to c-b (event 1, phone, time 10): canonically equivalent names are one register, so "
+      "the two writes are two live writes of one field: aaaa…'s, the later, wins; the field's name in the result is "
+      "the bytewise smallest spelling the sides use, the NFD one (65 < c3), not the winner's; c-b goes to history "
+      "(reason merge) and is reported under that name",
+      "MERGE.md §5.2, FORMAT §1.3",
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFC: F("c-a", 12, "laptop", (RA, 2))}, [], {RA: 2},
+        MOVED0),
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFD: F("c-b", 10, "phone", (RB, 1))}, [],
+        {RA: 1, RB: 1}, MOVED0),
+      E(ID1, "mail/work", {"password": P1, "notes": N1, CAFE_NFD: F("c-a", 12, "laptop", (RA, 2))},
+        [H(CAFE_NFD, "c-b", 10, "phone", (RB, 1), 12, "merge")], {RA: 2, RB: 1}, MOVED0),
+      [R("field-conflict", "mail/work", CAFE_NFD, winnerOrigin="laptop", winnerModified=12, loserOrigin="phone",
+         loserModified=10)])
+
 NEWER = E(ID1, "mail/work", {"password": F("p2", 10, "laptop", (RA, 2)), "notes": N1},
           [H("password", "p1", 0, "laptop", (RA, 1), 10)], {RA: 2}, MOVED0)
 entry("replay-of-an-older-version",
@@ -380,6 +399,38 @@ head("header-older-epoch",
      dict(unsigned(REKEYED), keySlots=REKEYED["keySlots"] + [DAVE_RESEALED], clock={w.R1: 4, w.R2: 1, w.R3: 2}),
      [HR("key-slots-merged"), HR("passphrase-slot-dropped")],
      keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
+
+# The records of one header in the order of §9: c3c3… (epoch 1) also added a third passphrase slot (event 3), whose id
+# sorts before the second's, and both sides set an unknown member zC.
+EXTRA_PASS2 = passphrase("0a550000-0000-4000-8000-000000000007", (w.R3, 3), nonce=w.sequence(0x43, 24))
+REKEYED_Z = header(base=REKEYED, key=w.NEW_VAULT_KEY, zC="x")
+head("header-older-epoch-record-order",
+     "as header-older-epoch, and c3c3… also added a third passphrase slot (event 3; its id 0a55… sorts before the "
+     "second's), and zC is \"x\" on b2b2…'s side and \"y\" on c3c3…'s: the records of the one header come in the order "
+     "of §9: key-slots-merged, one passphrase-slot-dropped per dropped slot (by slot id), then unknown-member-conflict "
+     "(zC: the greater canonical bytes, \"y\")",
+     REKEYED_Z, header([S0, ALICE, EXTRA_PASS, EXTRA_PASS2, DAVE_C], {w.R1: 4, w.R3: 3}, zC="y"),
+     dict(unsigned(REKEYED_Z), keySlots=REKEYED["keySlots"] + [DAVE_RESEALED], clock={w.R1: 4, w.R2: 1, w.R3: 3},
+          zC="y"),
+     [HR("key-slots-merged"), HR("passphrase-slot-dropped"), HR("passphrase-slot-dropped"),
+      HR("unknown-member-conflict", "zC")],
+     keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
+
+# Two headers of epoch 2 under one key whose `rekey` members differ in bytes (the chain sealed with another nonce; both
+# verify). c3c3… added bob to its copy (event 1).
+from tresorref.header5 import make_rekey, header_key  # noqa: E402
+REKEY_OTHER = make_rekey(w.VAULT_ID, "vault", 2, [header_key(w.VAULT_KEY)], w.NEW_VAULT_KEY, w.sequence(0x1b, 24))
+BOB_2 = recipient("bob", BOB_SLOT, BOB_PK, (w.R3, 1), key=w.NEW_VAULT_KEY)
+REKEYED_OTHER = header(REKEYED["keySlots"] + [BOB_2], {w.R1: 4, w.R2: 1, w.R3: 1}, base=REKEYED, key=w.NEW_VAULT_KEY,
+                       rekey=REKEY_OTHER)
+assert cj.dumps(REKEY_OTHER) > cj.dumps(REKEYED["rekey"])
+head("header-equal-epochs-rekey-differs",
+     "two headers of epoch 2 under one key whose rekey members differ in bytes (both verify); c3c3… added bob (event "
+     "1): epoch 2, the rekey with the greater canonical bytes (c3c3…'s), bob kept; the result's slot ids are "
+     "c3c3…'s, so no key-slots-merged",
+     REKEYED, REKEYED_OTHER,
+     dict(unsigned(REKEYED), keySlots=REKEYED["keySlots"] + [BOB_2], clock={w.R1: 4, w.R2: 1, w.R3: 1},
+          rekey=REKEY_OTHER))
 
 SCOPES = BASE_HEADER["scopes"]
 HOME = {"folder": "Home", "dot": [w.R1, 8]}

@@ -211,6 +211,79 @@ def header_vectors(out):
                  "passphrase": PASSPHRASE}, "bad-encoding")
 
 
+def order_vectors(out):
+    """§11.4's reader checks in their order: each vector breaks two rules whose failure kinds differ; its name says
+    which rule must win (v5-header-order-<first>-before-<second>) and its error is the first rule's kind. The
+    generator checks that each change alone fails with its own kind."""
+    vh = vault_header()
+    tree2, _ = rekeyed_tree(1)
+    h2 = VaultHeaderV5.parse(tree2[VAULT_HEADER])
+    short_auth = lambda o: o.update(auth=b64encode(bytes(31)))  # noqa: E731
+    short_proof = lambda o: o["rekey"]["proofs"].update({"1": b64encode(bytes(31))})  # noqa: E731
+    short_salt = lambda i: lambda o: o["keySlots"][i]["kdf"].update(salt=b64encode(bytes(15)))  # noqa: E731
+
+    def seventeen_passphrase_slots(o):
+        """17 passphrase slots: the first and 16 copies of it with other ids (after it, before alice's)."""
+        first = o["keySlots"][0]
+        o["keySlots"][1:1] = [dict(cj.loads(cj.dumps(first)), id="%08x-0000-4000-8000-000000000000" % (0xf0000000 + k))
+                              for k in range(1, 17)]
+
+    def salt_of_last_passphrase_slot(o):
+        short_salt(sum(1 for x in o["keySlots"] if x["type"] == "passphrase") - 1)(o)
+
+    cases = [
+        ("version-before-auth", vh, lambda o: o.update(version=6), "unsupported-version", "version 6",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("vault-before-auth", vh, lambda o: o.update(vault=VAULT_ID.upper()), "malformed", "a vault id in uppercase",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("clock-before-auth", vh, lambda o: o.update(clock={R1: 4, R2: 0}), "malformed", "a clock value 0",
+         short_auth, "bad-encoding", "an auth of 31 bytes"),
+        ("auth-before-rekey", vh, short_auth, "bad-encoding", "an auth of 31 bytes",
+         lambda o: o.update(epoch=2), "malformed", "epoch 2 without rekey"),
+        ("rekey-members-before-proofs", h2, lambda o: o["rekey"].update(zNew=1), "malformed", "a member zNew in rekey",
+         short_proof, "bad-encoding", "a rekey proof of 31 bytes"),
+        ("proofs-names-before-nonce", h2, lambda o: o["rekey"]["proofs"].update({"2": o["rekey"]["proofs"]["1"]}),
+         "malformed", "rekey.proofs of an epoch 2 header naming epochs 1 and 2",
+         lambda o: o["rekey"].update(nonce=b64encode(bytes(23))), "bad-encoding", "a rekey.nonce of 23 bytes"),
+        ("rekey-before-scopes", h2, short_proof, "bad-encoding", "a rekey proof of 31 bytes",
+         lambda o: o.pop("scopes"), "malformed", "no scopes"),
+        ("scopes-before-slots", vh, lambda o: o["scopes"][OPS_ID].update(folder="Team/Ops"), "malformed",
+         "scopes Team and Team/Ops nest", short_salt(0), "bad-encoding", "the passphrase slot's salt of 15 bytes"),
+        ("slot-fields-before-slot-members", vh, short_salt(0), "bad-encoding",
+         "the passphrase slot's salt of 15 bytes (§3.4 step 6)", lambda o: o["keySlots"][0].update(zNew=1),
+         "malformed", "a member zNew in the same slot"),
+        ("slot-kdf-before-slot-dot", vh, lambda o: o["keySlots"][0]["kdf"].update(ops=17), "kdf-out-of-bounds",
+         "the passphrase slot's kdf.ops 17 (§3.4 step 6)", lambda o: o["keySlots"][0].pop("dot"), "malformed",
+         "no dot in the same slot"),
+        ("slots-before-slot-count", vh, salt_of_last_passphrase_slot, "bad-encoding",
+         "a salt of 15 bytes in the last passphrase slot (§3.4 step 6)", seventeen_passphrase_slots, "malformed",
+         "17 passphrase slots (§3.4 step 7)"),
+        ("slots-before-dots-covered", vh, lambda o: o["keySlots"][1].update(publicKey="x"), "bad-encoding",
+         "alice's public key text x (§3.4 step 6)", lambda o: o["keySlots"][0].update(dot=[R1, 9]), "malformed",
+         "the dot (a1a1…, 9) of the passphrase slot before it, which the clock does not cover (checked last)"),
+    ]
+
+    def file_of(h, *fns):
+        """The header changed by fns (its `auth` as they leave it: every check here fails before the tag)."""
+        obj = cj.loads(h.serialize())
+        for fn in fns:
+            fn(obj)
+        return cj.file_bytes(obj).decode()
+
+    for name, h, first, first_kind, first_what, second, second_kind, second_what in cases:
+        assert first_kind != second_kind, name
+        for fn, kind in ((first, first_kind), (second, second_kind)):
+            try:
+                v5_tests.v5_header({"file": file_of(h, fn)})
+                raise AssertionError("%s: a change alone passes" % name)
+            except FormatError as e:
+                assert e.kind == kind, "%s: one change alone fails with %s, not %s" % (name, e.kind, kind)
+        out.failure("v5-header-order-" + name, "v5-header",
+                    "%s [%s] and %s [%s]: the first in §11.4's order decides [%s]"
+                    % (first_what, first_kind, second_what, second_kind, first_kind),
+                    {"file": file_of(h, second, first), "passphrase": PASSPHRASE}, first_kind)
+
+
 def slot_json_of(slot, dot):
     j = slot.to_json()
     j["dot"] = [dot[0], dot[1]]
@@ -636,6 +709,7 @@ def vectors(into):
     out = V5Vectors()
     out.vectors = into.vectors
     header_vectors(out)
+    order_vectors(out)
     scope_vectors(out)
     entry_vectors(out)
     edit_vectors(out)
