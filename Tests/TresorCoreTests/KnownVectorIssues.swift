@@ -32,6 +32,10 @@ enum KnownVectorIssues {
             "the added file is a copy of Email/gmail.json: TreeShape.check refuses two files with one blob id as tree-shape before the "
             + "state record is checked; the vector expects [state-files] (FORMAT.md §11.6); AUTH.md §5.2 has no rule against equal "
             + "contents (vector)",
+        "v5-header-order-slot-fields-before-slot-members":
+            "KeySlot(version5:) checks the slot's member names before §3.4 step 6 and reports the member zNew [malformed]; the vector "
+            + "(FORMAT.md §11.4: \"each slot in file order by §3.4 step 6, a passphrase slot … having exactly their members\") checks "
+            + "the 15-byte salt first [bad-encoding] (vector)",
         "v5-rekey-vault-two-passphrase-slots":
             "the input header lists its passphrase slots as written (3d2b…, then 0717e…); VaultAuthenticator.verify tags the library's "
             + "model, whose JSON sorts slots by id, not the header as parsed, and refuses an authentic header [header-not-authentic]. "
@@ -39,6 +43,12 @@ enum KnownVectorIssues {
     ]
     /// Spec/vectors/join/<name>.json
     static let join: [String: String] = [
+        "deletion-concurrent-with-edit":
+            "StateJoin reports edit-delete-kept-edit for the kept entry (MERGE.md §4.2 and §9 as amended in 80f8658); the vector, written "
+            + "before, expects no record (Swift: the vector is stale)",
+        "issue21-cause-a":
+            "StateJoin reports edit-delete-kept-edit for the kept entry (MERGE.md §4.2 and §9 as amended in 80f8658); the vector, written "
+            + "before, expects no record (Swift: the vector is stale)",
         "domains-unread-domain-concurrent":
             "StateJoin.join is given every domain's clock and which domains it reads, but does not stop when a domain it does not read "
             + "has concurrent clocks on the two sides; only Vault.wholeDomain (Sources/Tresor/Sync+Join.swift) does. MERGE.md §4.4: "
