@@ -77,6 +77,9 @@ func specKind(of error: Error) -> String? {
     /// `v5-rekey`). Their vectors stay until Spec/reference stops writing them; they are not run.
     static let retiredTests: Set<String> = ["commit-auth", "commit-auth-v4", "commit-key-rule", "edit", "rekey", "scope-rekey"]
 
+    /// Spec/vectors/merge/ (the three-way merge of versions 1–4, Spec/MERGE.md version 1) is not read either: that merge
+    /// is gone; the joins of version 5 are Spec/vectors/join/ (`JoinVectorTests`).
+
     /// Vectors whose test still exists but whose expectation belongs to a reader of versions 1–4 only.
     /// `header-version-5`: "a header of format version 5 (newer than this reader)" [unsupported-version]; version 5 is
     /// the version this reader writes (its own vectors are `v5-header-*`).
