@@ -98,9 +98,12 @@ extension Vault {
             JoinSide(entries: s.entryList, clocks: s.clocks, domain: { [h = s.header] in h.domain(of: $0) }, unreadIDs: s.unreadIDs)
         }
         let joined = StateJoin.join(joinSide(o), joinSide(t), domain: { header.domain(of: $0) }, readable: { whole[$0] == nil && resultKey($0) != nil })
-        if let conflict = joined.conflicts.first, case .entryInUnreadDomain(_, let path) = conflict {
-            let scope = (try? EntryPath(path)).flatMap { header.scope(containing: $0) }.flatMap { header.scopes[$0] }
-            throw VaultError.domainConflict(remote: remote, path: path, scope: scope)
+        if let conflict = joined.conflicts.first, case .entryInUnreadDomain(let id, let path) = conflict {
+            // The domain whose key is missing: where a side keeps the entry unread, else where the result would put it.
+            let unread = o.unreadDomains[id] ?? t.unreadDomains[id]
+                ?? (try? EntryPath(path)).map { header.domain(of: $0) } ?? Domain.vault
+            let folder = unread == Domain.vault ? nil : (header.scopes[unread] ?? o.header.scopes[unread] ?? t.header.scopes[unread] ?? unread)
+            throw VaultError.domainConflict(remote: remote, path: path, scope: folder)
         }
         resolutions += joined.resolutions
         var written: [(path: String, entry: Entry)] = []

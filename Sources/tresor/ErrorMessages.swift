@@ -73,9 +73,9 @@ extension VaultError {
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
         case .domainConflict(let remote, let path, let scope):
-            let key = scope.map { "the scope \(q($0)), whose key you do not hold" } ?? "the vault key, which you do not hold"
-            let what = path.map { "\(q($0)) would end under \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
-            return "\(what): it cannot be joined here; nothing was changed\nhint: a holder of that key must sync first; then sync again"
+            let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
+            let what = path.map { "\(q($0)) cannot be joined without \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
+            return "\(what), which you do not hold; nothing was changed\nhint: a holder of that key must sync first (or sync here with '--identity FILE' of one); then sync again"
         case .removedFromVault(let remote, let byPassphrase):
             if byPassphrase {
                 return "the vault was rekeyed on \(q(remote)) with a passphrase that is not this one: this passphrase opens nothing written since; nothing was changed\nhint: sync with the new passphrase (ask whoever changed it)"
