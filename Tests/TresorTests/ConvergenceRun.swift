@@ -200,7 +200,7 @@ final class ConvergenceRun {
         }
         let heads = try vaults.map { try $0.repository().headCommitID() ?? "" }
         guard Set(heads).count == 1 else {
-            return "replicas did not converge: " + zip(ConvergenceRun.names, heads).map { "\($0) \($1.prefix(8))" }.joined(separator: ", ")
+            return "did not converge: " + zip(ConvergenceRun.names, heads).map { "\($0) \($1.prefix(8))" }.joined(separator: ", ")
         }
         var byID: [String: Entry] = [:]
         for (path, r) in try vaults[0].readAll() {
@@ -210,13 +210,18 @@ final class ConvergenceRun {
             }
         }
         for w in writes {
+            // A replica that had seen the write removed the entry: the value may be gone (an edit elsewhere it had not
+            // seen keeps the entry, without it).
+            let removedBySeer = removals.contains { $0.id == w.id && $0.clock.covers(w.dot) }
             if let e = byID[w.id] {
                 let current = e.fields[w.field]?.value == .text(SecretText(w.value))
                 let past = e.history.contains { $0.field == w.field && $0.value == .text(SecretText(w.value)) }
                 let capped = e.history.filter { $0.field == w.field }.count >= Entry.historyLimitPerField
-                if !current && !past && !capped { return "\(w.value) (\(w.field) of \(e.path), dot \(w.dot)) lost from a live entry" }
-            } else if !removals.contains(where: { $0.id == w.id && $0.clock.covers(w.dot) }) {
-                return "\(w.value) (\(w.field), dot \(w.dot)) gone with its entry \(w.id), which no replica that had seen it removed"
+                if !current && !past && !capped && !removedBySeer {
+                    return "lost from a live entry: \(w.value) (\(w.field) of \(e.path), dot \(w.dot))"
+                }
+            } else if !removedBySeer {
+                return "gone with its entry, which no replica that had seen it removed: \(w.value) (\(w.field) of \(w.id), dot \(w.dot))"
             }
         }
         return nil
@@ -274,11 +279,21 @@ struct ConvergenceProperty {
         }
     }
 
-    /// A shortest subsequence of `ops` that still fails (delta debugging), within `seconds`.
-    func shrink(_ ops: [ConvergenceOp], seconds: TimeInterval) -> (ops: [ConvergenceOp], failure: String) {
+    /// The kind of a failure, which shrinking keeps: the invariant broken, or the error's case (and rule).
+    static func kind(of failure: String) -> String {
+        for k in ["lost from a live entry", "gone with its entry", "did not converge", "does not read"] where failure.contains(k) { return k }
+        let afterStep = failure.range(of: "): ").map { String(failure[$0.upperBound...]) } ?? failure
+        let name = String(afterStep.prefix { $0.isLetter || $0 == "." })
+        if let rule = afterStep.range(of: "AcceptanceRule.") { return name + "/" + afterStep[rule.upperBound...].prefix { $0.isLetter } }
+        return name
+    }
+
+    /// A shortest subsequence of `ops` that still fails the same way (delta debugging), within `seconds`.
+    func shrink(_ ops: [ConvergenceOp], failing first: String, seconds: TimeInterval) -> (ops: [ConvergenceOp], failure: String) {
         let deadline = Date().addingTimeInterval(seconds)
+        let kind = Self.kind(of: first)
         var current = ops
-        var failure = self.failure(of: ops, label: "shrink") ?? "(did not fail again)"
+        var failure = first
         var chunk = max(1, current.count / 2)
         while chunk >= 1, Date() < deadline {
             var removedAny = false
@@ -286,7 +301,7 @@ struct ConvergenceProperty {
             while start < current.count, Date() < deadline {
                 var candidate = current
                 candidate.removeSubrange(start..<min(start + chunk, current.count))
-                if let f = self.failure(of: candidate, label: "shrink") {
+                if let f = self.failure(of: candidate, label: "shrink"), Self.kind(of: f) == kind {
                     current = candidate
                     failure = f
                     removedAny = true
@@ -314,7 +329,7 @@ struct ConvergenceProperty {
             var rng = SplitMix64(seed: seed)
             let ops = (0..<steps).map { _ in ConvergenceOp.random(using: &rng) }
             guard let f = failure(of: ops, label: "seed\(seed)") else { continue }
-            let (shortest, why) = shrink(ops, seconds: shrinkSeconds)
+            let (shortest, why) = shrink(ops, failing: f, seconds: shrinkSeconds)
             let out = NSTemporaryDirectory() + "tresor-convergence-seed\(seed)-\(shortest.count)-steps.json"
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted]

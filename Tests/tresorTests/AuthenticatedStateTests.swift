@@ -243,7 +243,9 @@ final class AuthenticatedStateTests: SyncTestCase {
         try assertRefused("A", rule: "state-files")
         let repaired = try on("A", "sync", "--repair-remote")
         XCTAssertTrue(repaired.stderr.contains("discarded"), repaired.stderr)
+        // The junk's tip was discarded whole, B's edit under it too; B still has it and brings it back.
         try on("B", "sync")
+        try on("A", "sync")
         XCTAssertEqual(try contents("A"), try contents("B"))
         XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "after the junk\n")
         XCTAssertEqual(try on("A", "ls").stdout, "Email/gmail\nSocial/github\n")
