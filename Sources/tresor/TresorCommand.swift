@@ -19,7 +19,8 @@ struct TresorCommand: ParsableCommand {
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self]
+                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self,
+                      Read.self, Run.self, Inject.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 
