@@ -161,7 +161,7 @@ enum DotEnv {
                 throw Problem(line: startLine, message: "expected NAME=value (a name of letters, digits and _, not starting with a digit)")
             }
             skipBlanks()
-            guard i < chars.count, chars[i] == "=" else { throw Problem(line: startLine, message: "expected = after \(name)") }
+            guard i < chars.count, chars[i] == "=" else { throw Problem(line: startLine, message: "expected NAME=value; no = after \"\(name)\"") }
             i += 1
             skipBlanks()
             var value = String.UnicodeScalarView()
