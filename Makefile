@@ -36,7 +36,8 @@ test-deps:
 build: deps
 	$(SWIFT) build $(RELEASE) --product tresor
 
-# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its data files (share/tresor, where
+# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary (and git-credential-tresor, a link to it that git runs as
+# its credential helper `tresor`), its data files (share/tresor, where
 # DataFiles looks next to bin/), the manual page generated from the commands by swift-argument-parser's
 # generate-manual plugin, and the bash, zsh and fish completion scripts in the places those shells look.
 # The manual comes from the commands' own help, so the plugin may build them in debug mode (quick when the
@@ -48,6 +49,7 @@ install: deps
 	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
 	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; \
+	ln -sf tresor "$$root/bin/git-credential-tresor"; \
 	cp -R Sources/TresorCore/Resources/. "$$root/share/tresor/"; \
 	chmod -R u=rwX,go=rX "$$root/share/tresor"; \
 	install -m 0644 .build/plugins/GenerateManual/outputs/tresor/tresor.1 "$$root/share/man/man1/tresor.1"; \
