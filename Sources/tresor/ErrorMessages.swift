@@ -195,6 +195,15 @@ extension IntegrationError {
             case .keyCount(let n): return "\(field) holds \(n) keys; tresor adds a key file holding one"
             case .malformed: return "the key in \(field) is damaged (its OpenSSH encoding does not parse)"
             }
+        case .browserFile(let f, let problem):
+            switch problem {
+            case .fileExtension: return "\(q(f)) is not a file name tresor lists (they end in .gpg)"
+            case .noHost: return "\(q(f)) is not a file name tresor lists (HOST/ENTRY.gpg)"
+            case .path(let reason): return "\(q(f)) names no entry: \(reason)"
+            case .notUnderHost(let p): return "the entry \(q(p)) has no URL on the host \(q(f.split(separator: "/").first.map(String.init) ?? ""))"
+            case .notServed(let p): return "the entry \(q(p)) is not given to the browser (no password, or a password or user name of several lines)"
+            case .otp(let e): return "the one-time code secret of \(q(f)) is not valid: \(e.message)"
+            }
         case .sshAgentUnavailable(nil, _):
             return "no ssh agent: SSH_AUTH_SOCK is not set\nhint: start one with 'eval \"$(ssh-agent)\"'"
         case .sshAgentUnavailable(let s?, let e):

@@ -20,7 +20,7 @@ struct TresorCommand: ParsableCommand {
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
                       Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self,
-                      Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self]
+                      Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self, BrowserCommand.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 

@@ -21,6 +21,24 @@ public enum IntegrationError: Error, Equatable, Sendable {
     /// or removing a key it does not hold.
     case sshAgentRefused(socket: String, request: SSHAgentRequest)
 
+    /// A file name the browser extension sent (`HOST/ENTRY.gpg`) that names no entry served to it: `problem` says why.
+    case browserFile(file: String, problem: BrowserFileProblem)
+
+    public enum BrowserFileProblem: Equatable, Sendable {
+        /// It does not end in `.gpg`.
+        case fileExtension
+        /// It has no `/` after the host.
+        case noHost
+        /// Its entry part is not a valid entry path (`reason`).
+        case path(reason: String)
+        /// The entry exists but none of its URLs has this host (or, under `(no url)`, it has URLs).
+        case notUnderHost(path: String)
+        /// The entry exists but has no password, or a password or user name of several lines: it is not served.
+        case notServed(path: String)
+        /// The one-time code secret of a `save` does not parse.
+        case otp(OTPError)
+    }
+
     public enum ReferenceProblem: Equatable, Sendable {
         /// It does not start with `tresor://`.
         case scheme
