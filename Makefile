@@ -121,6 +121,7 @@ bench: deps
 	$(PYTHON) -B Benchmarks/compare.py "$$($(BENCH_BUILD) --show-bin-path)"
 	"$$($(BENCH_BUILD) --show-bin-path)/tresor-bench"
 	"$$($(BENCH_BUILD) --show-bin-path)/tresor-ui-bench" "$$($(BENCH_BUILD) --show-bin-path)/tresor"
+	$(PYTHON) -B Benchmarks/integrations.py "$$($(BENCH_BUILD) --show-bin-path)"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps

@@ -21,6 +21,7 @@ public struct BrowserRequest {
         var contents: SecretText?
         if let range = BrowserRequest.topLevelString("contents", in: bytes) {
             contents = bytes[range].withUnsafeBytes { BrowserRequest.decodeString($0) }
+            guard contents != nil else { throw Malformed(reason: "the member contents is not a valid JSON string") }
             // Spaces keep the JSON valid and the secret out of the parsed value.
             for i in range { bytes[i] = 0x20 }
         }

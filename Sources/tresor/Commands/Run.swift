@@ -74,6 +74,7 @@ struct Run: ParsableCommand {
         let program = try ChildProcess.locate(command[0], path: plain["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
         if noMasking || secret.isEmpty {
             // Nothing to conceal: COMMAND takes tresor's place (same process, signals and exit status).
+            VaultOptions.printWarnings()
             let e = ChildProcess.exec(program, arguments: command, environment: environment)
             throw CLIError("cannot start \(Output.quoted(command[0])): \(String(cString: strerror(e)))", code: 126)
         }
