@@ -116,8 +116,8 @@ final class SSHAddTests: CLITestCase {
         try ok("ssh-add", "-d", "Servers/web")
 
         // --lifetime: the agent forgets the key by itself.
-        let timed = try ok("ssh-add", "Servers/web", "-t", "1")
-        XCTAssertTrue(timed.stderr.contains("it expires in 1 second"), timed.stderr)
+        let timed = try ok("ssh-add", "Servers/web", "-t", "3")
+        XCTAssertTrue(timed.stderr.contains("it expires in 3 seconds"), timed.stderr)
         XCTAssertTrue(try agentList().contains("(ED25519)"))
         let deadline = Date().addingTimeInterval(15)
         while try agentList().contains("(ED25519)") {
