@@ -217,6 +217,20 @@ final class SecretReferenceTests: CLITestCase {
         XCTAssertEqual(term.signal, SIGTERM)
     }
 
+    /// Ctrl-C at a terminal reaches the program (tresor runs it in the terminal's foreground group and outlives the
+    /// signal itself); the program's status is tresor's.
+    func testCtrlCAtATerminalReachesTheProgram() throws {
+        try readVault()
+        let shell = try TmuxSession(directory: dir, env: env.merging(["S": "tresor://Email/gmail/password"]) { $1 })
+        let script = "n=0; trap 'n=$((n+1)); echo INT$n $S' INT; echo ready; i=0; while [ $n -eq 0 ] || [ $i -lt 10 ]; do sleep 0.05; "
+            + "[ $n -gt 0 ] && i=$((i+1)); done; exit 9"
+        shell.run("\(CLITestCase.binary) run -- /bin/sh -c \(TmuxSession.quote(script)); echo status=$?")
+        XCTAssertTrue(shell.waitFor("\nready"), shell.screen)
+        shell.keys("C-c")
+        XCTAssertTrue(shell.waitFor("status=9"), shell.screen)
+        XCTAssertTrue(shell.screen.contains("INT1 <concealed by tresor>"), "its output after Ctrl-C still goes through tresor: \(shell.screen)")
+    }
+
     func waitFor(_ path: String) throws {
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: path) {
