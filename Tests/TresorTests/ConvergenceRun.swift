@@ -267,7 +267,15 @@ struct ConvergenceProperty {
     /// What goes wrong when `ops` run on a fresh vault, or nil.
     func failure(of ops: [ConvergenceOp], label: String) -> String? {
         let base = dir + "/" + label + "-" + UUID().uuidString.prefix(8)
-        defer { try? FileManager.default.removeItem(atPath: base) }
+        // TRESOR_KEEP_RUNS=1 keeps the replicas of each run for a look (their folder is printed).
+        let keep = ProcessInfo.processInfo.environment["TRESOR_KEEP_RUNS"] == "1"
+        defer {
+            if keep {
+                let kept = NSTemporaryDirectory() + "tresor-kept-" + base.split(separator: "/").last!
+                try? FileManager.default.moveItem(atPath: base, toPath: kept)
+                print("kept the run in \(kept)")
+            } else { try? FileManager.default.removeItem(atPath: base) }
+        }
         do {
             let run = try ConvergenceRun(base: base, binary: binary)
             for (i, op) in ops.enumerated() {
