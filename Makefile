@@ -11,6 +11,10 @@ DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev libarg
 TEST_DEPS := git openssh-server openssl vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl \
 	zsh fish man-db bash-completion
 PYKEEPASS := pykeepass>=4.1
+# The deep tier (make test-deep) also fills a login form in Debian's Firefox ESR with Debian's browserpass extension,
+# driven through Marionette (marionette-driver from PyPI, into .build/marionette) and xdotool under Xvfb.
+DEEP_DEPS := firefox-esr webext-browserpass xdotool xvfb python3-pip
+MARIONETTE := marionette-driver==3.7.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
 # The release binary links the Swift runtime and Foundation statically: it runs on a machine without the
@@ -19,7 +23,7 @@ RELEASE := -c release --static-swift-stdlib
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: check-layers docs demo test build install deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
+.PHONY: check-layers docs demo test test-deep deep-deps build install deps test-deps bench vectors check-vectors probe-vectors clean zxcvbn-check
 
 deps:
 	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -33,10 +37,23 @@ test-deps:
 	@python3 -c 'from importlib.metadata import version; import sys; sys.exit(tuple(map(int, version("pykeepass").split(".")[:2])) < (4, 1))' 2>/dev/null \
 	  || { echo "installing: $(PYKEEPASS) (pip)"; $(SUDO) python3 -m pip install -q --break-system-packages '$(PYKEEPASS)'; }
 
+deep-deps:
+	@missing=""; for p in $(DEEP_DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+	@[ -f .build/marionette/marionette_driver/__init__.py ] || python3 -m pip install --quiet --disable-pip-version-check \
+	  --root-user-action=ignore --target .build/marionette '$(MARIONETTE)'
+
+# The long system tests: the classes named *DeepTests (each starts with requireDeepTier()).
+test-deep: deps test-deps deep-deps
+	$(SWIFT) build --build-tests
+	TRESOR_DEEP=1 $(SWIFT) test --skip-build --filter 'DeepTests'
+
 build: deps
 	$(SWIFT) build $(RELEASE) --product tresor
 
-# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its data files (share/tresor, where
+# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary (and git-credential-tresor, a link to it that git runs as
+# its credential helper `tresor`), its data files (share/tresor, where
 # DataFiles looks next to bin/), the manual page generated from the commands by swift-argument-parser's
 # generate-manual plugin, and the bash, zsh and fish completion scripts in the places those shells look.
 # The manual comes from the commands' own help, so the plugin may build them in debug mode (quick when the
@@ -48,6 +65,7 @@ install: deps
 	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
 	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; \
+	ln -sf tresor "$$root/bin/git-credential-tresor"; \
 	cp -R Sources/TresorCore/Resources/. "$$root/share/tresor/"; \
 	chmod -R u=rwX,go=rX "$$root/share/tresor"; \
 	install -m 0644 .build/plugins/GenerateManual/outputs/tresor/tresor.1 "$$root/share/man/man1/tresor.1"; \
@@ -103,6 +121,7 @@ bench: deps
 	$(PYTHON) -B Benchmarks/compare.py "$$($(BENCH_BUILD) --show-bin-path)"
 	"$$($(BENCH_BUILD) --show-bin-path)/tresor-bench"
 	"$$($(BENCH_BUILD) --show-bin-path)/tresor-ui-bench" "$$($(BENCH_BUILD) --show-bin-path)/tresor"
+	$(PYTHON) -B Benchmarks/integrations.py "$$($(BENCH_BUILD) --show-bin-path)"
 
 # Spec/vectors is written by the second implementation in Spec/reference (Python), never by TresorCore.
 vectors: test-deps

@@ -64,6 +64,7 @@ extension Vault {
             if !readable { whole[d] = try wholeDomain(d, o, t, remote: remote) }
         }
         // Scope headers of the scopes read.
+        var scopeHeaders: [String: ScopeHeader] = [:]
         for id in header.scopes.keys.sorted() where whole[id] == nil {
             let path = ScopeHeader.relativePath(scopeID: id)
             guard let key = resultKey(id) else { continue }
@@ -77,15 +78,36 @@ extension Vault {
                     })
                 } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
                 resolutions += r
+                scopeHeaders[id] = h
                 if h.serialized() == a.serialized() { kept[path] = o.files[path] }
                 else if h.serialized() == b.serialized() { kept[path] = t.files[path] }
                 else {
                     do { files[path] = try VaultAuthenticator(vaultKey: key).authenticated(h).serialized() }
                     catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
                 }
-            case (let a?, nil): kept[path] = o.files[path]; _ = a
-            case (nil, _?): kept[path] = t.files[path]
+            case (let a?, nil): kept[path] = o.files[path]; scopeHeaders[id] = a
+            case (nil, let b?): kept[path] = t.files[path]; scopeHeaders[id] = b
             case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed("no side has the scope's header"))
+            }
+        }
+        // Two scopes made concurrently at one folder are one (Spec/MERGE.md §8 step 4): the members of the one left out
+        // join the one that stays, sealed to its key.
+        if whole[Domain.vault] == nil, o.keys[Domain.vault] != nil, t.keys[Domain.vault] != nil {
+            for (gone, stays) in HeaderJoin.scopes(o.header, t.header).folded.sorted(by: { $0.key < $1.key }) {
+                guard let key = resultKey(stays), var h = scopeHeaders[stays], let other = o.scopeHeaders[gone] ?? t.scopeHeaders[gone] else { continue }
+                let path = ScopeHeader.relativePath(scopeID: stays)
+                do {
+                    for slot in other.recipientSlots where !h.recipientSlots.contains(where: { $0.name == slot.name || $0.publicKey == slot.publicKey }) {
+                        h.recipientSlots.append(try h.resealing(slot, to: key))
+                    }
+                    h.clock = h.clock.joined(other.clock)
+                    h.auth = nil
+                    files[path] = try VaultAuthenticator(vaultKey: key).authenticated(h).serialized()
+                } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+                kept[path] = nil
+                scopeHeaders[stays] = h
+                resolutions.append(MergeResolution(entryID: stays, path: path, kind: .keySlotsMerged,
+                    description: "the scope \(h.folder) was made on both sides: one scope stays, with the members of both"))
             }
         }
         for (d, snap) in whole {
@@ -98,9 +120,12 @@ extension Vault {
             JoinSide(entries: s.entryList, clocks: s.clocks, domain: { [h = s.header] in h.domain(of: $0) }, unreadIDs: s.unreadIDs)
         }
         let joined = StateJoin.join(joinSide(o), joinSide(t), domain: { header.domain(of: $0) }, readable: { whole[$0] == nil && resultKey($0) != nil })
-        if let conflict = joined.conflicts.first, case .entryInUnreadDomain(_, let path) = conflict {
-            let scope = (try? EntryPath(path)).flatMap { header.scope(containing: $0) }.flatMap { header.scopes[$0] }
-            throw VaultError.domainConflict(remote: remote, path: path, scope: scope)
+        if let conflict = joined.conflicts.first, case .entryInUnreadDomain(let id, let path) = conflict {
+            // The domain whose key is missing: where a side keeps the entry unread, else where the result would put it.
+            let unread = o.unreadDomains[id] ?? t.unreadDomains[id]
+                ?? (try? EntryPath(path)).map { header.domain(of: $0) } ?? Domain.vault
+            let folder = unread == Domain.vault ? nil : (header.scopes[unread] ?? o.header.scopes[unread] ?? t.header.scopes[unread] ?? unread)
+            throw VaultError.domainConflict(remote: remote, path: path, scope: folder)
         }
         resolutions += joined.resolutions
         var written: [(path: String, entry: Entry)] = []

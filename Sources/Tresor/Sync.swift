@@ -202,9 +202,15 @@ extension Vault {
         if discardedTip { return .push(lease: theirs) }
         // A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is
         // not newer, else it may hold changes the remote removed the scope without seeing: joined.
+        // A removal the remote made after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
         let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
+        let held = trustRecord(remote: remote).remote
         let relations = Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
-            guard let v = verdicts[d] else { return vaultRelation == .older || vaultRelation == .equal ? .older : .concurrent }
+            guard let v = verdicts[d] else {
+                if vaultRelation == .older || vaultRelation == .equal { return .older }
+                if vaultRelation == .newer, let mine = local[d]?.clock, let there = held[d], mine.isAtMost(there) { return .newer }
+                return .concurrent
+            }
             return v.relation
         }
         let needsKeyChange = verdicts.values.contains { $0.followsRekey || $0.olderEpoch }
@@ -212,8 +218,8 @@ extension Vault {
         for id in offered { if let folder = tipFolder(id, tip) { offeredScopes[id] = folder } }
 
         // The remote is behind (or rolled back): publish this replica's state over it.
+        // (Its objects stay in the quarantine: nothing of it is kept, the push leases on its id.)
         if !needsKeyChange, relations.allSatisfy({ $0 == .older || $0 == .equal }), relations.contains(.older) {
-            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push(lease: theirs)
         }
         // Copy the accepted objects in (the join commit's parents bring the remote's).
@@ -237,14 +243,16 @@ extension Vault {
         }
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
         defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }
-        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         if target == ours {
             // The join is this replica's state: nothing to publish here; the remote gets it.
             try adoptKeys(verdicts)
+            try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push(lease: theirs)
         }
         let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
+        // From here on the sync goes through: the tracking ref names what the remote holds.
+        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
         if target != theirs {
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }

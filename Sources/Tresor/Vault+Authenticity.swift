@@ -39,6 +39,9 @@ extension Vault {
         if info.parents.count == 2 {
             // A merge git made (`git pull`): the two parents joined by tresor's rules; git's result stays under a ref.
             let (ours, theirs) = (info.parents[0], info.parents[1])
+            // The work tree holds git's header, perhaps under a key this replica has not followed yet: this replica's
+            // own state is the first parent's, opened with the credential.
+            try unlock(asOf: ours, repo: repo)
             let remote = try remoteRefContaining(theirs, repo: repo)?.remote ?? "the merge made with git"
             let theirTip = try reader.tipTree(theirs, remote: remote)
             let verdicts: [String: DomainVerdict]
@@ -65,6 +68,27 @@ extension Vault {
         try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: target) }
         notices.append(.adoptedCommitsMadeWithGit(count: 1, remerged: remerged))
         try reloadHeader()
+    }
+
+    /// Makes the vault header of `commit` this process's, opened with its credential (passphrase or identity): after a
+    /// merge made with git, the work tree's header is git's, not this replica's. Without a credential (a session) the
+    /// keys stay as they are.
+    func unlock(asOf commit: String, repo: GitRepository) throws {
+        guard let credential, let bytes = try Vault.git({ try repo.blob(at: commit, path: VaultHeader.relativePath) }) else { return }
+        let own: VaultHeader
+        do { own = try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
+        guard own.serialized() != header.serialized() else { return }
+        let current = header
+        header = own
+        do {
+            switch credential {
+            case .passphrase(let p): try unlock(passphrase: p)
+            case .identity(let i): try unlock(identity: i)
+            }
+        } catch {
+            header = current
+            throw error
+        }
     }
 
     /// The keys this process holds per domain, with the earlier ones it keeps.

@@ -112,6 +112,9 @@ extension Vault {
         guard let (commit, message, changes) = written else { return nil }
         try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
                     reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
+        // What this replica writes on a state it accepted is accepted too. The ref only spares the next command checking
+        // HEAD again (Vault+Authenticity): the change is committed whether or not it moves.
+        if repo.resolve(Vault.verifiedRef) == txn.base { _ = try? repo.setRef(name: Vault.verifiedRef, to: commit) }
         return commit
     }
 
@@ -195,6 +198,12 @@ extension Vault {
         let batched = changes.count > Vault.batchedCheckoutThreshold
         let indexed = batched ? (try? repo.indexedBlobIDs(of: changes.map(\.path))) ?? [:] : [:]
         let baseFiles = batched ? base.flatMap { Vault.fileIDs(repo, $0) } : nil
+        // A change recovery could not finish yet (a disk still full) left its paths as its base had them: still known.
+        let pending = Journal.read(root: root).flatMap { j in j.base.map { (base: $0, paths: Set(j.paths)) } }
+        func pendingVersion(_ path: String) throws -> String?? {
+            guard let pending, pending.paths.contains(path) else { return .none }
+            return .some(try Vault.git { try repo.blobID(at: pending.base, path: path) })
+        }
         for change in changes {
             try checkWorkTreeFolders(of: change.path)
             let expected = try baseFiles.map { $0[change.path] } ?? base.flatMap { rev in try Vault.git { try repo.blobID(at: rev, path: change.path) } }
@@ -203,10 +212,12 @@ extension Vault {
             case .missing:
                 if expected == nil { continue }
                 if case .remove = change { continue }
+                if case .some(nil) = try pendingVersion(change.path) { continue }
             case .file:
                 let actual = try indexed[change.path] ?? Vault.git { try repo.hashFile(file) }
                 if actual == expected { continue }
                 if case .put(_, let blob) = change, blob == actual { continue }
+                if case .some(let known?) = try pendingVersion(change.path), known == actual { continue }
             default: break
             }
             throw VaultError.changedOutsideTresor(path: change.path)

@@ -13,8 +13,9 @@ struct VaultSnapshot {
     var files: [String: String] = [:]
     /// Entries of the domains read: path → (blob, entry).
     var entries: [String: (blob: String, entry: Entry)] = [:]
-    /// Envelope ids of entry files of domains not read.
-    var unreadIDs: Set<String> = []
+    /// Envelope ids of entry files of domains not read, with their domain.
+    var unreadDomains: [String: String] = [:]
+    var unreadIDs: Set<String> { Set(unreadDomains.keys) }
     /// Domain → the key its files were read with.
     var keys: [String: SecretBytes] = [:]
 
@@ -96,7 +97,7 @@ final class SnapshotReader {
         for (entryPath, path, blob) in entryFiles.sorted(by: { $0.1 < $1.1 }) {
             let domain = snap.header.domain(of: entryPath)
             guard let cipher = ciphers[domain] else {
-                if let env = try? Envelope.parse(try Vault.git { try repo.blob(id: blob) }) { snap.unreadIDs.insert(env.id) }
+                if let env = try? Envelope.parse(try Vault.git { try repo.blob(id: blob) }) { snap.unreadDomains[env.id] = domain }
                 continue
             }
             snap.entries[path] = (blob, try entry(blob, path: entryPath, cipher: cipher, remote: remote))

@@ -15,6 +15,7 @@ struct ErrorReport {
         case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
         case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
         case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
+        case let e as IntegrationError: return ErrorReport(message: e.message, code: e.exitCode)
         default: return nil
         }
     }
@@ -73,9 +74,9 @@ extension VaultError {
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
         case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
         case .domainConflict(let remote, let path, let scope):
-            let key = scope.map { "the scope \(q($0)), whose key you do not hold" } ?? "the vault key, which you do not hold"
-            let what = path.map { "\(q($0)) would end under \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
-            return "\(what): it cannot be joined here; nothing was changed\nhint: a holder of that key must sync first; then sync again"
+            let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
+            let what = path.map { "\(q($0)) cannot be joined without \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
+            return "\(what), which you do not hold; nothing was changed\nhint: a holder of that key must sync first (or sync here with '--identity FILE' of one); then sync again"
         case .removedFromVault(let remote, let byPassphrase):
             if byPassphrase {
                 return "the vault was rekeyed on \(q(remote)) with a passphrase that is not this one: this passphrase opens nothing written since; nothing was changed\nhint: sync with the new passphrase (ask whoever changed it)"
@@ -122,6 +123,71 @@ extension VaultError {
             case .incompleteFolder:
                 return "the Pwned Passwords folder \(q(path)) lacks range files\nhint: download all 1,048,576 range files, or use the single ordered file"
             }
+        }
+    }
+}
+
+extension IntegrationError {
+    var exitCode: Int32 {
+        switch self {
+        case .noSuchField, .sshKey(_, _, .missing): return ExitStatus.notFound
+        default: return ExitStatus.error
+        }
+    }
+
+    var message: String {
+        let q = Output.quoted
+        switch self {
+        case .invalidReference(let r, let problem):
+            let why: String
+            switch problem {
+            case .scheme: why = "a reference starts with tresor://"
+            case .tooShort: why = "a reference names an entry and a field: tresor://FOLDER/ENTRY/FIELD"
+            case .emptyComponent: why = "it has an empty component (// or a / at the end)"
+            case .percentEncoding: why = "a % must be followed by two hexadecimal digits (write % itself as %25)"
+            case .notUTF8: why = "its percent-encoded bytes are not UTF-8 text"
+            case .path(let reason): why = "the entry path is not valid: \(reason)"
+            case .field(let reason): why = reason
+            }
+            return "invalid reference \(q(r)): \(why)\nhint: tresor://Email/gmail/password names the field password of Email/gmail; write % as %25 and a / in a field name as %2F"
+        case .noSuchField(let r, let p, let f, let available):
+            return "\(Output.escaped(r)): entry \(q(p)) has no field \(q(f))" + (available.isEmpty ? "" : "\nhint: it has " + available.map(Output.escaped).joined(separator: ", "))
+        case .unusableValue(let r, .nulByte):
+            return "\(Output.escaped(r)): the value holds a NUL byte, which an environment variable cannot hold"
+        case .sshKey(let p, let f, let problem):
+            let field = "the field \(q(f)) of \(q(p))"
+            switch problem {
+            case .missing:
+                return "entry \(q(p)) has no field \(q(f))\nhint: put the key in with 'tresor edit \(Output.escaped(p)) --set-file \(Output.escaped(f))=~/.ssh/id_ed25519', or name the field with --field"
+            case .notOpenSSH(true):
+                return "\(field) holds a PEM private key; tresor adds keys in the OpenSSH format\nhint: convert a copy with 'ssh-keygen -p -o -f FILE' and store that"
+            case .notOpenSSH(false):
+                return "\(field) does not hold an OpenSSH private key (-----BEGIN OPENSSH PRIVATE KEY-----)"
+            case .encrypted(let cipher):
+                return "the key in \(field) is protected by a passphrase (\(Output.escaped(cipher))), which tresor does not decrypt\nhint: the vault already encrypts it: store the key without a passphrase ('ssh-keygen -p -N \"\" -f COPY' on a copy in a private directory such as /dev/shm, then remove the copy)"
+            case .unsupportedType(let t):
+                return "the key in \(field) is of type \(q(t)); tresor adds ed25519, ECDSA and RSA keys"
+            case .keyCount(let n): return "\(field) holds \(n) keys; tresor adds a key file holding one"
+            case .malformed: return "the key in \(field) is damaged (its OpenSSH encoding does not parse)"
+            }
+        case .browserFile(let f, let problem):
+            switch problem {
+            case .fileExtension: return "\(q(f)) is not a file name tresor lists (they end in .gpg)"
+            case .noHost: return "\(q(f)) is not a file name tresor lists (HOST/ENTRY.gpg)"
+            case .path(let reason): return "\(q(f)) names no entry: \(reason)"
+            case .notUnderHost(let p): return "the entry \(q(p)) has no URL on the host \(q(f.split(separator: "/").first.map(String.init) ?? ""))"
+            case .notServed(let p): return "the entry \(q(p)) is not given to the browser (no password, or a password or user name of several lines)"
+            case .otp(let e): return "the one-time code secret of \(q(f)) is not valid: \(e.message)"
+            }
+        case .sshAgentUnavailable(nil, _):
+            return "no ssh agent: SSH_AUTH_SOCK is not set\nhint: start one with 'eval \"$(ssh-agent)\"'"
+        case .sshAgentUnavailable(let s?, let e):
+            return "cannot reach the ssh agent at \(q(s)): \(String(cString: strerror(e)))\nhint: is the agent running? 'eval \"$(ssh-agent)\"' starts one"
+        case .sshAgentProtocol(let s): return "the ssh agent at \(q(s)) broke off or answered something unexpected"
+        case .sshAgentRefused(let s, .add):
+            return "the ssh agent at \(q(s)) refused the key\nhint: an agent that does not support --lifetime or --confirm refuses keys with them"
+        case .sshAgentRefused(let s, .remove):
+            return "the ssh agent at \(q(s)) does not hold this key"
         }
     }
 }

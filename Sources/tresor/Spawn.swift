@@ -54,6 +54,29 @@ enum Spawn {
         return pid
     }
 
+    /// Starts `path` in tresor's process group with `argv` and `envp` as given (both NULL-terminated; `tresor run`
+    /// builds the environment in zeroing memory), the terminal's signals at their default action, and `stdout`/`stderr`
+    /// (nil: tresor's own). Returns posix_spawn's result (0, or an errno value).
+    static func spawn(_ path: String, argv: [UnsafeMutablePointer<CChar>?], envp: [UnsafeMutablePointer<CChar>?],
+                      stdout: Int32?, stderr: Int32?, pid: inout pid_t) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), empty = sigset_t()
+        sigemptyset(&defaults)
+        sigemptyset(&empty)
+        for s in terminalSignals + [SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, STDOUT_FILENO) }
+        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr, STDERR_FILENO) }
+        return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    }
+
     /// Waits for `pid` to exit: its exit status, or 128 + the signal that ended it.
     static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0

@@ -19,13 +19,21 @@ struct TresorCommand: ParsableCommand {
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self]
+                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self,
+                      Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self, BrowserCommand.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 
     /// The manual page is generated from `--experimental-dump-help`: it lists the commands people type,
     /// not the internal ones git and tresor itself run (which argument-parser's dump would include).
     static var dumpingHelp: Bool { CommandLine.arguments.dropFirst().contains("--experimental-dump-help") }
+
+    /// The command line; run as `git-credential-tresor` (a link git finds on PATH), it is `tresor git-credential …`.
+    static var arguments: [String] {
+        let rest = Array(CommandLine.arguments.dropFirst())
+        let name = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent }) ?? ""
+        return name == "git-credential-tresor" ? [GitCredential.commandName] + rest : rest
+    }
 
     static func main() {
         // Secrets live in this process's memory: no core file, no debugger attaching (README "Security model").
@@ -35,11 +43,11 @@ struct TresorCommand: ParsableCommand {
         if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
             EditorView.sweepOrphans()
         }
-        if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+        if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             do { try command.run() } catch let e as ValidationError {
                 // Thrown while running, argument-parser would show the top-level usage: show the command's.
                 VaultOptions.printWarnings()

@@ -80,7 +80,7 @@ final class AuthenticatedStateTests: SyncTestCase {
         try setUpReplicas()
         let d = try ok("identity", "new", dir + "/d-id").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try on("A", "add", "Team/wiki", "--password-stdin", stdin: "team-secret\n")
-        try on("A", "scope", "create", "Team", "--member", "d=\(d)")
+        try on("A", "scope", "create", "Team", "--member", "d", d)
         try on("A", "sync")
         let withScope = try attacker.tip
         try on("A", "scope", "rm", "Team")
@@ -222,11 +222,10 @@ final class AuthenticatedStateTests: SyncTestCase {
 
     func testAVandalisedRemoteIsRefusedThenAcceptedOnceRevertedAndRepairedInOneCommand() throws {
         try setUpReplicas("B")
-        // Junk with plain git: an entry file replaced by another's, no key.
+        // Junk with plain git: an entry file removed, no key.
         let work = dir + "/vandal"
         XCTAssertEqual(try run("/usr/bin/git", ["clone", "-q", remote, work], stdin: nil, extraEnv: [:]).code, 0)
         try FileManager.default.removeItem(atPath: work + "/Email/gmail.json")
-        try FileManager.default.copyItem(atPath: work + "/Social/github.json", toPath: work + "/Email/gmail.json")
         let gitEnv = ["-c", "user.name=v", "-c", "user.email=v@x"]
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + gitEnv + ["commit", "-qam", "junk"], stdin: nil, extraEnv: [:]).code, 0)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "push", "-q", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
@@ -237,14 +236,16 @@ final class AuthenticatedStateTests: SyncTestCase {
         try on("B", "edit", "Email/gmail", "--set", "notes=after the junk")
         try on("B", "sync")
         // Junk again; this time the owner puts the remote right in one command.
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + gitEnv + ["pull", "-q", "--no-rebase", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
         try FileManager.default.removeItem(atPath: work + "/Social/github.json")
-        XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "pull", "-q", "--no-rebase", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work] + gitEnv + ["commit", "-qam", "junk 2"], stdin: nil, extraEnv: [:]).code, 0)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", work, "push", "-q", "origin", "main"], stdin: nil, extraEnv: [:]).code, 0)
         try assertRefused("A", rule: "state-files")
         let repaired = try on("A", "sync", "--repair-remote")
         XCTAssertTrue(repaired.stderr.contains("discarded"), repaired.stderr)
+        // The junk's tip was discarded whole, B's edit under it too; B still has it and brings it back.
         try on("B", "sync")
+        try on("A", "sync")
         XCTAssertEqual(try contents("A"), try contents("B"))
         XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "after the junk\n")
         XCTAssertEqual(try on("A", "ls").stdout, "Email/gmail\nSocial/github\n")
@@ -255,9 +256,12 @@ final class AuthenticatedStateTests: SyncTestCase {
         try setUpReplicas("B")
         let a = attacker!
         var files = try a.files(try a.tip)
-        files["Email/gmail.json"] = files["Social/github.json"]
-        files["Email/other.json"] = try a.blob(Array("{\"version\":2}\n".utf8))
-        let forged = try a.retagged(files.filter { $0.key != "Email/other.json" }, keys: [Domain.vault: try vaultKey()])
+        // Email/gmail.json with one character of its ciphertext changed: it does not decrypt.
+        var text = String(decoding: try a.bytes(ofBlob: try XCTUnwrap(files["Email/gmail.json"])), as: UTF8.self)
+        let at = text.index(text.range(of: "\"ciphertext\":\"")!.upperBound, offsetBy: 10)
+        text.replaceSubrange(at...at, with: text[at] == "A" ? "B" : "A")
+        files["Email/gmail.json"] = try a.blob(Array(text.utf8))
+        let forged = try a.retagged(files, keys: [Domain.vault: try vaultKey()])
         try a.push(try a.commit(try a.tree(files: forged), parents: [try a.tip], message: "faulty"))
         let before = try state("B")
         let r = try attempt("B", "sync")
@@ -280,7 +284,7 @@ final class AuthenticatedStateTests: SyncTestCase {
             ("a folder named .git", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", ".git", emailTree)])), "tree-shape", ".git"),
             ("a folder named .GiT", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", ".GiT", emailTree)])), "tree-shape", ".GiT"),
             ("the same name twice", try a.rawTree(a.sorted(rootEntries + [RawEntry("40000", "Email", emailTree)])), "tree-shape", "Email"),
-            ("names out of order", try a.rawTree(rootEntries.reversed()), "tree-shape", ""),
+            ("names out of order", try a.rawTree(rootEntries.reversed()), "tree-shape", "out of git's order"),
             ("a symbolic link", try a.editing(root, ["Email", "link.json"], RawEntry("120000", "link.json", try a.blob(Array("/etc/passwd".utf8)))), "tree-shape", "Email/link.json"),
             ("a submodule", try a.editing(root, ["Email", "sub"], RawEntry("160000", "sub", original)), "tree-shape", "Email/sub"),
             ("an executable", try a.editing(root, ["run.json"], RawEntry("100755", "run.json", gmail)), "tree-shape", "run.json"),
@@ -325,7 +329,7 @@ final class AuthenticatedStateTests: SyncTestCase {
         let c = try ok("identity", "new", dir + "/c-id").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let d = try ok("identity", "new", dir + "/d-id").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try on("A", "add", "Team/wiki", "--password-stdin", stdin: "w\n")
-        try on("A", "scope", "create", "Team", "--member", "c=\(c)", "--member", "d=\(d)")
+        try on("A", "scope", "create", "Team", "--member", "c", c, "--member", "d", d)
         try on("A", "sync")
         try ok("clone", remote, replica("B"))
         try on("A", "member", "rm", "--scope", "Team", "d")

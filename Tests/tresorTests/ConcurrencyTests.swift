@@ -104,7 +104,7 @@ final class ConcurrencyTests: CLITestCase {
                 guard c.message.hasPrefix("Edit ") else { return c.message + " | " + c.files.joined(separator: ", ") }
                 // An edit that met a concurrent removal saves the entry again (an edit beats a delete).
                 var message = c.message
-                var files = c.files.map { $0.replacingOccurrences(of: "A ", with: "M ") }
+                var files = c.files.map { $0.replacingOccurrences(of: "A ", with: "M ") }.sorted()
                 let path = String(message.dropFirst("Edit ".count).prefix { $0 != ":" })
                 if let source = movedTo[path] {
                     message = "Edit \(source)" + message.dropFirst("Edit ".count + path.count)

@@ -67,4 +67,16 @@ final class InstallTests: CLITestCase {
             XCTAssertTrue(text.contains("---completion"), "\(file) does not complete entry names")
         }
     }
+
+    /// git runs `credential.helper tresor` as git-credential-tresor: a link beside the binary that runs it as `tresor git-credential`.
+    func testGitCredentialHelperBesideTheBinary() throws {
+        let root = try installedTree()
+        let helper = root + "/bin/git-credential-tresor"
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: helper), "tresor")
+        try initVault()
+        try ok(["add", "Dev/git", "--username", "alice", "--url", "https://git.example.org", "--password-stdin"], stdin: "pw-1\n")
+        let r = try run(helper, ["get"], stdin: "protocol=https\nhost=git.example.org\n\n", extraEnv: ["PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "username=alice\npassword=pw-1\n")
+    }
 }

@@ -140,7 +140,7 @@ extension ScopeTests {
 
     func testARemovalMergedWithoutTheScopesKeyAgainstAnAddedEntryIsRefusedAndWithItMerges() throws {
         let refused = try syncRemovalWithoutTheScopesKey(after: "add", "Team/new", "--password-stdin")
-        XCTAssertTrue(refused.stderr.contains("\"Team/new\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("\"Team/new\" cannot be joined without the key of the scope \"Team\""), refused.stderr)
         XCTAssertEqual(try ok("show", "Team/new", "--field", "password").stdout, "new-secret\n")
         XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-v2\n")
     }
@@ -148,7 +148,7 @@ extension ScopeTests {
     /// An entry that was there before: the refusal names the scope whose key is missing, not the vault key.
     func testARemovalMergedWithoutTheScopesKeyAgainstAnEditNamesTheScopesKey() throws {
         let refused = try syncRemovalWithoutTheScopesKey(after: "edit", "Team/wiki", "--set", "username=carol")
-        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" comes from one side sealed under the key of the scope \"Team\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("\"Team/wiki\" cannot be joined without the key of the scope \"Team\""), refused.stderr)
         XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
     }
 }

@@ -8,14 +8,16 @@ final class SyncSafetyTests: SyncTestCase {
     }
 
     func testHostileRemoteContentIsRefusedBeforeMerging() throws {
+        // Spec/AUTH.md: the shape rules first, then files no domain governs, then a domain whose files its state record
+        // does not name (any file changed without the domain's key).
         let cases: [(String, (String) throws -> Void, String)] = [
-            ("symlink", { try FileManager.default.createSymbolicLink(atPath: $0 + "/Email/link.json", withDestinationPath: "/etc/passwd") }, "symbolic link"),
-            ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "larger than"),
-            ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "not JSON"),
+            ("symlink", { try FileManager.default.createSymbolicLink(atPath: $0 + "/Email/link.json", withDestinationPath: "/etc/passwd") }, "[tree-shape: a symbolic link"),
+            ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "[tree-shape: a file larger than"),
+            ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "[state-files:"),
             ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "the same file as"),
-            ("tampered", { [self] p in try self.flipCiphertextByte(p + "/Social/github.json", at: 5) }, "decryption failed"),
-            ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "a vault holds only entries"),
-            ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "a vault holds only entries"),
+            ("tampered", { [self] p in try self.flipCiphertextByte(p + "/Social/github.json", at: 5) }, "[state-files:"),
+            ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "[foreign-file:"),
+            ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "[foreign-file:"),
         ]
         for (name, change, message) in cases {
             try tearDownWithError(); try setUpWithError()
@@ -25,7 +27,7 @@ final class SyncSafetyTests: SyncTestCase {
             try pushHostileCommit(change)
             let r = try attempt("B", "sync")
             XCTAssertEqual(r.code, 2, name)
-            XCTAssertTrue(r.stderr.contains("from the remote") && r.stderr.contains(message) && r.stderr.contains("nothing was merged"), "\(name): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("refusing what \"origin\" holds") && r.stderr.contains(message) && r.stderr.contains("nothing was taken"), "\(name): \(r.stderr)")
             XCTAssertEqual(try headOf("B"), before, name)
             XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "local work\n", name)
             XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "status", "--porcelain"], stdin: nil, extraEnv: [:]).stdout, "", name)
@@ -40,7 +42,7 @@ final class SyncSafetyTests: SyncTestCase {
         let before = try headOf("B")
         let r = try attempt("B", "sync")
         XCTAssertEqual(r.code, 2)
-        XCTAssertTrue(r.stderr.contains("different vault"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("it is another vault") && r.stderr.contains("[different-vault:"), r.stderr)
         XCTAssertEqual(try headOf("B"), before)
     }
 
@@ -75,11 +77,13 @@ final class SyncSafetyTests: SyncTestCase {
     func testHooksStillRunAfterTheVaultFolderMoves() throws {
         try setUpReplicas()
         try FileManager.default.moveItem(atPath: replica("A"), toPath: replica("Moved"))
-        let commit = try run("/usr/bin/git", ["-C", replica("Moved"), "commit", "-q", "--allow-empty", "-m", "made with git"], stdin: nil,
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("Moved"), "rm", "-q", "Email/gmail.json"], stdin: nil, extraEnv: [:]).code, 0)
+        let commit = try run("/usr/bin/git", ["-C", replica("Moved"), "commit", "-q", "-m", "made with git"], stdin: nil,
                              extraEnv: ["GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@x"])
         XCTAssertEqual(commit.code, 0, commit.stderr)
+        // The post-commit hook took the commit in as this replica's change (Spec/MERGE.md §12).
         let head = try run("/usr/bin/git", ["-C", replica("Moved"), "log", "-1", "--format=%s"], stdin: nil, extraEnv: [:]).stdout
-        XCTAssertEqual(head, "Authenticate 1 commit made with git\n")
+        XCTAssertEqual(head, "Take in a commit made with git\n")
         XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("Moved"), "config", "core.hooksPath"], stdin: nil, extraEnv: [:]).stdout, ".git/hooks\n")
     }
 

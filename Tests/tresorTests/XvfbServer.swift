@@ -7,13 +7,13 @@ final class XvfbServer {
     let display: String
     private let pid: pid_t
 
-    /// - Throws: `XCTSkip` without Xvfb, an error if it does not come up within 10 s.
-    init() throws {
+    /// `screen`: WIDTHxHEIGHTxDEPTH. - Throws: `XCTSkip` without Xvfb, an error if it does not come up within 10 s.
+    init(screen: String = "640x480x24") throws {
         let xvfb = "/usr/bin/Xvfb"
         guard FileManager.default.isExecutableFile(atPath: xvfb) else { throw XCTSkip("Xvfb is not installed (make test-deps installs it)") }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw XCTSkip("no pipe") }
-        let started = SpawnHelper.start(xvfb, ["-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "640x480x24"], extra: [(fds[1], 3)])
+        let started = SpawnHelper.start(xvfb, ["-displayfd", "3", "-nolisten", "tcp", "-screen", "0", screen], extra: [(fds[1], 3)])
         close(fds[1])
         defer { close(fds[0]) }
         guard let pid = started else { throw XCTSkip("cannot start Xvfb") }

@@ -42,22 +42,10 @@ public enum HeaderJoin {
         out.recipientSlots = try members.map { slot, fromOther in fromOther && otherIsOld ? try reseal(slot) : slot }
         // Slots of unknown types: those of either side under the result's key; an older key's side's are dropped.
         out.otherSlots = unknownSlots(base.otherSlots, otherIsOld ? [] : other.otherSlots)
-        // Scopes by id, each folder a register.
-        var scopes: [String: String] = [:], dots: [String: Dot] = [:]
-        for id in MergeOrder.unionSorted(Array(a.scopes.keys) + Array(b.scopes.keys)) {
-            let x = a.scopes[id].map { ($0, a.scopeDots[id]) }, y = b.scopes[id].map { ($0, b.scopeDots[id]) }
-            var liveScopes: [(String, Dot?)] = []
-            if let x, let y, x.0 == y.0, x.1 == y.1 { liveScopes = [x] } else {
-                if let x, !(x.1.map(b.clock.covers) ?? false) { liveScopes.append(x) }
-                if let y, !(y.1.map(a.clock.covers) ?? false) { liveScopes.append(y) }
-            }
-            guard let pick = liveScopes.max(by: { scopeLess($0, $1) }) else { continue }
-            scopes[id] = pick.0
-            dots[id] = pick.1
-        }
-        try VaultHeader.checkScopes(scopes)
-        out.scopes = scopes
-        out.scopeDots = dots
+        let joinedScopes = scopes(a, b)
+        try VaultHeader.checkScopes(joinedScopes.scopes)
+        out.scopes = joinedScopes.scopes
+        out.scopeDots = joinedScopes.dots
         out.unknownMembers = unknownMembers(a.unknownMembers, b.unknownMembers)
         // One key, two proofs that both verify (Spec/MERGE.md §8 step 5): the greater canonical bytes, whatever the order.
         if keySide == nil, let x = a.rekeyChain, let y = b.rekeyChain {
@@ -153,6 +141,40 @@ public enum HeaderJoin {
             if let best = candidates.max(by: { MergeOrder.compare(json($0.0).canonicalBytes(), json($1.0).canonicalBytes()) < 0 }) { out.append(best) }
         }
         return out
+    }
+
+    /// The scopes of the join of two vault headers (Spec/MERGE.md §8 step 4): by scope id, each `{folder, dot}` a
+    /// register (§5.1); then, of scopes whose folders nest (made concurrently: the same folder, or one inside another),
+    /// the one with the greater dot stays (then the greater folder, then id, bytewise) and the others are left out —
+    /// their entries lie, by path, in the domain that stays. `folded` maps each scope left out to the scope that stays at
+    /// the same folder (its members join that scope, §4.5).
+    public static func scopes(_ a: VaultHeader, _ b: VaultHeader) -> (scopes: [String: String], dots: [String: Dot], folded: [String: String]) {
+        var live: [String: (String, Dot?)] = [:]
+        for id in MergeOrder.unionSorted(Array(a.scopes.keys) + Array(b.scopes.keys)) {
+            let x = a.scopes[id].map { ($0, a.scopeDots[id]) }, y = b.scopes[id].map { ($0, b.scopeDots[id]) }
+            var candidates: [(String, Dot?)] = []
+            if let x, let y, x.0 == y.0, x.1 == y.1 { candidates = [x] } else {
+                if let x, !(x.1.map(b.clock.covers) ?? false) { candidates.append(x) }
+                if let y, !(y.1.map(a.clock.covers) ?? false) { candidates.append(y) }
+            }
+            if let pick = candidates.max(by: { scopeLess($0, $1) }) { live[id] = pick }
+        }
+        let ranked = live.keys.sorted { i, j in
+            let x = live[i]!, y = live[j]!
+            if scopeLess(x, y) != scopeLess(y, x) { return scopeLess(y, x) }
+            return MergeOrder.compare(i, j) > 0
+        }
+        var scopes: [String: String] = [:], dots: [String: Dot] = [:], folded: [String: String] = [:]
+        for id in ranked {
+            let folder = live[id]!.0
+            if let (keptID, keptFolder) = scopes.first(where: { $0.value == folder || $0.value.hasPrefix(folder + "/") || folder.hasPrefix($0.value + "/") }) {
+                if keptFolder == folder { folded[id] = keptID }
+                continue
+            }
+            scopes[id] = folder
+            dots[id] = live[id]!.1
+        }
+        return (scopes, dots, folded)
     }
 
     static func scopeLess(_ x: (String, Dot?), _ y: (String, Dot?)) -> Bool {

@@ -12,6 +12,9 @@ struct Add: ParsableCommand {
     @Option(name: .customLong("url"), help: "A URL (repeatable).") var urls: [String] = []
     @Option(help: "Notes.") var note: String?
     @Option(name: .customLong("field"), help: ArgumentHelp("A custom field (repeatable).", valueName: "name=value")) var fields: [String] = []
+    @Option(name: .customLong("field-file"), help: ArgumentHelp("A custom field holding the contents of a file, e.g. ssh-key=~/.ssh/id_ed25519 (repeatable).", valueName: "name=file"),
+            completion: .file())
+    var fieldFiles: [String] = []
     @Option(name: .customLong("tag"), help: "A tag (repeatable).") var tags: [String] = []
     @Flag(help: "Read the password from standard input (up to the end; one final newline is dropped).") var passwordStdin = false
     @Flag(help: "Generate the password (see generator options).") var generate = false
@@ -32,6 +35,10 @@ struct Add: ParsableCommand {
     func run() throws {
         let entryPath = try Vault.parsePath(path)
         let custom = try fields.map { try parseAssignment($0, option: "--field") }
+        let fromFiles = try fieldFiles.map { try readFieldFile($0, option: "--field-file") }
+        for (name, _) in fromFiles where Entry.standardFields.contains(name) || custom.contains(where: { $0.0 == name }) {
+            throw ValidationError("--field-file: \"\(name)\" is a standard field or is also given to --field")
+        }
         for (name, _) in custom where Entry.standardFields.contains(name) {
             throw ValidationError("--field: \"\(name)\" is a standard field: use --\(name == "urls" ? "url" : name == "tags" ? "tag" : name == "notes" ? "note" : name)" +
                                   (name == "password" ? "-stdin or --generate" : ""))
@@ -70,6 +77,7 @@ struct Add: ParsableCommand {
             if name == TOTP.fieldName { _ = try OTPURI.parse(value) }
             fields[name] = .text(SecretText(value))
         }
+        for (name, value) in fromFiles { fields[name] = .text(value) }
         if let otp { fields[TOTP.fieldName] = .text(SecretText(otp)) }
         let entry = try vault.add(entryPath, fields: fields, force: force)
         // The password itself is never in the report; a generated one is described by its entropy.
@@ -111,6 +119,32 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
     do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + (e.errorDescription ?? "bad field name")) }
     if let why = EditorText.problem(with: name) { throw ValidationError("\(option): field name \"\(displayable(name))\" is not allowed here: \(why)") }
     return (name, String(s[s.index(after: eq)...]))
+}
+
+/// `name=file` given to `option` (`--field-file`, `--set-file`): the field name checked, and the file's contents
+/// exactly (a regular file or a pipe, at most 1 MiB, UTF-8), read into zeroing memory. - Throws: `ValidationError`,
+/// `CLIError` naming the file.
+func readFieldFile(_ s: String, option: String) throws -> (String, SecretText) {
+    let (name, file) = try parseAssignment(s, option: option)
+    let path = file.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst() : file
+    let fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else { throw CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFIFO else {
+        throw CLIError("\(option): \(Output.quoted(path)) is not a regular file or a pipe")
+    }
+    let limit = 1 << 20
+    var out = SecretByteBuilder(capacity: 4096)
+    while out.count <= limit {
+        let n = out.append(readingFrom: fd)
+        if n < 0 { if errno == EINTR { continue }; throw CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(errno)))") }
+        if n == 0 { break }
+    }
+    guard out.count <= limit else { throw CLIError("\(option): \(Output.quoted(path)) is larger than 1 MiB") }
+    guard let text = SecretText(validating: out.finish()) else { throw CLIError("\(option): \(Output.quoted(path)) is not UTF-8 text") }
+    guard !text.isEmpty else { throw CLIError("\(option): \(Output.quoted(path)) is empty") }
+    return (name, text)
 }
 
 /// All of standard input as a password; one final newline (LF or CRLF) is dropped. At a terminal,

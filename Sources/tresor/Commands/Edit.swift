@@ -12,6 +12,9 @@ struct Edit: ParsableCommand {
     @Argument(help: "Entry path.", completion: Completion.entries) var path: String
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a field (repeatable; repeat urls=/tags= for several values).", valueName: "name=value"))
     var sets: [String] = []
+    @Option(name: .customLong("set-file"), help: ArgumentHelp("Set a field to the contents of a file, e.g. ssh-key=~/.ssh/id_ed25519 (repeatable).", valueName: "name=file"),
+            completion: .file())
+    var setFiles: [String] = []
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
     @Flag(help: "Read a new password from standard input.") var passwordStdin = false
     @Flag(help: "Generate a new password (see generator options).") var generate = false
@@ -30,7 +33,7 @@ struct Edit: ParsableCommand {
         func unchanged() { Output.report(json: json, "No changes.", Edit.report(path: entry.path, changed: [], entropy: nil, outcome: nil)) }
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
-        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
+        if sets.isEmpty && setFiles.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
             guard let edited = try runEditor(entry) else { unchanged(); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
@@ -45,6 +48,12 @@ struct Edit: ParsableCommand {
                 target[name] = .text(SecretText(value))
             }
             for (name, values) in lists { target[name] = .list(values) }
+            for spec in setFiles {
+                let (name, value) = try readFieldFile(spec, option: "--set-file")
+                guard !Entry.listFields.contains(name) else { throw ValidationError("--set-file: \"\(name)\" is a list: use --set \(name)=…") }
+                guard target[name] == nil else { throw ValidationError("--set-file: field \"\(name)\" is set twice") }
+                target[name] = .text(value)
+            }
             for name in unsets {
                 // Removing what is not there leaves the entry as asked: a note, not a failure.
                 guard entry.fields[name] != nil else {

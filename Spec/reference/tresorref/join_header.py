@@ -122,12 +122,16 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
             lv = live(sa.get(sid), sb.get(sid), clock_a, clock_b)
             if lv:
                 scopes[sid] = max(lv, key=lambda v: (dot_key(_dot(v)), canon(v)))
-        folders = [v["folder"] for v in scopes.values()]
-        for i, x in enumerate(folders):
-            for j, y in enumerate(folders):
-                if i != j and (x == y or y.startswith(x + "/")):
-                    fail("malformed", "the joined scopes %r and %r nest" % (x, y))
-        result["scopes"] = scopes
+        # scopes whose folders nest (made concurrently): kept in order of greater dot, folder, id; one that nests with a
+        # scope already kept is left out (its entries lie, by path, in the domain that stays)
+        ranked = sorted(scopes, key=lambda sid: (dot_key(_dot(scopes[sid])), b(scopes[sid]["folder"]), b(sid)), reverse=True)
+        kept = {}
+        for sid in ranked:
+            f = scopes[sid]["folder"]
+            if any(k["folder"] == f or k["folder"].startswith(f + "/") or f.startswith(k["folder"] + "/") for k in kept.values()):
+                continue
+            kept[sid] = scopes[sid]
+        result["scopes"] = {sid: kept[sid] for sid in sorted(kept, key=b)}
     # step 5: epoch and rekey: the newer side's; equal epochs (one key): the rekey with the greater canonical bytes
     if newer is not None:
         base = newer

@@ -457,10 +457,19 @@ head("header-scope-folder-changed-on-both",
                                                                                  "dot": [w.R2, 1]}}))))
 
 head("header-scopes-nest",
-     "a1a1… creates the scope Home, b2b2… the scope Home/Kids: the result's folders would nest [malformed]",
+     "a1a1… creates the scope Home (event 8), b2b2… the scope Home/Kids (event 1), concurrently: the folders nest, so "
+     "the scope with the greater dot ((b2b2…, 1): replica ids compare first) stays and Home is left out (its entries "
+     "lie in the vault domain by path)",
      header(clock={w.R1: 8}, scopes=dict(SCOPES, **{HOME_ID: HOME})),
      header(clock={w.R1: 4, w.R2: 1}, scopes=dict(SCOPES, **{WORK_ID: {"folder": "Home/Kids", "dot": [w.R2, 1]}})),
-     error="malformed")
+     unsigned(header(clock={w.R1: 8, w.R2: 1}, scopes=dict(SCOPES, **{WORK_ID: {"folder": "Home/Kids", "dot": [w.R2, 1]}}))))
+
+head("header-scopes-same-folder",
+     "a1a1… and b2b2… each make a scope at the folder Home, concurrently (two ids): one scope stays, the one with the "
+     "greater dot ((b2b2…, 1)); the other is left out (its members join the one that stays: Spec/MERGE.md §8 step 4)",
+     header(clock={w.R1: 8}, scopes=dict(SCOPES, **{HOME_ID: HOME})),
+     header(clock={w.R1: 4, w.R2: 1}, scopes=dict(SCOPES, **{WORK_ID: {"folder": "Home", "dot": [w.R2, 1]}})),
+     unsigned(header(clock={w.R1: 8, w.R2: 1}, scopes=dict(SCOPES, **{WORK_ID: {"folder": "Home", "dot": [w.R2, 1]}}))))
 
 OTHER_VAULT = cj.loads(w.VaultHeaderV5.build(w.OTHER_VAULT_ID, w.VAULT_KEY, 1, {w.R1: 1},
                                              [(w.passphrase_slot(), (w.R1, 1))]).serialize())

@@ -1,0 +1,24 @@
+// The convergence property (ConvergenceRun.swift): a few short runs in `make test`, many long ones in `make test-deep`.
+import Foundation
+import TestSupport
+import XCTest
+
+final class ConvergencePropertyTests: VaultTestCase {
+    /// Three seeds of 60 steps: every kind of step, four replicas, one of them syncing with plain git.
+    func testFourReplicasOneOfThemOnPlainGitConvergeAndLoseNothing() throws {
+        ConvergenceProperty(dir: dir, binary: ConvergenceProperty.builtBinary).check(seeds: [1, 2, 3], steps: 60, shrinkSeconds: 120)
+    }
+}
+
+final class ConvergenceDeepTests: VaultTestCase {
+    /// Many long runs (TRESOR_SEEDS and TRESOR_STEPS change how many and how long); a failure is shrunk for up to ten
+    /// minutes.
+    func testLongRunsOfFourReplicasConvergeAndLoseNothing() throws {
+        try requireDeepTier("long convergence runs")
+        let env = ProcessInfo.processInfo.environment
+        let seeds = UInt64(env["TRESOR_SEEDS"] ?? "") ?? 12
+        let steps = Int(env["TRESOR_STEPS"] ?? "") ?? 300
+        ConvergenceProperty(dir: dir, binary: ConvergenceProperty.builtBinary)
+            .check(seeds: Array(100..<(100 + seeds)), steps: steps, shrinkSeconds: 600)
+    }
+}
