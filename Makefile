@@ -44,10 +44,11 @@ deep-deps:
 	@[ -f .build/marionette/marionette_driver/__init__.py ] || python3 -m pip install --quiet --disable-pip-version-check \
 	  --root-user-action=ignore --target .build/marionette '$(MARIONETTE)'
 
-# The long system tests: the classes named *DeepTests (each starts with requireDeepTier()).
+# The long system tests: the classes named *DeepTests (each starts with requireDeepTier()): convergence and join
+# properties at depth, kill -9 at every step, the browser. They run the debug build (its failpoints).
 test-deep: deps test-deps deep-deps
 	$(SWIFT) build --build-tests
-	TRESOR_DEEP=1 $(SWIFT) test --skip-build --filter 'DeepTests'
+	@scripts/run-tests.sh deep
 
 build: deps
 	$(SWIFT) build $(RELEASE) --product tresor
@@ -78,26 +79,19 @@ demo: build
 	@command -v git >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq git >/dev/null; }
 	@bash scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor"
 
-# Most tests are XCTest; the vector tests are Swift Testing, one test case per vector, and run on their
-# own (--verbose prints one line per test case, so each vector counts). The CLI tests run twice: against
-# the debug build, and against the release binary users get (optimised code can differ: object lifetimes
-# end earlier). The last line is the summary of all runs: "N passed, N failed, N skipped".
+# The fast tier. The vector tests are Swift Testing, one test case per vector. The XCTest classes run two at a time,
+# each in its own process (scripts/run-tests.sh prints the time of each): the CLI tests against the release binary
+# users get, installed as `make install` installs it; the classes with failpoint tests (compiled into debug builds
+# only) again against the debug build. The last line sums up every run: "N passed, N failed, N skipped".
 test: deps test-deps check-layers zxcvbn-check check-vectors
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory install PREFIX="$(CURDIR)/.build/install-test" DESTDIR=
 	@mkdir -p .build
-	@set -o pipefail; TRESOR_INSTALLED="$(CURDIR)/.build/install-test" $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test-output.log
-	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest --verbose 2>&1 | grep -v ' started\.$$' \
-	  | tee .build/swift-testing-output.log && echo
-	@set -o pipefail; TRESOR_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/tresor" \
-	  $(SWIFT) test --skip-build --disable-swift-testing --filter tresorTests 2>&1 | tee -a .build/test-output.log
-	@{ grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" .build/test-output.log \
-	  | sed -nE 's/.*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1:\3:\4/p'; \
-	  awk '/ Test run with / || / with [0-9]+ test cases? (passed|failed) / { next } \
-	      / Test .* passed after / { p++ } / Test .* failed after / { f++ } / Test .* skipped/ { s++ } \
-	      END { printf "%d:%d:%d\n", p + f + s, s, f }' .build/swift-testing-output.log; } \
-	  | awk -F: '{ run += $$1; skipped += $$2; failed += $$3 } END { if (run == 0) { print "no test ran"; exit 1 } \
-	      printf "%d passed, %d failed, %d skipped\n", run - skipped - failed, failed, skipped }'
+	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | grep -E "^(✘|✔ Test run)|known issue" | tee .build/swift-testing-output.log
+	@set -o pipefail; TRESOR_BIN="$(CURDIR)/.build/install-test/bin/tresor" TRESOR_INSTALLED="$(CURDIR)/.build/install-test" \
+	  scripts/run-tests.sh fast | tee .build/test-output.log
+	@set -o pipefail; scripts/run-tests.sh debug-build tresorTests.SyncSafetyTests tresorTests.CommandTests \
+	  "tresorTests.ScopeTests/testAScopedMergeWritesItsObjectsAsOnePackAndAKillBeforeItsCommitLosesNothing" | tee -a .build/test-output.log
 
 # The strength estimator's data files and Spec/strength/reference.jsonl must be exactly what the real zxcvbn
 # package says (Spec/GENERATOR.md §5.5); it is installed into .build/python, never system-wide.

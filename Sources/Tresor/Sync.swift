@@ -30,6 +30,9 @@ public struct SyncOutcome: Sendable {
     public var recoveryRef: String?
     /// Attempts made (1 when the remote did not move meanwhile).
     public var rounds = 0
+    /// Pack bytes received by fetches and sent by pushes, over all attempts (the ref advertisements not counted).
+    public var bytesReceived = 0
+    public var bytesSent = 0
     /// How many times the remote moved between a fetch and the push.
     public var remoteChanges = 0
     /// The remote had no vault yet and received this one.
@@ -119,7 +122,10 @@ extension Vault {
         let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
         defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
         let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
-        do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: progress.git) }
+        var received = 0
+        defer { outcome.bytesReceived += received }
+        let fetchProgress: GitProgressHandler = { p in received = max(received, p.bytes); progress.git?(p) }
+        do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress) }
         catch GitError.malformedTree(_, let reason) {
             throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
         } catch let e as GitError { throw VaultError.git(e) }
@@ -128,8 +134,12 @@ extension Vault {
         // 3–5. Under the lock: accept, decide, publish.
         let step = try decide(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote, theirs: theirs,
                               repair: repair, outcome: &outcome, progress: progress)
+        // Scopes made while the vault key changed get a key of their own again before anything is published.
+        let rekeyed = try rekeyStaleScopes()
         switch step {
-        case .done: return true
+        case .done:
+            guard rekeyed else { return true }
+            return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(theirs), outcome: &outcome, progress: progress)
         case .push(let lease):
             return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(lease), outcome: &outcome, progress: progress)
         }
@@ -141,7 +151,10 @@ extension Vault {
     private func push(repo: GitRepository, remote: String, credentials: GitCredentials, lease: String??, outcome: inout SyncOutcome,
                       progress: VaultProgressHandler?) throws -> Bool {
         Failpoint.hit("before-push")
-        do { try repo.push(remote: remote, credentials: credentials, lease: lease, progress: progress.git) }
+        var sent = 0
+        defer { outcome.bytesSent += sent }
+        let pushProgress: GitProgressHandler = { p in sent = max(sent, p.bytes); progress.git?(p) }
+        do { try repo.push(remote: remote, credentials: credentials, lease: lease, progress: pushProgress) }
         catch GitError.pushRejected, GitError.notFastForward { return false }
         catch let e as GitError {
             if outcome.pulled, !outcome.fastForwarded { throw VaultError.pushFailedAfterMerge(remote: remote, mergedEntries: outcome.mergedEntries, e) }
@@ -320,6 +333,10 @@ extension Vault {
             if let h = held[id], verifies(h, epoch: s.epoch, { try $0.verify(s) }) { continue }
             var key: SecretBytes?
             if let vaultKey, s.vaultSlot != nil { key = try? s.unlock(vaultKey: vaultKey) }
+            // A scope made concurrently with a vault rekey: its key is wrapped under an earlier vault key.
+            if key == nil, s.vaultSlot != nil {
+                key = (held[Domain.vault] ?? []).sorted(by: { $0.epoch > $1.epoch }).lazy.compactMap({ try? s.unlock(vaultKey: $0.key) }).first
+            }
             if key == nil, let identity { key = try? s.unlock(identity: identity) }
             if key == nil, held[id] != nil, credential == nil { throw VaultError.rekeyedElsewhere(remote: remote) }
             if let key { opened[id] = [EpochKey(epoch: s.epoch, key: key)] }

@@ -74,10 +74,17 @@ extension Vault {
     /// merge made with git, the work tree's header is git's, not this replica's. Without a credential (a session) the
     /// keys stay as they are.
     func unlock(asOf commit: String, repo: GitRepository) throws {
-        guard let credential, let bytes = try Vault.git({ try repo.blob(at: commit, path: VaultHeader.relativePath) }) else { return }
+        guard let bytes = try Vault.git({ try repo.blob(at: commit, path: VaultHeader.relativePath) }) else { return }
         let own: VaultHeader
         do { own = try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
         guard own.serialized() != header.serialized() else { return }
+        // Under the key held (git merged a passphrase change, a member added): that header, the same keys.
+        if let authenticator, (try? authenticator.verify(own)) != nil {
+            header = own
+            vaultEpoch = own.epoch
+            return
+        }
+        guard let credential else { return }
         let current = header
         header = own
         do {

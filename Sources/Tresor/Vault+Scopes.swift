@@ -84,7 +84,14 @@ extension Vault {
                 if let vaultKey, s.vaultSlot != nil { key = try s.unlock(vaultKey: vaultKey) }
                 else if let identity { key = try s.unlock(identity: identity) }
             } catch CoreError.notARecipient { key = nil }
-            catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+            catch let e as CoreError {
+                // An open scope made while the vault key changed elsewhere has its key wrapped under an earlier vault key:
+                // opened with the one this replica kept, and rekeyed before anything is pushed (`rekeyStaleScopes`).
+                guard s.vaultSlot != nil,
+                      let k = (previousKeys()[Domain.vault] ?? []).sorted(by: { $0.epoch > $1.epoch }).lazy.compactMap({ try? s.unlock(vaultKey: $0.key) }).first
+                else { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+                key = k
+            }
             guard let key else { continue }
             let keys = try ScopeKeys(key, epoch: s.epoch, readsVersion1: header.version < FormatVersion.header)
             do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
@@ -297,6 +304,26 @@ extension Vault {
         txn.putFile(path, rekeyed.serialized())
         txn.newScopeKeys[id] = new
         return (count, rekeyed.recipientSlots.count)
+    }
+
+    /// Rekeys every open scope whose key this process could open only through an earlier vault key (a scope made
+    /// concurrently with a vault rekey: whoever held the earlier vault key, a removed member too, can open its key), so
+    /// that the scope's key is again one that only holders of the current vault key and its members get (Spec/AUTH.md §9).
+    /// One commit. Returns whether there was anything to rekey. Needs the vault key.
+    @discardableResult
+    public func rekeyStaleScopes() throws -> Bool {
+        guard let vaultKey = vaultKeyIfHeld else { return false }
+        let stale = header.scopes.keys.filter { id in
+            guard scopeKeys[id] != nil, let s = try? scopeHeader(id), s.vaultSlot != nil else { return false }
+            return (try? s.unlock(vaultKey: vaultKey)) == nil
+        }
+        guard !stale.isEmpty else { return false }
+        try transaction { txn in
+            for id in stale.sorted() { _ = try rekeyScope(id, removing: nil, vaultKey: vaultKey, in: txn) }
+            txn.message = "Rekey " + stale.compactMap { header.scopes[$0] }.sorted().map { "scope \($0)" }.joined(separator: ", ")
+                + ": made while the vault key changed"
+        }
+        return true
     }
 
     /// Removes the scope at `folder` (Spec/FORMAT.md §3.12.5): every entry in the folder moved under the vault key (same

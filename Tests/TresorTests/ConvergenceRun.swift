@@ -14,7 +14,7 @@ import XCTest
 /// a run is a run too (what shrinking needs).
 struct ConvergenceOp: Codable, CustomStringConvertible {
     enum Kind: String, Codable, CaseIterable {
-        case add, edit, editThenRemove, move, copy, remove, restore, rekey, scopeCreate, scopeRemove, sync
+        case add, edit, editThenRemove, move, copy, remove, restore, rekey, scopeCreate, scopeRemove, sync, passwd, burst
     }
     var kind: Kind
     var replica: Int
@@ -25,8 +25,9 @@ struct ConvergenceOp: Codable, CustomStringConvertible {
 
     /// A random step: syncs about a third of the time, rekeys and scope changes rarely.
     static func random(using rng: inout SplitMix64) -> ConvergenceOp {
-        let weighted: [(Kind, Int)] = [(.add, 10), (.edit, 20), (.editThenRemove, 3), (.move, 5), (.copy, 3), (.remove, 5),
-                                       (.restore, 3), (.rekey, 1), (.scopeCreate, 1), (.scopeRemove, 1), (.sync, 28)]
+        let weighted: [(Kind, Int)] = [(.add, 10), (.edit, 18), (.editThenRemove, 3), (.move, 5), (.copy, 3), (.remove, 5),
+                                       (.restore, 3), (.rekey, 1), (.scopeCreate, 1), (.scopeRemove, 1), (.sync, 28),
+                                       (.passwd, 1), (.burst, 3)]
         var n = Int.random(in: 0..<weighted.reduce(0) { $0 + $1.1 }, using: &rng)
         var kind = Kind.sync
         for (k, w) in weighted { if n < w { kind = k; break }; n -= w }
@@ -45,7 +46,8 @@ final class ConvergenceRun {
 
     let base: String
     let binary: String
-    let passphrase = SecretBytes(utf8: "correct horse battery staple")
+    /// The passphrase now (a `passwd` step changes it; G's drivers and hooks read it from `passphraseFile`).
+    var passphrase = SecretBytes(utf8: "correct horse battery staple")
     var vaults: [Vault] = []
     var writes: [Write] = []
     var removals: [Removal] = []
@@ -147,6 +149,23 @@ final class ConvergenceRun {
                 _ = try v.removeScope("S\(op.field % 2)")
             case .sync:
                 if op.replica == 3 { try plainGitSync() } else { _ = try v.sync(credentials: .none, retryTime: 5) }
+            case .passwd:
+                // Everyone types the new passphrase from now on; replicas that have not synced keep their slot of the old
+                // one, whose key is the same.
+                let new = "passphrase \(fresh())"
+                try v.changePassphrase(to: SecretBytes(utf8: new), level: .minimum)
+                passphrase = SecretBytes(utf8: new)
+                try (new + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+            case .burst:
+                // One field of one entry set on every replica that has it, before any of them syncs.
+                guard let path = chosen else { skipped += 1; return }
+                let id = try v.read(path).id
+                for other in vaults {
+                    guard let here = other.list().paths.first(where: { (try? other.read($0).id) == id }) else { continue }
+                    let value = fresh()
+                    let outcome = try other.edit(try other.read(here), changes: [fieldName: .text(SecretText(value))])
+                    try recordWrite(other, path: outcome?.path ?? here, field: fieldName, value: value)
+                }
             }
         } catch let e as VaultError {
             // What the step chose could not be done here: not a failure of the vault.
@@ -202,12 +221,20 @@ final class ConvergenceRun {
         guard Set(heads).count == 1 else {
             return "did not converge: " + zip(ConvergenceRun.names, heads).map { "\($0) \($1.prefix(8))" }.joined(separator: ", ")
         }
+        for dir in [remote] + ConvergenceRun.names.map({ base + "/" + $0 }) {
+            let fsck = try runProcess("/usr/bin/git", ["-C", dir, "fsck", "--strict", "--no-progress"], env: toolEnvironment)
+            if fsck.status != 0 { return "git fsck --strict of \(dir): \(fsck.stderr)" }
+        }
         var byID: [String: Entry] = [:]
         for (path, r) in try vaults[0].readAll() {
             switch r {
             case .success(let e): byID[e.id] = e
             case .failure(let e): return "\(path) does not read: \(e)"
             }
+        }
+        // An entry removed by a replica that had seen every change to it stays removed (a restore is a change).
+        for e in byID.values where removals.contains(where: { $0.id == e.id && e.clock.isAtMost($0.clock) }) {
+            return "came back after a removal that had seen all of it: \(e.path) (\(e.id))"
         }
         for w in writes {
             // A replica that had seen the write removed the entry: the value may be gone (an edit elsewhere it had not
@@ -289,7 +316,7 @@ struct ConvergenceProperty {
 
     /// The kind of a failure, which shrinking keeps: the invariant broken, or the error's case (and rule).
     static func kind(of failure: String) -> String {
-        for k in ["lost from a live entry", "gone with its entry", "did not converge", "does not read"] where failure.contains(k) { return k }
+        for k in ["lost from a live entry", "gone with its entry", "did not converge", "does not read", "git fsck", "came back"] where failure.contains(k) { return k }
         let afterStep = failure.range(of: "): ").map { String(failure[$0.upperBound...]) } ?? failure
         let name = String(afterStep.prefix { $0.isLetter || $0 == "." })
         if let rule = afterStep.range(of: "AcceptanceRule.") { return name + "/" + afterStep[rule.upperBound...].prefix { $0.isLetter } }

@@ -79,4 +79,12 @@ final class InstallTests: CLITestCase {
         XCTAssertEqual(r.code, 0, r.stderr)
         XCTAssertEqual(r.stdout, "username=alice\npassword=pw-1\n")
     }
+
+    func testTheReleaseBinaryNeverHonoursFailpoints() throws {
+        guard ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil else { throw XCTSkip("checks the release binary") }
+        try sampleVault()
+        let r = try tresor(["add", "Release/one", "--password-stdin"], stdin: "x\n", extraEnv: ["TRESOR_FAILPOINT": "transaction-branch-moved"])
+        XCTAssertEqual(r.code, 0, r.stderr)
+        XCTAssertEqual(try git("status", "--porcelain").stdout, "")
+    }
 }

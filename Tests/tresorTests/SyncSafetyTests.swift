@@ -14,7 +14,7 @@ final class SyncSafetyTests: SyncTestCase {
             ("symlink", { try FileManager.default.createSymbolicLink(atPath: $0 + "/Email/link.json", withDestinationPath: "/etc/passwd") }, "[tree-shape: a symbolic link"),
             ("oversize", { try String(repeating: "x", count: 1_100_000).write(toFile: $0 + "/Email/big.json", atomically: true, encoding: .utf8) }, "[tree-shape: a file larger than"),
             ("garbage", { try "not json".write(toFile: $0 + "/Email/bad.json", atomically: true, encoding: .utf8) }, "[state-files:"),
-            ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "the same file as"),
+            ("moved by hand", { try FileManager.default.copyItem(atPath: $0 + "/Email/gmail.json", toPath: $0 + "/Email/copy.json") }, "[state-files:"),
             ("tampered", { [self] p in try self.flipCiphertextByte(p + "/Social/github.json", at: 5) }, "[state-files:"),
             ("hidden", { try "x".write(toFile: $0 + "/Email/.hook", atomically: true, encoding: .utf8) }, "[foreign-file:"),
             ("bad name", { try "{}".write(toFile: $0 + "/Email/a:b.json", atomically: true, encoding: .utf8) }, "[foreign-file:"),

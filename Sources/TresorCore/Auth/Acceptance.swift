@@ -177,7 +177,8 @@ public enum Acceptance {
             expected.formUnion([path, state])
         }
         for path in tip.smallFiles.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !expected.contains(path) {
-            throw refuse(ScopeHeader.scopeID(ofPath: path) ?? StateRecord.domain(ofPath: path), path, "a file of a domain the vault header does not list")
+            // A scope the vault header does not list is no domain of the tip: the refusal names the file only.
+            throw refuse(nil, path, "a file of a domain the vault header does not list")
         }
         return scopes
     }

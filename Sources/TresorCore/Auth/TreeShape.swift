@@ -11,7 +11,6 @@ public enum TreeShape {
     /// Checks every item (Spec/AUTH.md §5.2). - Throws: `AcceptanceRefusal`.
     public static func check(_ items: [TipTree.Item]) throws {
         var previous: [[String]: [UInt8]] = [:]
-        var seenBlobs: [String: String] = [:]
         var count = 0
         for item in items {
             let path = item.path
@@ -30,8 +29,6 @@ public enum TreeShape {
                 try checkFolder(name, folder: item.folder, path: path)
             case 0o100644:
                 guard item.size <= Envelope.maxFileBytes else { throw refuse(.treeShape, "a file larger than \(Envelope.maxFileBytes) bytes") }
-                if let other = seenBlobs[item.id] { throw refuse(.treeShape, "the same file as \"\(other)\"") }
-                seenBlobs[item.id] = path
                 count += 1
                 guard count <= maxFiles else { throw refuse(.treeShape, "more than \(maxFiles) files") }
                 guard isVaultFile(path) else { throw refuse(.foreignFile, "a file no domain governs") }

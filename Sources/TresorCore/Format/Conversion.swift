@@ -18,6 +18,8 @@ public enum Conversion {
         guard let headerBytes = files[VaultHeader.relativePath] else { throw CoreError.malformed("no vault header") }
         let old = try VaultHeader.parse(headerBytes)
         guard old.version < FormatVersion.header else { throw CoreError.unsupportedVersion(old.version) }
+        // The key must be the one the old header is authentic under (versions with a tag).
+        try VaultAuthenticator(vaultKey: vaultKey).verify(old)
         let dot = Dot(replica: replicaID(vaultID: old.vaultID, treeID: treeID), counter: 1)
         let clock = Clock([dot.replica: dot.counter])
         var out: [String: [UInt8]] = [:]

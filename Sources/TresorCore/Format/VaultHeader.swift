@@ -138,6 +138,18 @@ public struct VaultHeader: Equatable, Sendable {
     /// Slots of types this version does not know, kept verbatim.
     public var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
+    /// The slots in the order a parsed version 5 header had them: the tag covers the header as it was written, so an
+    /// unchanged header is written back in that order (a changed one in the order of Spec/MERGE.md §8).
+    /// (Not part of the header's value: two headers with the same slots are equal whatever order they were read in.)
+    var parsedSlotOrder: [JSONValue]? {
+        get { parsedOrder.slots }
+        set { parsedOrder.slots = newValue }
+    }
+    private var parsedOrder = ParsedOrder()
+    private struct ParsedOrder: Equatable, Sendable {
+        var slots: [JSONValue]?
+        static func == (_: ParsedOrder, _: ParsedOrder) -> Bool { true }
+    }
     /// Versions 2–4: how many times the header has changed.
     public var generation: UInt64
     /// Version 2 on: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
@@ -305,8 +317,14 @@ public struct VaultHeader: Equatable, Sendable {
         o["version"] = .integer(UInt64(version))
         o["vault"] = .string(vaultID)
         if version >= FormatVersion.header {
-            o["keySlots"] = .array(keySlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json)
-                                   + recipientSlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json) + otherSlots)
+            let slots = keySlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json)
+                + recipientSlots.sorted { MergeOrder.compare($0.id, $1.id) < 0 }.map(\.json) + otherSlots
+            if let parsed = parsedSlotOrder, parsed.count == slots.count,
+               Set(parsed.map { $0.canonicalBytes() }) == Set(slots.map { $0.canonicalBytes() }) {
+                o["keySlots"] = .array(parsed)
+            } else {
+                o["keySlots"] = .array(slots)
+            }
             o["scopes"] = .object(Dictionary(uniqueKeysWithValues: scopes.map { id, folder in
                 (id, JSONValue.object(["folder": .string(folder), "dot": (scopeDots[id] ?? Dot(replica: "0000000000000000", counter: 1)).json]))
             }))
@@ -427,6 +445,7 @@ public struct VaultHeader: Equatable, Sendable {
         header.epoch = epoch
         header.clock = clock
         header.rekeyChain = chain
+        header.parsedSlotOrder = slots
         return header
     }
 

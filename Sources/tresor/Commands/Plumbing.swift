@@ -82,5 +82,6 @@ struct Adopt: ParsableCommand {
         // Git checks files out with the umask; a vault's files are private.
         vault.fixPermissions()
         try vault.transaction { _ in }
+        try vault.rekeyStaleScopes()
     }
 }

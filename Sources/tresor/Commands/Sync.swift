@@ -97,6 +97,8 @@ struct Sync: ParsableCommand {
         o["discarded"] = .array(discarded)
         o["attempts"] = .integer(outcome.rounds)
         o["remoteChanges"] = .integer(outcome.remoteChanges)
+        o["bytesReceived"] = .integer(UInt64(outcome.bytesReceived))
+        o["bytesSent"] = .integer(UInt64(outcome.bytesSent))
         o["mergedEntries"] = .array(outcome.mergedEntries.map(JSONValue.string))
         o["recoveryRef"] = outcome.recoveryRef.map(JSONValue.string) ?? .null
         o["resolutions"] = .array(outcome.resolutions.map(\.json))  // Spec/MERGE.md §9 records

@@ -170,14 +170,22 @@ def join_entries(A, B):
             payload, recs = join_entry(id, ea[id], eb[id])
             result[id] = payload
             records.extend(recs)
-        elif id in ea:
-            if not at_most(parse_clock(ea[id]["clock"]), clock_b):
-                result[id] = normalized(ea[id])
         else:
-            if not at_most(parse_clock(eb[id]["clock"]), clock_a):
-                result[id] = normalized(eb[id])
+            payload, other_clock = (ea[id], clock_b) if id in ea else (eb[id], clock_a)
+            if not at_most(parse_clock(payload["clock"]), other_clock):
+                result[id] = normalized(payload)
+                records.extend(kept_edit_record(id, result[id], other_clock))
     records.extend(separate_collisions(result))
     return result, records
+
+
+def kept_edit_record(id, payload, other_clock):
+    """§4.2: an entry kept from one side whose other side's clock covers some dot of it (that side had seen part of it
+    and deleted it while this side changed it) is reported."""
+    dots = [payload["moved"]["dot"]] + [f["dot"] for f in payload["fields"].values()] + [h["dot"] for h in payload["history"]]
+    if any(covers(other_clock, parse_dot(d)) for d in dots):
+        return [record(id, payload["path"], "edit-delete-kept-edit")]
+    return []
 
 
 def separate_collisions(entries):
@@ -260,6 +268,7 @@ def join_state(A, B, reads, scopes):
                 id in ids for dd, ids in other.get("unreadIds", {}).items() if dd not in reads):
             fail("domain-conflict", "entry %s lies in or comes from a domain the merger does not read" % id)
         result[id] = payload
+        records.extend(kept_edit_record(id, payload, other_clocks.get(d, {})))
     records.extend(separate_collisions(result))
     for id, p in result.items():
         if domain_of(p["path"], scopes) not in reads:

@@ -233,11 +233,13 @@ X1_EDITED = E(IDX, "games/steam", {"password": F("s2", 30, "phone", (RB, 1))},
 state("deletion-concurrent-with-edit",
       "aaaa… deleted games/steam (event 3) while bbbb… changed its password (event 1) without having seen the deletion: "
       "the entry's clock has (bbbb…, 1), which aaaa…'s domain clock does not cover: the entry is kept whole, as the "
-      "editing side has it",
+      "editing side has it; aaaa… had seen part of it (its move and its first password, (aaaa…, 1)), so the join "
+      "reports edit-delete-kept-edit",
       "MERGE.md §4.2",
       {"clock": {RA: 3}, "entries": [OTHER]},
       {"clock": {RA: 2, RB: 1}, "entries": [OTHER, X1_EDITED]},
-      [OTHER, X1_EDITED])
+      [OTHER, X1_EDITED],
+      [R("edit-delete-kept-edit", "games/steam", id=IDX)])
 
 Y_UPPER = E(ID1, "Mail/Work", {"password": F("x", 0, "laptop", (RA, 1))}, [], {RA: 1}, ((RA, 1), 0, "laptop"))
 Y_LOWER = E(ID2, "mail/work", {"password": F("y", 1, "phone", (RB, 1))}, [], {RB: 1}, ((RB, 1), 1, "phone"), created=1)
@@ -274,12 +276,13 @@ state("issue21-cause-a",
       "issue 21, cause A: r0 (aaaa…) added X, changed it (username u2-NEWER, pin PIN-ADDED, synced) and changed it again "
       "(notes n0, not synced); r1 (bbbb…) deleted X, took the change back by a sync, deleted X again and synced. r0's "
       "sync joins its state with the remote's: r1's domain clock {r0: 2, r1: 2} does not cover X's {r0: 3} (r1 never "
-      "saw n0), so X is kept as r0 has it, u2-NEWER and PIN-ADDED current. No deleted version is folded against a base: "
-      "there is none",
+      "saw n0), so X is kept as r0 has it, u2-NEWER and PIN-ADDED current, and edit-delete-kept-edit is reported. No "
+      "deleted version is folded against a base: there is none",
       "MERGE.md §2, §4.2",
       {"clock": {RA: 3}, "entries": [X_R0]},
       {"clock": {RA: 2, RB: 2}, "entries": []},
-      [X_R0])
+      [X_R0],
+      [R("edit-delete-kept-edit", "X", id=IDX)])
 
 X_R0_SYNCED = E(IDX, "X", {"username": F("u2-NEWER", 20, "r0", (RA, 2)), "pin": F("PIN-ADDED", 20, "r0", (RA, 2))},
                 [H("username", "u0-original", 0, "r0", (RA, 1), 20)], {RA: 2}, ((RA, 1), 0, "r0"))

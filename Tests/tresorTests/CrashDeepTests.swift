@@ -1,10 +1,16 @@
 // A change killed at every step, killed at random moments, or stopped by a full disk: the next command finishes
-// or discards it by itself, nothing committed is lost, and nothing ever needs git by hand.
+// or discards it by itself, nothing committed is lost, and nothing ever needs git by hand. The deep tier runs them
+// (against the debug build, whose failpoints they use).
 import Foundation
 import TestSupport
 import XCTest
 
-final class CrashTests: SyncTestCase {
+final class CrashDeepTests: SyncTestCase {
+    override func setUpWithError() throws {
+        try requireDeepTier("kill -9 and a full disk at every step")
+        try super.setUpWithError()
+    }
+
     /// The points of a transaction, in order; from `transaction-branch-moved` on, the change is committed.
     let points = ["transaction-objects-written", "transaction-journal-written", "transaction-branch-moved",
                   "transaction-worktree-partly-written", "transaction-worktree-written"]
@@ -189,13 +195,5 @@ final class CrashTests: SyncTestCase {
         try ok("clone", remote, replica("C"))
         XCTAssertEqual(try on("C", "show", "Clone/me", "--field", "password").stdout, "cloned\n")
         XCTAssertEqual(try attempt("C", "fsck").code, 0)
-    }
-
-    func testTheReleaseBinaryNeverHonoursFailpoints() throws {
-        guard ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil else { throw XCTSkip("checks the release binary") }
-        try sampleVault()
-        let r = try tresor(["add", "Release/one", "--password-stdin"], stdin: "x\n", extraEnv: ["TRESOR_FAILPOINT": "transaction-branch-moved"])
-        XCTAssertEqual(r.code, 0, r.stderr)
-        XCTAssertEqual(try git("status", "--porcelain").stdout, "")
     }
 }
