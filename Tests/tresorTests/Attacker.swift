@@ -183,3 +183,13 @@ extension Attacker {
         return out
     }
 }
+
+extension Attacker {
+    /// A commit of exactly `files` on top of `parents` (the tip by default), made the remote's `main`.
+    @discardableResult
+    func push(files: [String: String], parents: [String]? = nil, message: String = "update") throws -> String {
+        let commit = try commit(try tree(files: files), parents: try parents ?? [try tip], message: message)
+        try push(commit)
+        return commit
+    }
+}
