@@ -122,6 +122,37 @@ extension ScopeTests {
         try ok("fsck")
     }
 
+    /// Spec/MERGE.md §11 step 4: a scope removed on the remote while a member who reads only that scope edited in it is
+    /// concurrent there; she cannot write the joined entry under the vault key, so her sync stops with nothing changed,
+    /// and a holder of the vault key syncing on her replica joins it: her edit ends under the vault key.
+    func testAScopeOnlyMembersEditMeetingTheScopesRemovalStopsUntilAHolderOfTheVaultKeyJoinsIt() throws {
+        let (_, clone) = try syncedClone()
+        try ok("scope", "rm", "Team")
+        try ok("edit", "Email/gmail", "--set", "notes=owner")
+        try ok("sync")
+        XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol").code, 0)
+        let before = try state(clone)
+        assertNeedsKey(try carol(clone, "sync"), "\"Team/wiki\" cannot be joined without the vault key")
+        XCTAssertEqual(try state(clone), before)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "username").stdout, "carol\n", "her edit is kept")
+        // The owner's passphrase on carol's replica holds the vault key (and Team's, through its vault slot).
+        let joined = try tresor("sync", "--vault", clone)
+        XCTAssertEqual(joined.code, 0, joined.stderr)
+        XCTAssertTrue(try opensWithVaultKey(clone, "Team/wiki.json", vault: clone))
+        XCTAssertEqual(try gitIn(clone, "ls-tree", "-r", "--name-only", "HEAD", ".tresor/scopes/"), "")
+        let owner = try tresor("sync")
+        XCTAssertEqual(owner.code, 0, owner.stderr)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "carol\n")
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "owner\n")
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        // Carol's identity opens nothing of it any more.
+        let shut = try carol(clone, "show", "Team/wiki")
+        XCTAssertNotEqual(shut.code, 0)
+        XCTAssertFalse(shut.stdout.contains("team-secret"), shut.stdout)
+        try ok("fsck")
+    }
+
     /// A closed scope removed here by a holder of both keys (carol's identity on the owner's replica) while carol, on
     /// her clone, made `change` in it and pushed; then the owner syncs with the passphrase (the vault key alone): refused
     /// with nothing changed, rather than an entry put where no key opens it. The same sync with the identity that opens
