@@ -203,7 +203,9 @@ extension ScopeTests {
         // Carol's replica, now removed: her identity opens no slot of Team's new key, so nothing vouches for it to her
         // replica (rule rekey-proof); it takes nothing.
         let removedBefore = try state(clone)
-        assertRefused(try carol(clone, "sync"), rule: "rekey-proof", naming: ScopeHeader.relativePath(scopeID: teamID))
+        let removed = try carol(clone, "sync")
+        assertRefused(removed, rule: "rekey-proof", naming: ScopeHeader.relativePath(scopeID: teamID))
+        XCTAssertTrue(removed.stderr.contains("you were removed from it: ask a member to add you again"), removed.stderr)
         XCTAssertEqual(try state(clone), removedBefore)
         // Her stale write, force-pushed with git after the removal was published, is refused by its old epoch.
         XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "notes=stale").code, 0)
