@@ -1,5 +1,5 @@
-// Sync of diverged histories in a vault with scopes (Spec/MERGE.md §14): entries merged under the key of their place,
-// files under keys not held taken from the side that changed them, conflicts on them refused, scope members united.
+// Sync of diverged states in a vault with scopes (Spec/MERGE.md §4): entries joined under the key of their place,
+// domains whose key is not held taken whole from the newer side, joins that need a missing key stopped, members united.
 import Foundation
 import Tresor
 @testable import TresorCore

@@ -1,5 +1,5 @@
-// Scopes end to end with the binary (Spec/FORMAT.md §3.12): a folder with its own key and members, who opens what,
-// moving across the boundary, removing a scope member, and commits that break the per-key rule.
+// Scopes end to end with the binary (Spec/FORMAT.md §11.2, Spec/AUTH.md): a folder with its own key and members, who
+// opens what, moving across the boundary, removing a scope member, and states that change a domain without its key.
 import Foundation
 import Tresor
 @testable import TresorCore
@@ -298,7 +298,7 @@ final class ScopeTests: CLITestCase {
         // The root entry she cannot read came along unread, byte for byte.
         XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout,
                        try git("rev-parse", "HEAD:Email/gmail.json").stdout)
-        // Both changed since the last sync: she merges the entry she holds field by field (Spec/MERGE.md §14).
+        // Both changed since the last sync: she merges the entry she holds field by field (Spec/MERGE.md §5).
         try ok("edit", "Team/wiki", "--set", "notes=owner again")
         try ok("sync")
         XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol2").code, 0)
