@@ -321,6 +321,10 @@ extension AcceptanceRefusal {
         switch rule {
         case .differentVault: return " Check the remote's URL ('tresor remote ls')"
         case .formatVersion: return " An older or newer tresor wrote it; 'tresor upgrade' converts older vaults"
+        case .rekeyProof:
+            // Most often a member removed from that scope or vault; telling it to repair would push its stale state.
+            return " If your passphrase or identity opens none of that header's key slots, you were removed from it: ask a member to add you again."
+                + " Otherwise it was made without a key you hold; if you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
         default: return " If you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
         }
     }

@@ -115,26 +115,9 @@ struct Attacker {
         }
     }
 
-    /// A commit of `tree` on top of `parents`, without any tag.
+    /// A commit of `tree` on top of `parents` (its id, parents and message decide nothing: Spec/AUTH.md §2).
     func commit(_ tree: String, parents: [String], message: String = "update") throws -> String {
         try git(["commit-tree", tree] + parents.flatMap { ["-p", $0] } + ["-m", message])
-    }
-
-    /// The same commit carrying a tag made with `key`: what a replica holding that key could push.
-    func authenticated(_ commit: String, key: SecretBytes) throws -> String {
-        let content = try test.run("/usr/bin/git", ["-C", bare, "cat-file", "commit", commit], stdin: nil, extraEnv: [:]).stdout
-        let tag = try VaultAuthenticator(vaultKey: key).commitTag(Array(content.utf8))
-        return try withField(content, value: tag)
-    }
-
-    /// `content` with a `tresor-auth` field of any value (a forged or copied tag), written as a commit.
-    func withField(_ content: String, value: String) throws -> String {
-        var lines = content.components(separatedBy: "\n")
-        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
-        lines.insert("\(VaultAuthenticator.commitField) \(value)", at: committer + 1)
-        let file = scratch + "/commit-" + UUID().uuidString
-        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        return try git(["hash-object", "-t", "commit", "-w", "--literally", file])
     }
 
     func push(_ commit: String) throws { try git(["update-ref", "refs/heads/main", commit]) }
@@ -181,5 +164,15 @@ extension Attacker {
             out[path] = try blob(try record.authenticated(by: try VaultAuthenticator(vaultKey: key)).serialized())
         }
         return out
+    }
+}
+
+extension Attacker {
+    /// A commit of exactly `files` on top of `parents` (the tip by default), made the remote's `main`.
+    @discardableResult
+    func push(files: [String: String], parents: [String]? = nil, message: String = "update") throws -> String {
+        let commit = try commit(try tree(files: files), parents: try parents ?? [try tip], message: message)
+        try push(commit)
+        return commit
     }
 }

@@ -23,7 +23,8 @@ extension ScopeTests {
         // What can be checked still is: a damaged envelope, and a copy of the file (same id) made outside tresor.
         let wiki = entryFile("Team/wiki")
         let sealed = try String(contentsOfFile: wiki, encoding: .utf8)
-        try write(sealed.replacingOccurrences(of: "\"version\":1", with: "\"version\":1,\"extra\":1"), to: wiki)
+        XCTAssertTrue(sealed.contains("\"version\":"), sealed)
+        try write(sealed.replacingOccurrences(of: "\"version\":", with: "\"extra\":1,\"version\":"), to: wiki)
         let damaged = try tresor("fsck")
         XCTAssertEqual(damaged.code, 6, damaged.stderr)
         XCTAssertTrue(damaged.stdout.contains("Team/wiki.json: ") && damaged.stdout.contains("unknown envelope member \"extra\""), damaged.stdout)
@@ -112,58 +113,82 @@ extension ScopeTests {
         XCTAssertNotEqual(try member("dave", laptop, "show", "Email/gmail").code, 0)
     }
 
-    func testACommitUnderTheVaultKeyBeforeARekeyOnTopOfItIsRefusedByAReplicaFollowingTheRekey() throws {
+    /// Someone who kept the vault key of before a rekey: a state it writes on top of the rekey is refused by a replica
+    /// following the rekey (the new header's key does not verify it); a state of the old epoch, by a replica that has
+    /// seen the rekey published (Spec/AUTH.md §5.2, §9).
+    func testAHolderOfTheVaultKeyOfBeforeARekeyIsRefusedOnTopOfItAndUnderTheOldEpoch() throws {
         let (remote, _) = try syncedClone()
         let laptop = dir + "/laptop"
         XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
         let oldKey = try vaultKey(in: vaultDir)
+        let a = try attacker(remote)
+        let beforeRekey = try a.tip
         try ok("rekey")
         try ok("sync")
-        // Someone who kept the key before the rekey deletes a root entry on top of it, tagged with that key.
-        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
-        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
-        let tip = try a.tip
-        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip]),
-                                  [(CommitTags.vaultField, oldKey)])
-        try a.push(deleting)
-        let before = try gitIn(laptop, "rev-parse", "HEAD")
-        let refused = try tresor("sync", "--vault", laptop)
-        XCTAssertNotEqual(refused.code, 0, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains(String(deleting.prefix(12))) && refused.stderr.contains("Email/gmail.json"), refused.stderr)
-        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), before)
+        let vaultRecord = StateRecord.relativePath(domain: Domain.vault)
+        // On top of the rekey: a root entry deleted, the vault's record written for it under the old key.
+        var files = try a.files(try a.tip)
+        files["Email/gmail.json"] = nil
+        try a.push(files: try a.retagged(files, keys: [Domain.vault: oldKey]))
+        let before = try state(laptop)
+        assertRefused(try tresor("sync", "--vault", laptop), rule: "state-authentic", naming: vaultRecord)
+        XCTAssertEqual(try state(laptop), before)
         XCTAssertTrue(try vaultKey(in: laptop).constantTimeEquals(oldKey), "the laptop stays on its key")
         XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "password", "--vault", laptop).stdout, "root-secret\n")
+        let ownerBefore = try state(vaultDir)
+        assertRefused(try tresor("sync"), rule: "state-authentic", naming: vaultRecord)
+        XCTAssertEqual(try state(vaultDir), ownerBefore)
+        // Under the old epoch (the header of before the rekey, all authentic under the old key): the owner, who
+        // published the rekey, refuses it by its epoch.
+        var stale = try a.files(beforeRekey)
+        stale["Email/gmail.json"] = nil
+        try a.push(files: try a.retagged(stale, keys: [Domain.vault: oldKey]))
+        assertRefused(try tresor("sync"), rule: "epoch-replaced", naming: VaultHeader.relativePath)
+        XCTAssertEqual(try state(vaultDir), ownerBefore)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "root-secret\n")
     }
 
-    func testAVaultRekeyElsewhereWhileThisReplicaChangedFilesUnderTheVaultKeyIsRefusedAndTheHintWorks() throws {
+    /// Spec/AUTH.md §9: a vault rekey elsewhere concurrent with changes here under the key before converges: the
+    /// replica follows the rekey with its passphrase, joins, and writes its changes under the new key.
+    func testAVaultRekeyElsewhereWhileThisReplicaChangedFilesUnderTheVaultKeyConverges() throws {
         let (remote, carols) = try syncedClone()
         let laptop = dir + "/laptop"
         XCTAssertEqual(try tresor("clone", remote, laptop).code, 0)
+        let oldKey = try vaultKey(in: vaultDir)
         try ok("rekey")
+        try ok("edit", "Email/gmail", "--set", "username=owner")
         try ok("sync")
-        // The laptop changed a root entry under the key before; carol (Team only) changed an entry of Team.
+        let newKey = try vaultKey(in: vaultDir)
+        // The laptop changed a root entry and added one under the key before; carol (Team only) changed an entry of Team.
         XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
+        XCTAssertEqual(try tresor("add", "Email/new", "--password-stdin", "--vault", laptop, stdin: "new-secret\n").code, 0)
         XCTAssertEqual(try carol(carols, "edit", "Team/wiki", "--set", "notes=carol").code, 0)
-        let before = try gitIn(laptop, "rev-parse", "HEAD")
-        let refused = try tresor("sync", "--vault", laptop)
-        XCTAssertEqual(refused.code, 2, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains("the vault key was rekeyed on \"origin\" while this replica changed files under the key before"), refused.stderr)
-        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), before)
-        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "notes", "--vault", laptop).stdout, "laptop\n", "nothing changed")
-        // Carol's change is under Team's key, which did not change: merged, and the owner takes it.
-        let merged = try carol(carols, "sync")
+        let merged = try tresor("sync", "--vault", laptop)
         XCTAssertEqual(merged.code, 0, merged.stderr)
+        XCTAssertTrue(try vaultKey(in: laptop).constantTimeEquals(newKey))
+        for path in ["Email/gmail.json", "Email/new.json"] {
+            XCTAssertTrue(try opens(laptop, path, with: newKey), path)
+            XCTAssertFalse(try opens(laptop, path, with: oldKey), "\(path) is written under the new key only")
+        }
+        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "notes", "--vault", laptop).stdout, "laptop\n")
+        XCTAssertEqual(try tresor("show", "Email/gmail", "--field", "username", "--vault", laptop).stdout, "owner\n")
+        // Carol's change is under Team's key, which a vault rekey keeps: joined, whoever comes first.
+        let carolMerge = try carol(carols, "sync")
+        XCTAssertEqual(carolMerge.code, 0, carolMerge.stderr)
         XCTAssertEqual(try ok("sync").code, 0)
-        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "carol\n")
-        // As the hint says: drop the change, follow the rekey, make it again.
-        _ = try gitIn(laptop, "reset", "-q", "--hard", "refs/remotes/origin/main")
         XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
-        XCTAssertEqual(try tresor("edit", "Email/gmail", "--set", "notes=laptop", "--vault", laptop).code, 0)
-        XCTAssertEqual(try tresor("sync", "--vault", laptop).code, 0)
-        XCTAssertEqual(try ok("sync").code, 0)
+        XCTAssertEqual(try carol(carols, "sync").code, 0)
+        let head = try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines)
+        XCTAssertEqual(try gitIn(laptop, "rev-parse", "HEAD"), head)
+        XCTAssertEqual(try gitIn(carols, "rev-parse", "HEAD"), head)
         XCTAssertEqual(try ok("show", "Email/gmail", "--field", "notes").stdout, "laptop\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "username").stdout, "owner\n")
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "root-secret\n")
+        XCTAssertEqual(try ok("show", "Email/new", "--field", "password").stdout, "new-secret\n")
         XCTAssertEqual(try ok("show", "Team/wiki", "--field", "notes").stdout, "carol\n")
+        XCTAssertEqual(try carol(carols, "show", "Team/wiki", "--field", "notes").stdout, "carol\n")
         try ok("fsck")
+        XCTAssertEqual(try tresor("fsck", "--vault", laptop).code, 0)
     }
 }
 
@@ -182,11 +207,12 @@ extension ScopeTests {
         XCTAssertEqual(root.code, 3)
         XCTAssertTrue(root.stderr.contains("outside the scopes you hold"), root.stderr)
         XCTAssertEqual(try tresor(["edit", "Team/wiki", "--set", "username=carol"], extraEnv: session).code, 0)
-        let commit = try git("cat-file", "commit", "HEAD").stdout
-        XCTAssertTrue(commit.contains("\ntresor-auth-") && !commit.contains("\ntresor-auth "), commit)
+        // Her change touches Team's domain alone: the entry and Team's state record, tagged under Team's key.
+        let (teamID, teamKey) = try scopeKey("Team", member: "carol")
+        XCTAssertEqual(try changedFiles(vaultDir, "HEAD~1", "HEAD"), [StateRecord.relativePath(domain: teamID), "Team/wiki.json"])
+        XCTAssertTrue(try stateRecord(vaultDir, "HEAD", domain: teamID).isAuthentic(under: try VaultAuthenticator(vaultKey: teamKey)))
         XCTAssertEqual(try withIdentity("carol", "show", "Team/wiki", "--field", "username").stdout, "carol\n")
         // The session file holds Team's key sealed under the token, never in the clear.
-        let (_, teamKey) = try scopeKey("Team", member: "carol")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/sessions")
         XCTAssertEqual(files.count, 1)
         let file = try Data(contentsOf: URL(fileURLWithPath: dir + "/sessions/" + files[0]))
@@ -241,23 +267,42 @@ extension ScopeTests {
 }
 
 extension ScopeTests {
-    func testACommitUnderAScopeKeyBeforeItsRekeyOnTopOfItIsRefusedByAMemberFollowingTheRekey() throws {
+    /// Dave, removed from Team, kept Team's key of before: what he writes on top of the rekey is refused by a member
+    /// following it; a Team state of the old epoch, by a replica that has seen the rekey published (Spec/AUTH.md §9).
+    /// The owner puts the remote right; carol follows the rekey and dave opens nothing written since.
+    func testARemovedScopeMembersWritesWithTheOldKeyAreRefusedOnTopOfTheRekeyAndUnderTheOldEpoch() throws {
         let (remote, clone) = try syncedClone(members: ["carol", "dave"])
         let (id, oldKey) = try scopeKey("Team", member: "dave")
+        let teamRecord = StateRecord.relativePath(domain: id)
+        let a = try attacker(remote)
+        let beforeRekey = try a.tip
         try ok("member", "rm", "--scope", "Team", "dave")
         try ok("sync")
-        // Dave, removed, kept Team's key before the rekey: he deletes Team/wiki on top of the rekey, tagged with it.
-        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
-        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
-        let tip = try a.tip
-        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], nil), parents: [tip]),
-                                  [(CommitTags.field(scopeID: id), oldKey)])
-        try a.push(deleting)
-        let before = try gitIn(clone, "rev-parse", "HEAD")
-        let refused = try carol(clone, "sync")
-        XCTAssertNotEqual(refused.code, 0, refused.stdout)
-        XCTAssertTrue(refused.stderr.contains(String(deleting.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
-        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), before)
+        // On top of the rekey: Team/wiki deleted, Team's record written for it under the old key.
+        var files = try a.files(try a.tip)
+        files["Team/wiki.json"] = nil
+        try a.push(files: try a.retagged(files, keys: [id: oldKey]))
+        let before = try state(clone)
+        assertRefused(try carol(clone, "sync"), rule: "state-authentic", naming: teamRecord)
+        XCTAssertEqual(try state(clone), before)
         XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        // Under the old epoch (Team's header of before, all authentic under dave's key): refused by the owner, who
+        // published the rekey.
+        var stale = try a.files(beforeRekey)
+        stale["Team/wiki.json"] = nil
+        try a.push(files: try a.retagged(stale, keys: [id: oldKey]))
+        let ownerBefore = try state(vaultDir)
+        assertRefused(try tresor("sync"), rule: "epoch-replaced", naming: ScopeHeader.relativePath(scopeID: id))
+        XCTAssertEqual(try state(vaultDir), ownerBefore)
+        // The owner puts the remote right; carol then follows the rekey, and dave's identity opens nothing of it.
+        let repaired = try tresor("sync", "--repair-remote")
+        XCTAssertEqual(repaired.code, 0, repaired.stderr)
+        XCTAssertEqual(try a.tip, try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        let followed = try carol(clone, "sync")
+        XCTAssertEqual(followed.code, 0, followed.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "password").stdout, "team-secret\n")
+        XCTAssertEqual(try gitIn(clone, "rev-parse", "HEAD"), try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines))
+        XCTAssertFalse(try opens(clone, "Team/wiki.json", with: oldKey))
+        XCTAssertNotEqual(try member("dave", clone, "show", "Team/wiki").code, 0)
     }
 }

@@ -1,5 +1,5 @@
-// Scopes end to end with the binary (Spec/FORMAT.md §3.12): a folder with its own key and members, who opens what,
-// moving across the boundary, removing a scope member, and commits that break the per-key rule.
+// Scopes end to end with the binary (Spec/FORMAT.md §11.2, Spec/AUTH.md): a folder with its own key and members, who
+// opens what, moving across the boundary, removing a scope member, and states that change a domain without its key.
 import Foundation
 import Tresor
 @testable import TresorCore
@@ -57,9 +57,13 @@ final class ScopeTests: CLITestCase {
         XCTAssertEqual(try withIdentity("carol", "ls").stdout, "Email/gmail\nTeam/wiki\n")
         let edit = try withIdentity("carol", "edit", "Team/wiki", "--set", "username=carol")
         XCTAssertEqual(edit.code, 0, edit.stderr)
-        // Her commit carries the Team tag only; the owner reads her change.
-        let commit = try git("cat-file", "commit", "HEAD").stdout
-        XCTAssertTrue(commit.contains("\ntresor-auth-") && !commit.contains("\ntresor-auth "), commit)
+        // Her commit changes Team's domain alone: the entry and Team's state record, one event newer, tagged under Team's
+        // key (Spec/AUTH.md §2); the owner reads her change.
+        let teamID = try scopeID("Team")
+        XCTAssertEqual(try changedFiles(vaultDir, "HEAD~1", "HEAD"), [StateRecord.relativePath(domain: teamID), "Team/wiki.json"])
+        let record = try stateRecord(vaultDir, "HEAD", domain: teamID)
+        XCTAssertTrue(record.isAuthentic(under: try VaultAuthenticator(vaultKey: try scopeKey("Team", member: "carol").key)))
+        XCTAssertEqual(record.clock.relation(to: try stateRecord(vaultDir, "HEAD~1", domain: teamID).clock), .newer)
         XCTAssertTrue(try ok("show", "Team/wiki").stdout.contains("carol"))
         // Nothing outside her scope: not edited, not removed, not moved out.
         XCTAssertEqual(try withIdentity("carol", "edit", "Email/gmail", "--set", "username=x").code, 3)
@@ -113,12 +117,15 @@ final class ScopeTests: CLITestCase {
         let before = try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let rm = try ok("member", "rm", "--scope", "Team", "dave")
         XCTAssertTrue(rm.stderr.contains("1 entry re-encrypted"), rm.stderr)
-        // Only the scope's files changed: its header and its entry; the vault key, header and root entries stay.
-        let changed = try git("diff", "--name-only", before, "HEAD").stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(changed.count, 2, "\(changed)")
-        XCTAssertTrue(changed.contains("Team/wiki.json") && changed.allSatisfy { $0.hasPrefix("Team/") || $0.hasPrefix(".tresor/scopes/") }, "\(changed)")
+        // Only the scope's domain changed: its header, its state record and its entry; the vault's domain (key, header,
+        // root entries, state record) stays. Team's record is of the next epoch (Spec/AUTH.md §9).
+        let teamID = try scopeID("Team")
+        XCTAssertEqual(try changedFiles(vaultDir, before, "HEAD"),
+                       [ScopeHeader.relativePath(scopeID: teamID), StateRecord.relativePath(domain: teamID), "Team/wiki.json"])
         XCTAssertEqual(try blob(before, "Email/gmail.json"), try blob("HEAD", "Email/gmail.json"))
         XCTAssertEqual(try blob(before, ".tresor/vault.json"), try blob("HEAD", ".tresor/vault.json"))
+        XCTAssertEqual(try blob(before, StateRecord.relativePath(domain: Domain.vault)), try blob("HEAD", StateRecord.relativePath(domain: Domain.vault)))
+        XCTAssertEqual(try stateRecord(vaultDir, "HEAD", domain: teamID).epoch, try stateRecord(vaultDir, before, domain: teamID).epoch + 1)
         XCTAssertEqual(try withIdentity("dave", "show", "Team/wiki").code, 3)
         XCTAssertTrue(try withIdentity("carol", "show", "Team/wiki").stdout.contains("team-secret"))
         XCTAssertTrue(try ok("show", "Team/wiki").stdout.contains("team-secret"))
@@ -146,76 +153,73 @@ final class ScopeTests: CLITestCase {
         _ = try git("merge", "-q", "--ff-only", "origin/main")
     }
 
-    /// `commit` carrying the tags of `keys` (field name → key), each covering the names of all (Spec/FORMAT.md §3.12.6).
-    func tagged(_ a: Attacker, _ commit: String, _ keys: [(String, SecretBytes)]) throws -> String {
-        let content = try run("/usr/bin/git", ["-C", a.bare, "cat-file", "commit", commit], stdin: nil, extraEnv: [:]).stdout
-        let names = keys.map(\.0)
-        var lines = content.components(separatedBy: "\n")
-        let committer = lines.firstIndex { $0.hasPrefix("committer ") }!
-        for (i, (field, key)) in keys.sorted(by: { $0.0 < $1.0 }).enumerated() {
-            lines.insert("\(field) \(try VaultAuthenticator(vaultKey: key).commitTag(Array(content.utf8), fields: names))", at: committer + 1 + i)
-        }
-        let file = a.scratch + "/commit-" + UUID().uuidString
-        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        return try a.git(["hash-object", "-t", "commit", "-w", "--literally", file])
-    }
-
     func testScopeOnlyMembersCommitChangingARootFileIsRefusedByTheOwner() throws {
         try teamVault()
         let a = try bareRemote()
         let (id, teamKey) = try scopeKey("Team", member: "carol")
-        let field = CommitTags.field(scopeID: id)
-        // Carol deletes a root entry with git plumbing and tags the commit with the only key she holds.
-        let tip = try a.tip
-        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip]), [(field, teamKey)])
-        try a.push(deleting)
+        let verified = try git("rev-parse", "refs/tresor/verified").stdout
+        // Carol deletes a root entry with git plumbing and writes again the one state record she can: Team's, under its key.
+        var files = try a.files(try a.tip)
+        files["Email/gmail.json"] = nil
+        let deleting = try a.push(files: try a.retagged(files, keys: [id: teamKey]))
         try pull()
-        // Taking in commits made with git (a hook, or any command that changes the vault) refuses it.
-        let r = try tresor("adopt")
-        XCTAssertNotEqual(r.code, 0, r.stdout)
-        XCTAssertTrue(r.stderr.contains(String(deleting.prefix(12))) && r.stderr.contains("Email/gmail.json"), r.stderr)
-        XCTAssertFalse(try git("log", "-1", "--format=%s", "HEAD").stdout.contains("Authenticate"))
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines), deleting)
+        // Taking in what git brought (a hook, or any command that changes the vault) refuses it: the vault's state record
+        // does not name the vault's files any more (Spec/AUTH.md §5.2); nothing is taken in.
+        assertPullRefused(try tresor("adopt"), rule: "state-files", naming: StateRecord.relativePath(domain: Domain.vault))
+        XCTAssertEqual(try git("rev-parse", "refs/tresor/verified").stdout, verified)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines), deleting, "no commit of tresor's on top")
+        let add = try tresor("add", "Notes/x", "--password-stdin", stdin: "x\n")
+        assertPullRefused(add, rule: "state-files", naming: StateRecord.relativePath(domain: Domain.vault))
+        // As the hint says: undo the pull with git; the vault is as it was.
+        XCTAssertEqual(try git("reset", "-q", "--hard", "ORIG_HEAD").code, 0)
+        XCTAssertEqual(try tresor("adopt").code, 0)
+        XCTAssertEqual(try ok("show", "Email/gmail", "--field", "password").stdout, "root-secret\n")
+        XCTAssertEqual(try ok("ls").stdout, "Email/gmail\nTeam/wiki\n")
     }
 
-    func testScopeChangeTaggedWithTheScopeKeyIsTakenAndAForgedOneIsRefused() throws {
+    func testAScopeChangeByAHolderOfItsKeyIsTakenAndAForgedOneIsRefused() throws {
         try teamVault()
+        let v1 = try blob("HEAD", "Team/wiki.json")
         try ok("edit", "Team/wiki", "--set", "username=v2")
         let a = try bareRemote()
         let (id, teamKey) = try scopeKey("Team", member: "carol")
+        let teamRecord = StateRecord.relativePath(domain: id)
         let tip = try a.tip
-        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
-        let rollback = try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old))
-        // An attacker (no key) rolls Team/wiki back: the owner, who holds Team through its vault slot, refuses it.
-        try a.push(try a.commit(rollback, parents: [tip]))
-        try pull()
-        XCTAssertNotEqual(try tresor("adopt").code, 0)
+        var rollback = try a.files(tip)
+        rollback["Team/wiki.json"] = v1
+        func pulledAndAdopted(_ files: [String: String]) throws -> CLIResult {
+            try a.push(files: files, parents: [tip])
+            try pull()
+            return try tresor("adopt")
+        }
+        // Someone without a key rolls Team/wiki back: the owner, who holds Team through its vault slot, refuses it.
+        assertPullRefused(try pulledAndAdopted(rollback), rule: "state-files", naming: teamRecord)
         _ = try git("reset", "-q", "--hard", tip)
-        // The same change tagged with the vault key alone, without Team's tag, is refused too.
-        let vaultKey = try VaultHeader.parse(Array(try String(contentsOfFile: vaultDir + "/.tresor/vault.json", encoding: .utf8).utf8))
-            .unlock(passphrase: SecretBytes(utf8: try String(contentsOfFile: passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)))
-        try a.push(try tagged(a, try a.commit(rollback, parents: [tip]), [(CommitTags.vaultField, vaultKey)]))
-        try pull()
-        XCTAssertNotEqual(try tresor("adopt").code, 0)
+        // Team's state record written again for those files under the vault key, which is not Team's: refused.
+        let vaultKey = try ownerVaultKey
+        assertPullRefused(try pulledAndAdopted(try a.retagged(rollback, keys: [id: vaultKey])), rule: "state-authentic", naming: teamRecord)
         _ = try git("reset", "-q", "--hard", tip)
-        // Hidden below a commit with a valid vault tag (which vouches for nothing under Team's key): refused, naming it.
-        let hidden = try a.commit(rollback, parents: [tip])
-        try a.push(try tagged(a, try a.commit(rollback, parents: [hidden]), [(CommitTags.vaultField, vaultKey)]))
-        try pull()
-        let refused = try tresor("adopt")
-        XCTAssertNotEqual(refused.code, 0)
-        XCTAssertTrue(refused.stderr.contains(String(hidden.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
+        // The vault's record re-tagged with the vault key vouches for nothing under Team's key.
+        assertPullRefused(try pulledAndAdopted(try a.retagged(rollback, keys: [Domain.vault: vaultKey])), rule: "state-files", naming: teamRecord)
         _ = try git("reset", "-q", "--hard", tip)
-        // Tagged with Team's key (carol's own rollback), it is taken.
-        try a.push(try tagged(a, try a.commit(rollback, parents: [tip]), [(CommitTags.field(scopeID: id), teamKey)]))
+        // Hidden below an authentic tip, the rollback is nothing: history is not read (Spec/AUTH.md §8).
+        let hidden = try a.commit(try a.tree(files: rollback), parents: [tip])
+        try a.push(try a.commit(try a.tree(of: tip), parents: [hidden]))
         try pull()
-        let adopt = try tresor("adopt")
+        XCTAssertEqual(try tresor("adopt").code, 0)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "v2\n")
+        _ = try git("reset", "-q", "--hard", tip)
+        // Written under Team's key (carol's own rollback: a holder of the key is trusted for what it governs), it is taken.
+        let adopt = try pulledAndAdopted(try a.retagged(rollback, keys: [id: teamKey]))
         XCTAssertEqual(adopt.code, 0, adopt.stderr)
+        XCTAssertEqual(try git("rev-parse", "refs/tresor/verified").stdout, try git("rev-parse", "HEAD").stdout)
         let show = try tresor("show", "Team/wiki")
         XCTAssertEqual(show.code, 0, show.stderr)
-        XCTAssertFalse(show.stdout.contains("v2"))
+        XCTAssertTrue(show.stdout.contains("team-secret") && !show.stdout.contains("v2"), show.stdout)
     }
 
-    func testAVaultOnlyHolderCannotForgeAClosedScopeAndPassesItsChangesOn() throws {
+    func testAVaultOnlyHolderCannotForgeAClosedScopeForItsMembersAndPassesOnWhatItCannotVerify() throws {
         try teamVault(closed: true)
         XCTAssertTrue(try ok("scope", "ls").stdout.hasPrefix("Team\tclosed\tcarol"))
         // The passphrase opens the vault key, not the closed scope.
@@ -225,23 +229,35 @@ final class ScopeTests: CLITestCase {
         XCTAssertEqual(try tresor("mv", "Team/wiki", "Notes/wiki").code, 3)
         XCTAssertEqual(try tresor("rm", "Team/wiki").code, 3)
         try ok("add", "Notes/x", "--password-stdin", stdin: "x\n")
-        try withIdentity("carol", "edit", "Team/wiki", "--set", "username=v2")
-        let a = try bareRemote()
+        let v1 = try blob("HEAD", "Team/wiki.json")
+        XCTAssertEqual(try withIdentity("carol", "edit", "Team/wiki", "--set", "username=v2").code, 0)
+        let remote = dir + "/remote.git"
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", remote], stdin: nil, extraEnv: [:]).code, 0)
+        try ok("remote", "add", "origin", remote)
+        try ok("sync")
+        let clone = try cloneAs("carol", remote: remote)
+        let a = try attacker(remote)
         let tip = try a.tip
-        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
-        let rollback = try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old))
-        let vaultKey = try VaultHeader.parse(Array(try String(contentsOfFile: vaultDir + "/.tresor/vault.json", encoding: .utf8).utf8))
-            .unlock(passphrase: SecretBytes(utf8: try String(contentsOfFile: passphraseFile, encoding: .utf8).trimmingCharacters(in: .newlines)))
-        // A holder of the vault key alone rolls Team/wiki back and tags it with the only key it holds.
-        let forged = try tagged(a, try a.commit(rollback, parents: [tip]), [(CommitTags.vaultField, vaultKey)])
-        try a.push(forged)
-        try pull()
-        // The owner (vault key only) cannot check it and passes it on; carol, who holds Team, refuses it.
-        let passed = try tresor("adopt")
+        let id = try scopeID("Team")
+        let teamRecord = StateRecord.relativePath(domain: id)
+        var rollback = try a.files(tip)
+        rollback["Team/wiki.json"] = v1
+        // Team/wiki rolled back alone: even without Team's key, the owner sees that Team's record does not name the files.
+        let ownerBefore = try state(vaultDir)
+        try a.push(files: rollback, parents: [tip])
+        assertRefused(try tresor("sync"), rule: "state-files", naming: teamRecord)
+        XCTAssertEqual(try state(vaultDir), ownerBefore)
+        // A holder of the vault key alone writes Team's record for the rolled-back files, tagged with the only key it has.
+        let forged = try a.push(files: try a.retagged(rollback, keys: [id: try ownerVaultKey]), parents: [tip])
+        // The owner cannot verify Team (Spec/AUTH.md §7.1): its shape is right, so it is taken unread, as it is.
+        let passed = try tresor("sync")
         XCTAssertEqual(passed.code, 0, passed.stderr)
-        let refused = try withIdentity("carol", "adopt")
-        XCTAssertNotEqual(refused.code, 0)
-        XCTAssertTrue(refused.stderr.contains(String(forged.prefix(12))) && refused.stderr.contains("Team/wiki.json"), refused.stderr)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .newlines), forged)
+        // Carol, who holds Team, refuses it by Team's record, and nothing of hers changes.
+        let before = try state(clone)
+        assertRefused(try carol(clone, "sync"), rule: "state-authentic", naming: teamRecord)
+        XCTAssertEqual(try state(clone), before)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "username").stdout, "v2\n")
     }
 
     // MARK: Sync
@@ -282,7 +298,7 @@ final class ScopeTests: CLITestCase {
         // The root entry she cannot read came along unread, byte for byte.
         XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout,
                        try git("rev-parse", "HEAD:Email/gmail.json").stdout)
-        // Both changed since the last sync: she merges the entry she holds field by field (Spec/MERGE.md §14).
+        // Both changed since the last sync: she merges the entry she holds field by field (Spec/MERGE.md §5).
         try ok("edit", "Team/wiki", "--set", "notes=owner again")
         try ok("sync")
         XCTAssertEqual(try carol(clone, "edit", "Team/wiki", "--set", "username=carol2").code, 0)
@@ -296,36 +312,57 @@ final class ScopeTests: CLITestCase {
 
     func testRewritingTeamFilesOnTheRemoteIsRefusedByAMemberOnSync() throws {
         let (remote, clone) = try syncedClone()
+        let v1 = try blob("HEAD", "Team/wiki.json")
         try ok("edit", "Team/wiki", "--set", "username=v2")
         try ok("sync")
-        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
-        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let a = try attacker(remote)
         let tip = try a.tip
-        let old = try a.blob(at: "Team/wiki.json", in: tip + "~1")
-        let rollback = try a.editing(try a.tree(of: tip), ["Team", "wiki.json"], RawEntry("100644", "wiki.json", old))
-        let forged = try a.commit(rollback, parents: [tip])
-        try a.push(forged)
-        let before = try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
-        let r = try carol(clone, "sync")
-        XCTAssertNotEqual(r.code, 0)
-        XCTAssertTrue(r.stderr.contains(String(forged.prefix(12))) && r.stderr.contains("Team/wiki.json"), r.stderr)
-        XCTAssertEqual(try run("/usr/bin/git", ["-C", clone, "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout, before)
+        let id = try scopeID("Team")
+        let teamRecord = StateRecord.relativePath(domain: id)
+        // Someone without a key rolls Team/wiki back with git plumbing.
+        var files = try a.files(tip)
+        files["Team/wiki.json"] = v1
+        let forged = try a.push(files: files, parents: [tip])
+        let before = try state(clone)
+        assertRefused(try carol(clone, "sync"), rule: "state-files", naming: teamRecord)
+        XCTAssertEqual(try state(clone), before)
+        XCTAssertEqual(try gitIn(clone, "cat-file", "-t", forged), "", "no object of a refused sync is kept")
         // The owner refuses it too.
-        XCTAssertNotEqual(try tresor("sync").code, 0)
+        let ownerBefore = try state(vaultDir)
+        assertRefused(try tresor("sync"), rule: "state-files", naming: teamRecord)
+        XCTAssertEqual(try state(vaultDir), ownerBefore)
+        // Team rolled back whole, its record of before with it: authentic, so not refused; but an older state brings
+        // nothing back, the owner says the remote went back and puts its own state over it (Spec/AUTH.md §8).
+        files[teamRecord] = try a.blob(at: teamRecord, in: tip + "~1")
+        XCTAssertEqual(try a.blob(at: ScopeHeader.relativePath(scopeID: id), in: tip + "~1"), files[ScopeHeader.relativePath(scopeID: id)])
+        try a.push(files: files, parents: [tip])
+        let healed = try tresor("sync")
+        XCTAssertEqual(healed.code, 0, healed.stderr)
+        XCTAssertTrue(healed.stderr.contains("went back"), healed.stderr)
+        XCTAssertEqual(try ok("show", "Team/wiki", "--field", "username").stdout, "v2\n")
+        XCTAssertEqual(try a.tree(of: try a.tip), try git("rev-parse", "HEAD^{tree}").stdout.trimmingCharacters(in: .newlines))
+        let pulled = try carol(clone, "sync")
+        XCTAssertEqual(pulled.code, 0, pulled.stderr)
+        XCTAssertEqual(try carol(clone, "show", "Team/wiki", "--field", "username").stdout, "v2\n")
     }
 
     func testScopeOnlyMembersRootChangeIsRefusedByTheOwnerOnSync() throws {
         let (remote, _) = try syncedClone()
-        try FileManager.default.createDirectory(atPath: dir + "/scratch", withIntermediateDirectories: true)
-        let a = Attacker(bare: remote, scratch: dir + "/scratch", test: self)
+        let a = try attacker(remote)
         let (id, teamKey) = try scopeKey("Team", member: "carol")
+        let vaultRecord = StateRecord.relativePath(domain: Domain.vault)
         let tip = try a.tip
-        let deleting = try tagged(a, try a.commit(try a.editing(try a.tree(of: tip), ["Email", "gmail.json"], nil), parents: [tip]),
-                                  [(CommitTags.field(scopeID: id), teamKey)])
-        try a.push(deleting)
-        let r = try tresor("sync")
-        XCTAssertNotEqual(r.code, 0)
-        XCTAssertTrue(r.stderr.contains(String(deleting.prefix(12))) && r.stderr.contains("Email/gmail.json"), r.stderr)
+        // Carol deletes a root entry with git plumbing; she writes again the record she can, Team's, under Team's key.
+        var files = try a.files(tip)
+        files["Email/gmail.json"] = nil
+        try a.push(files: try a.retagged(files, keys: [id: teamKey]), parents: [tip])
+        let before = try state(vaultDir)
+        assertRefused(try tresor("sync"), rule: "state-files", naming: vaultRecord)
+        XCTAssertEqual(try state(vaultDir), before)
+        // She writes the vault's record for those files as well, tagged with the only key she holds.
+        try a.push(files: try a.retagged(files, keys: [id: teamKey, Domain.vault: teamKey]), parents: [tip])
+        assertRefused(try tresor("sync"), rule: "state-authentic", naming: vaultRecord)
+        XCTAssertEqual(try state(vaultDir), before)
         XCTAssertTrue(try ok("show", "Email/gmail").stdout.contains("root-secret"))
     }
 
