@@ -9,6 +9,11 @@ public enum VaultError: Error, Equatable, Sendable {
     // Opening and creating
     /// No `.tresor/vault.json` in `directory`.
     case notAVault(directory: String)
+    /// `directory` does not exist.
+    case noSuchDirectory(directory: String)
+    /// A change needs to write in the vault (`path` first: its lock file) and cannot (`errno` is EACCES, EPERM or
+    /// EROFS): the vault can be read but not changed by this user.
+    case readOnly(directory: String, path: String, errno: Int32)
     /// A copy of a vault without its `.git`: readable, not changeable.
     case notARepository(directory: String)
     /// The remote has no vault header.
@@ -84,6 +89,8 @@ public enum VaultError: Error, Equatable, Sendable {
     /// changed entries in its folder under the vault key: refused before anything changed (Spec/MERGE.md §14.4).
     case closedScopeMadeConcurrentWithEdits(remote: String, scope: String)
     case session(SessionProblem)
+    /// The key agent could not be used (README "The agent").
+    case agent(AgentProblem)
 
     // Git and sync
     case git(GitError)

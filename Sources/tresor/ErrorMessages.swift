@@ -23,7 +23,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
+        case .wrongPassphrase, .session, .agent, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
         case .entryNotFound: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -35,6 +35,11 @@ extension VaultError {
         switch self {
         case .notAVault(let d):
             return "\(q(d)) is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
+        case .noSuchDirectory(let d):
+            return "the vault directory \(q(d)) does not exist\nhint: run 'tresor init' to make a vault there, 'tresor clone URL' to copy one, or point --vault / TRESOR_VAULT at yours"
+        case .readOnly(let d, let p, let code):
+            return "the vault \(q(d)) can be read but not changed by you: \(q(p)) is not writable (\(String(cString: strerror(code))))"
+                + "\nhint: check the owner and permissions of the vault folder and its .git (or whether it is on a read-only mount); reading commands such as 'tresor show' still work"
         case .interruptedClone(let d):
             return "\(q(d)) holds a clone that was interrupted before it finished\nhint: run the same 'tresor clone URL DIR' again; it starts over"
         case .notARepository(let d):
@@ -99,6 +104,7 @@ extension VaultError {
             let what = scope.map { "the scope \(q($0)) was" } ?? "the vault key was"
             return "\(what) rekeyed on \(q(remote)) while this replica changed files under the key before: tresor cannot merge that; nothing was changed\nhint: your changes since the last sync cannot go across the rekey: note them, drop them ('git reset --hard refs/remotes/\(remote)/main'; they stay in 'git reflog'), run 'tresor sync' and make them again"
         case .session(let problem): return problem.message
+        case .agent(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
         case .hostileRemote(let file, let problem):
@@ -198,6 +204,25 @@ extension SessionProblem {
         case .wrongToken: return "the session token does not open this vault's session\nhint: run 'eval \"$(tresor unlock)\"' again"
         case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
         case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
+        }
+    }
+}
+
+extension AgentProblem {
+    var message: String {
+        switch self {
+        case .notRunning(let socket): return "no agent answers at \(Output.quoted(socket))\nhint: run 'tresor unlock'"
+        case .directoryNotPrivate(let d):
+            return "the agent's directory \(Output.quoted(d)) is not a directory private to you (expected your own, mode 0700)\nhint: remove it, or set TRESOR_AGENT_SOCKET to a path in a private directory"
+        case .socket(let e):
+            if e.call == .pathTooLong {
+                return "the agent's socket path \(Output.quoted(e.path)) is longer than \(KeyAgent.maximumSocketPathBytes) bytes\nhint: set TRESOR_AGENT_SOCKET to a shorter path"
+            }
+            return "the agent's socket \(Output.quoted(e.path)): \(e.call.rawValue): \(e.errno == 0 ? "the connection closed" : String(cString: strerror(e.errno)))"
+        case .badReply(let socket): return "the agent at \(Output.quoted(socket)) gave an answer tresor does not understand\nhint: 'tresor lock --all' ends it"
+        case .formatTooOld(let v):
+            return "the agent keeps keys only for vaults of format version 2 or later (this one has version \(v), whose header is not authenticated)\nhint: run 'tresor upgrade', or use 'eval \"$(tresor unlock --env)\"'"
+        case .alreadyRunning(let socket): return "an agent already serves \(Output.quoted(socket))"
         }
     }
 }

@@ -12,14 +12,14 @@ struct TresorCommand: ParsableCommand {
             Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
             Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
             Identity: --identity FILE / $TRESOR_IDENTITY unlocks a vault that has this identity as a member.
-            After 'eval "$(tresor unlock)"' commands use the vault's session ($TRESOR_SESSION_<vault id>) until it expires.
+            After 'tresor unlock' every command of yours uses the keys in your agent until 'tresor lock' or a timeout.
             """,
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
-                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self]
+                      Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self, AgentCommand.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 
@@ -32,7 +32,7 @@ struct TresorCommand: ParsableCommand {
         ProcessHardening.disableCoreDumps()
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
         // Not while a shell asks for completions, which must only read names.
-        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, AgentCommand.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
             EditorView.sweepOrphans()
         }
         if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
@@ -88,5 +88,7 @@ extension ArgumentHelp {
 struct CLIError: Error {
     let message: String
     var code: Int32 = ExitStatus.error
-    init(_ message: String, code: Int32 = ExitStatus.error) { self.message = message; self.code = code }
+    /// A typed answer that breaks a rule: asking again may help.
+    var retryable = false
+    init(_ message: String, code: Int32 = ExitStatus.error, retryable: Bool = false) { self.message = message; self.code = code; self.retryable = retryable }
 }

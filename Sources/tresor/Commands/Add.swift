@@ -116,8 +116,10 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
 /// All of standard input as a password; one final newline (LF or CRLF) is dropped. At a terminal,
 /// one line typed without echo. Held in zeroing memory from the read on; never a `String`.
 func readPasswordFromStdin() throws -> SecretText {
-    if Prompt.interactive {
-        let typed = try Prompt.secretText("Password: ")
+    if Prompt.standardInputIsTerminal {
+        var line = try Prompt.secretLine("Password: ", on: Prompt.Channel(fd: STDIN_FILENO, writesPrompt: false))
+        defer { SecretBytes.wipe(&line) }
+        guard let typed = SecretText(copying: line) else { throw CLIError("what was typed is not UTF-8 text") }
         guard !typed.isEmpty else { throw CLIError("no password was typed") }
         return typed
     }
