@@ -135,6 +135,12 @@ public struct KeyAgent {
         return m
     }
 
+    /// Whether the agent still holds keys for this copy of the vault; unlike `keys(for:)` this does not count as a
+    /// use (a program that watches for `tresor lock` does not keep the keys from timing out).
+    public func holdsKeys(for vault: Vault) -> Bool {
+        (try? request(message(.check, for: vault)))?.kind == .ok
+    }
+
     /// Makes the agent forget this copy's keys. Returns whether it held any.
     @discardableResult
     public func drop(_ vault: Vault) throws -> Bool {

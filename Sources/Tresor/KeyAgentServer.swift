@@ -106,6 +106,9 @@ public enum KeyAgentServer {
             held.lastUse = t
             store[name] = held
             return AgentMessage(.ok)
+        case .check:
+            guard let held = store[name], !expired(held, at: t) else { return AgentMessage(.none) }
+            return AgentMessage(.ok)
         case .drop:
             return store.removeValue(forKey: name) == nil ? AgentMessage(.none) : AgentMessage(.ok)
         case .dropAll:

@@ -271,7 +271,7 @@ extension ScopeTests {
         XCTAssertTrue(synced.stderr.contains("the scope \"Team\" has a slot for your identity but was not accepted"), synced.stderr)
         XCTAssertNotEqual(try carol(clone, "show", "Team/wiki").code, 0)
         // Accepting needs the identity itself, not a session.
-        let unlocked = try carol(clone, "unlock")
+        let unlocked = try carol(clone, "unlock", "--env")
         XCTAssertEqual(unlocked.code, 0, unlocked.stderr)
         let assignment = try XCTUnwrap(unlocked.stdout.split(separator: "\n").first.map(String.init))
         let parts = assignment.dropFirst("export ".count).split(separator: "=", maxSplits: 1).map(String.init)

@@ -85,7 +85,7 @@ final class UIScreenTests: UITestCase {
 
     func testEndingTheSessionLocksTheUI() throws {
         try sampleVault()
-        let token = try XCTUnwrap(try ok("unlock").stdout.components(separatedBy: "=").last?
+        let token = try XCTUnwrap(try ok("unlock", "--env").stdout.components(separatedBy: "=").last?
             .trimmingCharacters(in: .whitespacesAndNewlines))
         let ui = try startUI(env: ["TRESOR_SESSION": token])
         ui.wait(for: "alice@gmail.com")                 // unlocked by the session, no prompt

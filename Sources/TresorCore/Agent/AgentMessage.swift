@@ -17,6 +17,8 @@ public struct AgentMessage {
         case drop = 0x44         // "D"
         /// Forget every key.
         case dropAll = 0x41      // "A"
+        /// Whether keys are held for a vault copy, without counting as a use (no keys in the reply).
+        case check = 0x43        // "C"
         /// Reply: done, or here are the keys.
         case ok = 0x4B           // "K"
         /// Reply: nothing is held for that vault copy.

@@ -170,9 +170,10 @@ final class App {
         guard model.isUnlocked else { return }
         if Date().timeIntervalSince(lastKey) >= idleTimeout {
             lock(because: "Locked after \(App.minutes(idleTimeout)) without a key press.")
-        } else if case .session? = model.keySource, Date().timeIntervalSince(lastSessionCheck) >= 2 {
+        } else if model.keySource != nil, model.keySource != .passphrase, Date().timeIntervalSince(lastSessionCheck) >= 2 {
             lastSessionCheck = Date()
-            if !model.sessionStillOpen() { lock(because: "The session ended (expired or locked); the vault is locked.") }
+            if !model.sessionStillOpen() { lock(because: model.keySource == .agent ? "The agent dropped the keys (tresor lock, or a timeout); the vault is locked."
+                                                  : "The session ended (expired or locked); the vault is locked.") }
         }
     }
 
