@@ -95,6 +95,17 @@ final class UIScreenTests: UITestCase {
         quit(ui)
     }
 
+    func testTheAgentsKeysOpenTheUIAndTresorLockLocksIt() throws {
+        try sampleVault()
+        try ok("unlock")
+        let ui = try startUI()
+        ui.wait(for: "alice@gmail.com")                 // unlocked by the agent, no prompt
+        try ok("lock")
+        let screen = ui.wait(for: "The agent dropped the keys")
+        XCTAssertFalse(screen.contains("alice@gmail.com"), screen)
+        quit(ui)
+    }
+
     func testWithoutATerminalItSaysSo() throws {
         try initVault()
         let r = try tresor("ui")
