@@ -97,8 +97,10 @@ struct Edit: ParsableCommand {
         try FileSystem.writeAtomically(shown, to: view.file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+        let launch = EditorSetup.launch(editor, viewDirectory: view.directory)
+        if let warning = launch.warning { Output.warning(warning) }
         while true {
-            let status = try Editor.run(editor, file: view.file)
+            let status = try Editor.run(editor, arguments: launch.arguments, file: view.file)
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
             var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
             defer { SecretBytes.wipe(&bytes) }
@@ -134,13 +136,14 @@ func reportMerge(_ outcome: SaveOutcome) {
 
 /// Runs `$VISUAL`/`$EDITOR` so that it gets the terminal.
 enum Editor {
-    /// Runs `editor file` through the shell (so the variable may hold arguments, as in `code --wait`)
+    /// Runs `editor arguments… file` through the shell (so the variable may hold arguments, as in `code --wait`;
+    /// `arguments` are tresor's own, quoted for the shell: EditorSetup)
     /// in tresor's own process group: when tresor is the terminal's foreground job, so is the editor,
     /// and Ctrl-C, Ctrl-Z and the keys reach it as they would without tresor. Meanwhile tresor catches
     /// the signals a terminal sends (Ctrl-C, Ctrl-\\, hang-up) and SIGTERM with a handler that does
     /// nothing, so it lives on to remove the view; the editor gets them with their default action.
     /// The terminal's settings are put back afterwards. Returns the exit status (128 + signal if killed).
-    static func run(_ editor: String, file: String) throws -> Int32 {
+    static func run(_ editor: String, arguments: [String] = [], file: String) throws -> Int32 {
         let signals = [SIGINT, SIGQUIT, SIGHUP, SIGTERM]
         let previous = signals.map { signal($0, { _ in }) }
         defer { for (s, handler) in zip(signals, previous) { signal(s, handler) } }
@@ -151,7 +154,7 @@ enum Editor {
         defer { for (s, handler) in zip(jobSignals, previousJob) { signal(s, handler) } }
         let terminal = TerminalState.save()
         defer { terminal?.restore() }
-        let pid = try Spawn.start("/bin/sh", ["-c", editor + " \"$1\"", "tresor-edit", file])
+        let pid = try Spawn.start("/bin/sh", ["-c", ([editor] + arguments + ["\"$1\""]).joined(separator: " "), "tresor-edit", file])
         return Spawn.wait(pid)
     }
 }
