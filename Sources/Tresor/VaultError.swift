@@ -26,6 +26,9 @@ public enum VaultError: Error, Equatable, Sendable {
 
     // Entries
     case entryNotFound(path: String, suggestions: [String])
+    /// No entry at `path` now, but the vault's history has one: `commit` (its one-line `summary`, its `date`) is the
+    /// last commit that touched it — its removal, or its move elsewhere.
+    case entryRemoved(path: String, commit: String, summary: String, date: Date)
     case entryExists(path: String)
     /// `path` differs from the existing `existing` only by case or Unicode normalisation.
     case caseCollision(path: String, existing: String)

@@ -24,7 +24,7 @@ extension VaultError {
     var exitCode: Int32 {
         switch self {
         case .wrongPassphrase, .session, .agent, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey: return ExitStatus.auth
-        case .entryNotFound: return ExitStatus.notFound
+        case .entryNotFound, .entryRemoved: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
         }
@@ -51,6 +51,14 @@ extension VaultError {
         case .notADirectory(let p): return "\(q(p)) is not a directory"
         case .entryNotFound(let p, let s):
             return "no entry \(q(p))" + (s.isEmpty ? "\nhint: 'tresor ls' lists entries" : "\nhint: did you mean " + s.map(q).joined(separator: ", ") + "?")
+        case .entryRemoved(let p, let commit, let summary, let date):
+            let when = Timestamp(date).description.prefix(10)
+            if summary.hasPrefix("Move \(p) to ") {
+                let to = String(summary.dropFirst("Move \(p) to ".count))
+                return "no entry \(q(p)): it was moved to \(q(to)) in \(commit.prefix(8)) (\(when))\nhint: 'tresor show \(Output.escaped(to))'"
+            }
+            return "no entry \(q(p)): it was removed in \(commit.prefix(8)) (\(when), \(q(summary)))"
+                + "\nhint: 'tresor restore \(Output.escaped(p))' brings it back; 'tresor log \(Output.escaped(p))' shows its history"
         case .entryExists(let p): return "entry \(q(p)) already exists\nhint: use --force to replace it, or 'tresor edit'"
         case .caseCollision(let p, let e):
             return "\(q(p)) differs only by case from existing \(q(e)); such names collide on macOS and Windows\nhint: use the existing name or a different one"

@@ -9,7 +9,8 @@ struct TresorCommand: ParsableCommand {
         commandName: "tresor",
         abstract: "A password vault of encrypted JSON entries in a git repository.",
         discussion: """
-            Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
+            Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor. --vault, --passphrase-file and --identity may also \
+            come before the command: tresor --vault DIR show Email/gmail.
             Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
             Identity: --identity FILE / $TRESOR_IDENTITY unlocks a vault that has this identity as a member.
             After 'tresor unlock' every command of yours uses the keys in your agent until 'tresor lock' or a timeout.
@@ -35,11 +36,12 @@ struct TresorCommand: ParsableCommand {
         if ![ViewGuardian.commandName, ClipboardKeeper.commandName, AgentCommand.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
             EditorView.sweepOrphans()
         }
-        if let (word, parent) = UsageErrors.unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+        let arguments = UsageErrors.hoistingVaultOptions(Array(CommandLine.arguments.dropFirst()))
+        if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             do { try command.run() } catch let e as ValidationError {
                 // Thrown while running, argument-parser would show the top-level usage: show the command's.
                 VaultOptions.printWarnings()

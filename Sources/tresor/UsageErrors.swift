@@ -2,11 +2,43 @@
 import ArgumentParser
 
 enum UsageErrors {
+    /// The options of `VaultOptions`, which may also come before the command (`tresor --vault DIR show X`, as with
+    /// git's `-C`): they are moved behind the command's name, where the command parses them.
+    static let vaultOptions = ["--vault", "--passphrase-file", "--identity"]
+
+    /// `arguments` with vault options typed before the command moved to just after its name (and the names of its
+    /// subcommands). Anything else is left as typed, so argument-parser reports it as before.
+    static func hoistingVaultOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            if vaultOptions.contains(word), i + 1 < arguments.count { leading += [word, arguments[i + 1]]; i += 2; continue }
+            if vaultOptions.contains(where: { word.hasPrefix($0 + "=") }) { leading.append(word); i += 1; continue }
+            break
+        }
+        guard !leading.isEmpty, i < arguments.count, !arguments[i].hasPrefix("-") else { return arguments }
+        // The command's name and its subcommands' names.
+        var current: ParsableCommand.Type = TresorCommand.self
+        var end = i
+        while end < arguments.count, let next = current.configuration.subcommands.first(where: { names(of: $0).contains(arguments[end]) }) {
+            current = next
+            end += 1
+        }
+        guard end > i else { return arguments }
+        return Array(arguments[i..<end]) + leading + Array(arguments[end...])
+    }
+
     /// The first word that stands where a command name must be and names none, with the command it
     /// was typed under (`tresor shwo X` → ("shwo", tresor); `tresor remote ad …` → ("ad", remote)).
     static func unknownCommand(in arguments: [String]) -> (word: String, parent: ParsableCommand.Type)? {
         var current: ParsableCommand.Type = TresorCommand.self
-        for word in arguments {
+        var words = arguments[...]
+        // Vault options before the command (`hoistingVaultOptions` moves them when a command follows).
+        while let first = words.first, vaultOptions.contains(first) || vaultOptions.contains(where: { first.hasPrefix($0 + "=") }) {
+            words = words.dropFirst(first.contains("=") ? 1 : 2)
+        }
+        for word in words {
             let subcommands = current.configuration.subcommands
             // Options come after the command names; a command without subcommands takes its arguments.
             guard !subcommands.isEmpty, !word.hasPrefix("-") else { return nil }

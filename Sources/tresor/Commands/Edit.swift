@@ -5,7 +5,7 @@ import Tresor
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "edit", 
-        abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset.",
+        abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset (--add/--remove for one URL or tag).",
         discussion: "The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. A changed password moves the old one into history.")
 
     @OptionGroup var options: VaultOptions
@@ -13,6 +13,10 @@ struct Edit: ParsableCommand {
     @Option(name: .customLong("set"), help: ArgumentHelp("Set a field (repeatable; repeat urls=/tags= for several values).", valueName: "name=value"))
     var sets: [String] = []
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
+    @Option(name: .customLong("add"), help: ArgumentHelp("Add one value to a list field, keeping the others: urls=URL or tags=TAG (repeatable).", valueName: "list=value"))
+    var adds: [String] = []
+    @Option(name: .customLong("remove"), help: ArgumentHelp("Remove one value from a list field: urls=URL or tags=TAG (repeatable).", valueName: "list=value"))
+    var removes: [String] = []
     @Flag(help: "Read a new password from standard input.") var passwordStdin = false
     @Flag(help: "Generate a new password (see generator options).") var generate = false
     @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
@@ -30,7 +34,7 @@ struct Edit: ParsableCommand {
         func unchanged() { Output.report(json: json, "No changes.", Edit.report(path: entry.path, changed: [], entropy: nil, outcome: nil)) }
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
-        if sets.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
+        if sets.isEmpty && unsets.isEmpty && adds.isEmpty && removes.isEmpty && !passwordStdin && !generate && otpUri == nil {
             guard let edited = try runEditor(entry) else { unchanged(); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
@@ -45,6 +49,7 @@ struct Edit: ParsableCommand {
                 target[name] = .text(SecretText(value))
             }
             for (name, values) in lists { target[name] = .list(values) }
+            try applyListChanges(to: entry, target: &target)
             for name in unsets {
                 // Removing what is not there leaves the entry as asked: a note, not a failure.
                 guard entry.fields[name] != nil else {
@@ -77,6 +82,32 @@ struct Edit: ParsableCommand {
         if !json { reportMerge(outcome) }
         Output.report(json: json, "Edited \(outcome.path ?? entry.path): \(outcome.changedFields.joined(separator: ", "))",
                       Edit.report(path: outcome.path ?? entry.path, changed: outcome.changedFields, entropy: entropy, outcome: outcome))
+    }
+
+    /// `--add` and `--remove`: one value more or less in `urls` or `tags`, starting from what `--set` gave or else
+    /// from the entry. A value already there (added) or not there (removed) is a note, not an error.
+    func applyListChanges(to entry: Entry, target: inout [String: FieldValue?]) throws {
+        for (option, assignments, adding) in [("--add", adds, true), ("--remove", removes, false)] {
+            for s in assignments {
+                let (name, value) = try parseAssignment(s, option: option)
+                guard Entry.listFields.contains(name) else {
+                    throw ValidationError("\(option): \"\(displayable(name))\" is not a list field: \(option) works on urls and tags\nhint: use --set \(displayable(name))=VALUE or --unset \(displayable(name))")
+                }
+                var list: [String]
+                if case .list(let l)?? = target[name] { list = l } else { list = entry.list(name) }
+                if adding {
+                    if list.contains(value) { Output.status("Note: \(entry.path) has \(name) \(Output.quoted(value)) already."); continue }
+                    list.append(value)
+                } else {
+                    guard let i = list.firstIndex(of: value) else {
+                        Output.status("Note: \(entry.path) has no \(name) \(Output.quoted(value)); nothing to remove.")
+                        continue
+                    }
+                    list.remove(at: i)
+                }
+                target[name] = list.isEmpty ? .some(nil) : .list(list)
+            }
+        }
     }
 
     /// `--json` of edit and rotate: the entry, the fields the commit changed (names, never values), the

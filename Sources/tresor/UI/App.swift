@@ -116,7 +116,7 @@ final class App {
 
     private func showHelp() {
         guard let top = screens.last else { return }
-        let width = top.footer(self).map { TextWidth.width($0.key) }.max() ?? 4
+        let width = (top.footer(self).map { TextWidth.width($0.key) } + [TextWidth.width("Ctrl-L")]).max() ?? 6
         let lines = top.footer(self).map { TextWidth.padded($0.key, width: width) + "  " + $0.label }
             + ["", TextWidth.padded("Ctrl-L", width: width) + "  redraw and list again", TextWidth.padded("Ctrl-C", width: width) + "  quit"]
         dialog = MessageDialog(title: "Keys", lines: lines)
