@@ -37,6 +37,11 @@ struct TresorCommand: ParsableCommand {
             EditorView.sweepOrphans()
         }
         let arguments = UsageErrors.hoistingVaultOptions(Array(CommandLine.arguments.dropFirst()))
+        if arguments.count == 2, arguments[0] == "--generate-completion-script", let script = Completion.script(for: arguments[1]) {
+            Output.write(script)
+            Glibc.exit(0)
+        }
+        if let message = UsageErrors.passGenerateHabit(arguments) { fail(message, code: ExitCode.validationFailure.rawValue) }
         if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
