@@ -113,8 +113,11 @@ struct Clone: ParsableCommand {
         let readable = Clone.readable(paths, in: vault)
         let count = paths.count, entries = "\(count) entr\(count == 1 ? "y" : "ies")"
         // A member of some scopes only opens their entries; the rest were checked for their form, not decrypted.
-        let summary = readable == count ? "\(entries), all verified."
-            : "\(entries); the \(readable) you can open were decrypted and verified, the other \(count - readable) are under keys you do not hold (checked for their form only)."
+        let others = count - readable
+        let opened = readable == 0 ? "you can open none of them"
+            : readable == 1 ? "the one you can open was decrypted and verified" : "the \(readable) you can open were decrypted and verified"
+        let rest = readable == 0 ? "" : others == 1 ? ", the other one is under a key you do not hold" : ", the other \(others) are under keys you do not hold"
+        let summary = readable == count ? "\(entries), all verified." : "\(entries); \(opened)\(rest) (checked for their form only)."
         Output.report(json: json, "Cloned \(url) into \(vault.root): \(summary)",
                       .object(["url": .string(url), "vault": .string(vault.root), "entries": .integer(count), "readable": .integer(readable)]))
     }
