@@ -11,8 +11,10 @@ struct TresorCommand: ParsableCommand {
         discussion: """
             Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor. --vault, --passphrase-file and --identity may also \
             come before the command: tresor --vault DIR show Email/gmail.
-            Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
-            Identity: --identity FILE / $TRESOR_IDENTITY unlocks a vault that has this identity as a member.
+            Passphrase: asked on the terminal (/dev/tty, whatever stdin is), without one through pinentry \
+            ($TRESOR_PINENTRY, else pinentry on $PATH), or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
+            Identity: --identity FILE / $TRESOR_IDENTITY, else ~/.config/tresor/identity when it is a member, unlocks \
+            a vault that has it as a member.
             After 'tresor unlock' every command of yours uses the keys in your agent until 'tresor lock' or a timeout.
             """,
         version: "0.1.0",

@@ -127,7 +127,8 @@ struct MemberCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.",
+            discussion: "This device is the identity in force: --identity FILE, else $TRESOR_IDENTITY, else ~/.config/tresor/identity (only its public key is read).")
         @OptionGroup var options: VaultOptions
         @Option(help: ArgumentHelp("List the members of this scope.", valueName: "folder")) var scope: String?
 
