@@ -76,6 +76,8 @@ public struct KeyAgent {
             throw VaultError.agent(.socket(e))
         }
         socket.setTimeout(5)
+        // The other end must be this user's own agent (a socket someone else put there gets no keys and gives none).
+        guard let uid = try? socket.peerUserID(), uid == getuid() else { throw VaultError.agent(.directoryNotPrivate((socketPath as NSString).deletingLastPathComponent)) }
         do {
             try message.write(to: socket)
             let reply = try AgentMessage.read(from: socket)
@@ -111,6 +113,7 @@ public struct KeyAgent {
     ///   `.agent` when the agent cannot be reached.
     public func put(_ vault: Vault, idle: TimeInterval, timeout: TimeInterval) throws {
         guard vault.header.version >= 2 else { throw VaultError.agent(.formatTooOld(version: vault.header.version)) }
+        try prepareDirectory()
         var m = try keysMessage(.put, of: vault)
         m.idleSeconds = UInt64(max(0, idle.rounded()))
         m.remainingSeconds = UInt64(max(1, timeout.rounded()))
@@ -123,7 +126,8 @@ public struct KeyAgent {
     /// - Throws: `VaultError.agent` when an agent answers but the exchange fails.
     @discardableResult
     public func replaceKeys(of vault: Vault) throws -> Bool {
-        guard vault.isUnlocked else { return false }
+        guard vault.isUnlocked, FileSystem.kind(socketPath) != .missing else { return false }
+        try prepareDirectory()
         do { return try request(try keysMessage(.replace, of: vault)).kind == .ok } catch VaultError.agent(.notRunning) { return false }
     }
 

@@ -47,7 +47,8 @@ extension Vault {
         case .file: return p
         case .symlink: throw VaultError.entry(path: p.string, .symlink(p.filePath))
         case .missing:
-            if let last = (try? history(of: p, limit: 1))?.first {
+            // The last commit that touched it, among the latest few thousand: a quick answer even on a long history.
+            if let repo = try? repository(), let last = (try? repo.log(path: p.filePath, limit: 1, scanning: 5000))?.first {
                 throw VaultError.entryRemoved(path: p.string, commit: last.id, summary: last.summary, date: last.date)
             }
             throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))

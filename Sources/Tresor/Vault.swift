@@ -105,12 +105,11 @@ public final class Vault {
         try? FileManager.default.removeItem(atPath: root + "/.git")
     }
 
-    /// Opens the vault at `directory`. - Throws: `VaultError.noSuchDirectory`, `.notAVault`, `.interruptedClone`,
-    /// `.header`.
+    /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),
+    /// `.interruptedClone`, `.header`.
     public static func open(at directory: String) throws -> Vault {
         let root = absolutePath(directory)
         let store = EntryStore(root: root)
-        if FileSystem.kind(root) == .missing { throw VaultError.noSuchDirectory(directory: root) }
         if FileSystem.kind(root + "/" + cloneMarker) == .file { throw VaultError.interruptedClone(directory: root) }
         guard FileSystem.kind(root) == .directory, FileSystem.kind(store.absolute(VaultHeader.relativePath)) != .missing else {
             throw VaultError.notAVault(directory: root)

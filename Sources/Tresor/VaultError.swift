@@ -7,10 +7,8 @@ import TresorGit
 /// and where, not how to phrase it.
 public enum VaultError: Error, Equatable, Sendable {
     // Opening and creating
-    /// No `.tresor/vault.json` in `directory`.
+    /// No `.tresor/vault.json` in `directory` (or no such directory).
     case notAVault(directory: String)
-    /// `directory` does not exist.
-    case noSuchDirectory(directory: String)
     /// A change needs to write in the vault (`path` first: its lock file) and cannot (`errno` is EACCES, EPERM or
     /// EROFS): the vault can be read but not changed by this user.
     case readOnly(directory: String, path: String, errno: Int32)

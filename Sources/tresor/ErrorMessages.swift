@@ -33,10 +33,10 @@ extension VaultError {
     var message: String {
         let q = Output.quoted
         switch self {
+        case .notAVault(let d) where FileSystem.kind(d) == .missing:
+            return "the vault directory \(q(d)) does not exist\nhint: run 'tresor init' to make a vault there, 'tresor clone URL' to copy one, or point --vault / TRESOR_VAULT at yours"
         case .notAVault(let d):
             return "\(q(d)) is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
-        case .noSuchDirectory(let d):
-            return "the vault directory \(q(d)) does not exist\nhint: run 'tresor init' to make a vault there, 'tresor clone URL' to copy one, or point --vault / TRESOR_VAULT at yours"
         case .readOnly(let d, let p, let code):
             return "the vault \(q(d)) can be read but not changed by you: \(q(p)) is not writable (\(String(cString: strerror(code))))"
                 + "\nhint: check the owner and permissions of the vault folder and its .git (or whether it is on a read-only mount); reading commands such as 'tresor show' still work"

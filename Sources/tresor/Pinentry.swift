@@ -10,6 +10,7 @@ enum Pinentry {
     /// The pinentry to use: `$TRESOR_PINENTRY` (a program, with arguments separated by spaces; empty or `none`: never
     /// use one), else `pinentry` on `$PATH` (Debian's alternative: pinentry-curses, pinentry-gnome3, …). nil: none.
     static var program: [String]? {
+        if Prompt.neverAsk { return nil }
         let env = ProcessInfo.processInfo.environment
         if let chosen = env["TRESOR_PINENTRY"] {
             let words = chosen.split(separator: " ").map(String.init)

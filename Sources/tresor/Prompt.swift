@@ -24,10 +24,15 @@ enum Prompt {
     /// background job asking there would be stopped by SIGTTIN, and a test runner's children are background
     /// jobs of its terminal), else standard input when it is a terminal, else none.
     static var channel: Channel? {
+        if neverAsk { return nil }
         if let fd = controllingTerminal, tcgetpgrp(fd) == getpgrp() { return Channel(fd: fd, writesPrompt: true) }
         if isatty(STDIN_FILENO) == 1 { return Channel(fd: STDIN_FILENO, writesPrompt: false) }
         return nil
     }
+
+    /// Set by commands git runs (textconv, the merge driver, hooks): they never ask anyone, at a terminal or through
+    /// pinentry, whatever identity or passphrase would need it.
+    nonisolated(unsafe) static var neverAsk = false
 
     /// True when a person can answer at a terminal (see `channel`).
     static var interactive: Bool { channel != nil }

@@ -104,6 +104,7 @@ struct VaultOptions: ParsableArguments {
         prepare(vault)
         try vault.recoverIfNeeded()
         guard unlock else { return vault }
+        if !interactive { Prompt.neverAsk = true }
         try obtainKeys(vault, allowSession: allowSession, interactive: interactive)
         if !offeredOnly, !vault.isUnlocked, let folder = vault.offeredScopes.values.sorted().first {
             throw CLIError("your identity opens no scope you accepted, only the scope \(Output.quoted(folder)), which a sync brought and you have not accepted\nhint: if you expected to be added: 'tresor scope accept \(Output.escaped(folder)) --identity FILE'", code: ExitStatus.auth)
@@ -133,7 +134,7 @@ extension VaultOptions {
                     if let held = try Agent.client.keys(for: vault) {
                         do { try vault.unlock(session: held.keys); return } catch {
                             // The header is authentic under other keys now: rekeyed on another replica, or replaced.
-                            try? Agent.client.drop(vault)
+                            _ = try? Agent.client.drop(vault)
                             stale = held
                             Output.status("The keys the agent held for \(PassphraseInput.name(of: vault.root)) no longer open it (was it rekeyed elsewhere?): they were dropped.")
                         }

@@ -27,8 +27,8 @@ final class PinentryTests: CLITestCase {
         for (k, v) in extra { e[k] = v }
         p.environment = e
         let out = dir + "/pinentry-out-" + UUID().uuidString, err = out + ".err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle(forWritingAtPath: out)
         p.standardError = FileHandle(forWritingAtPath: err)
