@@ -206,10 +206,10 @@ extension RemoteProblem {
 extension SessionProblem {
     var message: String {
         switch self {
-        case .notAToken: return "the session variable does not hold a session token\nhint: run 'eval \"$(tresor unlock)\"'"
-        case .noSession: return "no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock'"
+        case .notAToken: return "the session variable does not hold a session token\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"'"
+        case .noSession: return "no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"'"
         case .expired(let t): return "the session expired at \(t)\nhint: run 'tresor unlock' again"
-        case .wrongToken: return "the session token does not open this vault's session\nhint: run 'eval \"$(tresor unlock)\"' again"
+        case .wrongToken: return "the session token does not open this vault's session\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"' again"
         case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
         case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
         }
