@@ -8,8 +8,9 @@ DEPS    := libsodium-dev libgit2-dev libssl-dev pkg-config libncurses-dev libarg
 # codes), the import's real gpg, pass and keepassxc-cli, the zxcvbn package and pykeepass from PyPI (Debian
 # 12's 4.0.3 cannot write every KDBX 4 variant), and Spec/reference, which needs PyNaCl.
 # Completion is typed into the real bash, zsh and fish; the installed manual page is read with man-db's man.
+# A passphrase asked without a terminal is typed into Debian's pinentry-curses, drawn in a tmux pane.
 TEST_DEPS := git openssh-server openssl vim nano tmux xvfb xclip xsel oathtool gnupg pass keepassxc python3 python3-pip python3-nacl \
-	zsh fish man-db bash-completion
+	zsh fish man-db bash-completion pinentry-curses
 PYKEEPASS := pykeepass>=4.1
 # The deep tier (make test-deep) also fills a login form in Debian's Firefox ESR with Debian's browserpass extension,
 # driven through Marionette (marionette-driver from PyPI, into .build/marionette) and xdotool under Xvfb.

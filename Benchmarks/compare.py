@@ -9,7 +9,8 @@ Tresor alone (1k -> 10k -> 50k entries), with each command's peak memory, and sy
 Usage: compare.py BIN_DIR   (BIN_DIR holds the release `tresor` and `tresor-bench`)
 Environment: TRESOR_BENCH_RUNS (pairs per operation, default 10), TRESOR_BENCH_SIZES (default 1000,10000,50000),
 TRESOR_BENCH_KEEP=1 keeps the temporary directory,
-TRESOR_BENCH_ONLY=sync runs only the sync and clone part.
+TRESOR_BENCH_ONLY=sync runs only the sync and clone part, TRESOR_BENCH_ONLY=agent only `show` through the agent
+against `show` with an env-variable session.
 """
 import base64, os, shutil, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -223,8 +224,9 @@ def ms(s):
 def main():
     started = time.perf_counter()
     load_before = os.getloadavg()
-    if os.environ.get("TRESOR_BENCH_ONLY") == "sync":
-        print("\n".join(sync_and_clone()))
+    if os.environ.get("TRESOR_BENCH_ONLY") in ("sync", "agent"):
+        part = sync_and_clone if os.environ["TRESOR_BENCH_ONLY"] == "sync" else agent_and_session
+        print("\n".join(part()))
         print(f"\nload average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; {RUNS} runs")
         return
     log(f"building the vaults in {ROOT}")
@@ -284,12 +286,40 @@ def main():
         ratio = scaling[(op, SIZES[1])] / scaling[(op, SIZES[0])] if len(SIZES) > 1 else 1
         print(f"| {op} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
 
+    print("\n### `show` through the agent and with an env-variable session (1,000 entries, interleaved)\n")
+    print("\n".join(agent_and_session()))
+
     sync_lines = sync_and_clone()
     print("\n### Sync and clone at 1,000 entries, against git on the same repository (file:// remote)\n")
     print("\n".join(sync_lines))
     load_after = os.getloadavg()
     print(f"\nload average {load_before[0]:.2f} before, {load_after[0]:.2f} after; {RUNS} pairs per operation; "
           f"took {time.perf_counter() - started:.0f} s")
+
+
+def agent_and_session(size=1000):
+    """`tresor show` of one entry, the keys from the agent (`tresor unlock`) against the keys from an env-variable
+    session (`tresor unlock --raw`, the agent turned off for those runs): same vault, runs interleaved."""
+    log("agent and session")
+    d = os.path.join(ROOT, "agent-vault")
+    sh(*FAST_SETUP, HELPER, "populate", d, str(size))
+    pf = ["--passphrase-file", os.path.join(ROOT, "passphrase")]
+    token = subprocess.run([TRESOR, "unlock", "--raw", "--vault", d, *pf, "--timeout", "600"], text=True, check=True,
+                           capture_output=True).stdout.strip()
+    sh(TRESOR, "unlock", "--vault", d, *pf, "--timeout", "600", "--idle", "0")
+    session = {"TRESOR_VAULT": d, "TRESOR_SESSION": token, "TRESOR_AGENT": "off"}
+    agent = {"TRESOR_VAULT": d}
+    runs = max(RUNS, 30)
+    by_session = lambda i: run([TRESOR, "show", "Folder1/site-1"], env=session)
+    by_agent = lambda i: run([TRESOR, "show", "Folder1/site-1"], env=agent)
+    for _ in range(3):  # the page cache and the agent warm
+        by_session(0); by_agent(0)
+    ta, tb, ratios = pairs(by_agent, by_session, runs, 0)
+    sh(TRESOR, "lock", "--vault", d)
+    return ["| show of one entry | median | min | max |", "|---|---|---|---|",
+            f"| through the agent | {ms(statistics.median(ta))} | {ms(min(ta))} | {ms(max(ta))} |",
+            f"| env-variable session | {ms(statistics.median(tb))} | {ms(min(tb))} | {ms(max(tb))} |",
+            "", f"agent/session, pair by pair: median {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f}), {runs} pairs"]
 
 
 def sync_and_clone(size=1000, changed=100):

@@ -4,7 +4,8 @@ set -euo pipefail
 BIN=${1:?usage: demo.sh PATH-TO-TRESOR}
 DIR=$(mktemp -d /tmp/tresor-demo.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
-export TRESOR_VAULT="$DIR/vault" TRESOR_SESSION_DIR="$DIR/sessions"
+# The demo's own agent (its socket goes with the temp dir, and the agent with it).
+export TRESOR_VAULT="$DIR/vault" TRESOR_SESSION_DIR="$DIR/sessions" TRESOR_AGENT_SOCKET="$DIR/agent/agent.sock"
 printf 'correct horse battery staple\n' > "$DIR/passphrase"; chmod 600 "$DIR/passphrase"
 export TRESOR_PASSPHRASE_FILE="$DIR/passphrase"
 run() { printf '\n\033[1m$ tresor %s\033[0m\n' "$*"; "$BIN" "$@"; }
@@ -19,8 +20,8 @@ run find mail
 run show Email/gmail
 run show Social/github --field password
 run grep alice
-printf '\n\033[1m$ eval "$(tresor unlock)"\033[0m  # later commands skip the KDF\n'
-eval "$("$BIN" unlock --timeout 5 2>/dev/null)"; unset TRESOR_PASSPHRASE_FILE
+run unlock --timeout 5   # the agent keeps the keys: later commands, in any shell, skip the KDF
+unset TRESOR_PASSPHRASE_FILE
 run edit Email/gmail --set username=alice.smith@gmail.com --set notes="2FA on phone"
 run rotate Bank/ing
 run show Bank/ing --json
@@ -33,7 +34,8 @@ printf '\n\033[1m# Two machines: a second replica, the same entry changed on bot
 git init -q --bare -b main "$DIR/remote.git"
 run remote add origin "$DIR/remote.git"
 run sync
-run clone "$DIR/remote.git" "$DIR/desktop"
+run clone "$DIR/remote.git" "$DIR/desktop" --passphrase-file "$DIR/passphrase"
+run unlock --vault "$DIR/desktop" --timeout 5 --passphrase-file "$DIR/passphrase"   # another copy: unlocked on its own
 printf 'changed-on-laptop\n' | { printf '\n\033[1m$ printf ... | tresor edit Email/gmail --password-stdin\033[0m\n'; "$BIN" edit Email/gmail --password-stdin; }
 printf 'changed-on-desktop\n' | { printf '\n\033[1m$ printf ... | tresor edit Email/gmail --password-stdin --vault desktop\033[0m\n'; "$BIN" edit Email/gmail --password-stdin --vault "$DIR/desktop"; }
 run edit Email/gmail --set tags=mail --set tags=personal --vault "$DIR/desktop"

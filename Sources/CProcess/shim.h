@@ -2,6 +2,7 @@
 #ifndef TRESOR_CPROCESS_SHIM_H
 #define TRESOR_CPROCESS_SHIM_H
 #include <sys/resource.h>
+#include <sys/socket.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -25,6 +26,24 @@ static inline int tresor_is_dumpable(void) {
 #else
     struct rlimit now;
     return getrlimit(RLIMIT_CORE, &now) == 0 && now.rlim_cur == 0 ? 0 : 1;
+#endif
+}
+
+/// The user id of the process at the other end of a connected Unix socket: 0 on success. Linux's
+/// `struct ucred` needs _GNU_SOURCE, which a module header cannot set for the system headers, so its layout
+/// (pid, uid, gid: three 32-bit fields) is spelled out here.
+static inline int tresor_peer_uid(int fd, unsigned int *uid) {
+#ifdef SO_PEERCRED
+    struct { int pid; unsigned int uid; unsigned int gid; } cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0 || length != sizeof cred) return -1;
+    *uid = cred.uid;
+    return 0;
+#else
+    uid_t u; gid_t g;
+    if (getpeereid(fd, &u, &g) != 0) return -1;
+    *uid = u;
+    return 0;
 #endif
 }
 #endif

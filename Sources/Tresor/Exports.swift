@@ -56,6 +56,7 @@
 @_exported import struct TresorGit.GitSignature
 @_exported import struct TresorGit.GitCredentials
 @_exported import struct TresorGit.GitRemote
+@_exported import struct TresorCore.SocketError
 
 // Files written the way the vault writes them (0600, atomically) and process hardening, for front ends that
 // put a decrypted view on disk for an editor or run git's merge driver.

@@ -276,6 +276,9 @@ extension Vault {
         Failpoint.hit(target == theirs ? "before-fast-forward" : "before-merge-commit")
         try publish(repo, from: ours, to: target, paths: paths,
                     reflog: target == theirs ? "tresor: fast-forward to \(theirs)" : "tresor: merge \(remote)", knownStale: false)
+        // What was accepted (and what this replica joined) is this replica's verified state; the ref only spares the
+        // next command checking HEAD again, so the sync has happened whether or not it moves.
+        _ = try? repo.setRef(name: Vault.verifiedRef, to: target)
         outcome.pulled = true
         outcome.rekeyed = verdicts.values.contains { $0.followsRekey }
         let slotsBefore = Set(header.keySlots.map(\.id))

@@ -39,13 +39,19 @@ extension Vault {
         do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(path: raw, reason: reason) }
     }
 
-    /// An existing entry's path, or `entryNotFound` with close names.
+    /// An existing entry's path; `entryRemoved` when the vault's history has an entry there (its removal or move is
+    /// the last commit that touched it), else `entryNotFound` with close names.
     public func existingPath(_ raw: String) throws -> EntryPath {
         let p = try Vault.parsePath(raw)
         switch store.kind(of: p) {
         case .file: return p
         case .symlink: throw VaultError.entry(path: p.string, .symlink(p.filePath))
-        case .missing: throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))
+        case .missing:
+            // The last commit that touched it, among the latest few thousand: a quick answer even on a long history.
+            if let repo = try? repository(), let last = (try? repo.log(path: p.filePath, limit: 1, scanning: 5000))?.first {
+                throw VaultError.entryRemoved(path: p.string, commit: last.id, summary: last.summary, date: last.date)
+            }
+            throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))
         default: throw VaultError.entry(path: p.string, .io("\"\(p.filePath)\" is not a regular file"))
         }
     }

@@ -28,6 +28,7 @@ extension Vault {
             // So the git CLI's `git pull` and `git status` know the upstream too.
             try git { try repo.setConfig("branch.main.remote", "origin") }
             try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
+            try configurePull(repo)
             guard let tip = repo.resolve(incomingRef("origin")),
                   let headerID = try git({ try repo.blobID(at: tip, path: VaultHeader.relativePath) }) else {
                 throw VaultError.notAVaultRemote(url: url)
@@ -121,6 +122,20 @@ extension Vault {
     public func addRemote(name: String, url: String) throws {
         let repo = try repository()
         try Vault.git { try repo.addRemote(name: name, url: Vault.remoteURL(url)) }
+        // The first remote becomes the branch's upstream, so the git CLI's `git pull` and `git status` know it.
+        if repo.config("branch.main.remote") == nil {
+            try Vault.git { try repo.setConfig("branch.main.remote", name) }
+            try Vault.git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
+        }
+        try Vault.configurePull(repo)
+    }
+
+    /// `git pull` merges (through tresor's merge driver) rather than stopping at git's question of how to reconcile
+    /// divergent branches; a person's own choice in the repository's config is kept.
+    static func configurePull(_ repo: GitRepository) throws {
+        if repo.config("pull.rebase") == nil, repo.config("pull.ff") == nil {
+            try Vault.git { try repo.setConfig("pull.rebase", "false") }
+        }
     }
 
     /// Local paths become absolute, so the remote still works from another directory; URLs and

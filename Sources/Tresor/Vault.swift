@@ -112,7 +112,8 @@ public final class Vault {
         try? FileManager.default.removeItem(atPath: root + "/.git")
     }
 
-    /// Opens the vault at `directory`. - Throws: `VaultError.notAVault`, `.interruptedClone`, `.header`.
+    /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),
+    /// `.interruptedClone`, `.header`.
     public static func open(at directory: String) throws -> Vault {
         let root = absolutePath(directory)
         let store = EntryStore(root: root)

@@ -7,8 +7,11 @@ import TresorGit
 /// and where, not how to phrase it.
 public enum VaultError: Error, Equatable, Sendable {
     // Opening and creating
-    /// No `.tresor/vault.json` in `directory`.
+    /// No `.tresor/vault.json` in `directory` (or no such directory).
     case notAVault(directory: String)
+    /// A change needs to write in the vault (`path` first: its lock file) and cannot (`errno` is EACCES, EPERM or
+    /// EROFS): the vault can be read but not changed by this user.
+    case readOnly(directory: String, path: String, errno: Int32)
     /// A copy of a vault without its `.git`: readable, not changeable.
     case notARepository(directory: String)
     /// The remote has no vault header.
@@ -21,6 +24,9 @@ public enum VaultError: Error, Equatable, Sendable {
 
     // Entries
     case entryNotFound(path: String, suggestions: [String])
+    /// No entry at `path` now, but the vault's history has one: `commit` (its one-line `summary`, its `date`) is the
+    /// last commit that touched it — its removal, or its move elsewhere.
+    case entryRemoved(path: String, commit: String, summary: String, date: Date)
     case entryExists(path: String)
     /// `path` differs from the existing `existing` only by case or Unicode normalisation.
     case caseCollision(path: String, existing: String)
@@ -65,6 +71,8 @@ public enum VaultError: Error, Equatable, Sendable {
     /// (`byPassphrase`: the passphrase was replaced with a rekey elsewhere).
     case removedFromVault(remote: String, byPassphrase: Bool)
     case session(SessionProblem)
+    /// The key agent could not be used (README "The agent").
+    case agent(AgentProblem)
 
     // Git and sync
     case git(GitError)

@@ -65,10 +65,17 @@ final class VaultLock {
     }
 
     private static func openLockFile(root: String) throws -> Int32 {
-        do { try FileSystem.makeDirectories(".git/tresor", under: root) }
-        catch { throw VaultError.io(path: root + "/.git/tresor", errno: errno) }
+        /// Permission or a read-only file system: the vault is there to read, not to change.
+        func failure(_ path: String, _ code: Int32) -> VaultError {
+            [EACCES, EPERM, EROFS].contains(code) ? .readOnly(directory: root, path: path, errno: code) : .io(path: path, errno: code)
+        }
+        do { try FileSystem.makeDirectories(".git/tresor", under: root) } catch {
+            // errno of the failed mkdir may be gone by now: ask the folder it was made in.
+            if access(root + "/.git", W_OK) != 0 { throw failure(root + "/.git", errno) }
+            throw VaultError.io(path: root + "/.git/tresor", errno: errno)
+        }
         let fd = open(root + "/" + relativePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-        guard fd >= 0 else { throw VaultError.io(path: root + "/" + relativePath, errno: errno) }
+        guard fd >= 0 else { throw failure(root + "/" + relativePath, errno) }
         return fd
     }
 

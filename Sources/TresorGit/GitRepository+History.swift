@@ -12,9 +12,10 @@ extension GitRepository {
     /// commits that brought changes in from either side are listed on their own.
     /// - Parameter limit: at most this many commits, counted after filtering by `path`.
     /// - Returns: an empty list on an unborn branch.
-    public func log(path: String? = nil, limit: Int? = nil) throws -> [GitCommit] {
+    /// `scanning`: look at no more than that many commits, newest first by time (for a quick answer on a long history).
+    public func log(path: String? = nil, limit: Int? = nil, scanning: Int? = nil) throws -> [GitCommit] {
         guard try headCommitID() != nil else { return [] }
-        return try walk(from: ["HEAD"], hiding: [], limit: limit) { commit in
+        return try walk(from: ["HEAD"], hiding: [], limit: limit, scanning: scanning) { commit in
             if let path, try !changes(path, in: commit) { return .skip }
             return .take
         }
@@ -27,12 +28,14 @@ extension GitRepository {
 
     private enum WalkDecision { case take, skip }
 
-    private func walk(from tips: [String], hiding hidden: [String], limit: Int?, _ decide: (GitHandle) throws -> WalkDecision) throws -> [GitCommit] {
+    private func walk(from tips: [String], hiding hidden: [String], limit: Int?, scanning: Int? = nil,
+                      _ decide: (GitHandle) throws -> WalkDecision) throws -> [GitCommit] {
         let walk = try GitHandle("starting a history walk", owner: self, free: git_revwalk_free) { out in
             withRepo { git_revwalk_new(&out, $0) }
         }
         return try walk.withPointer { w in
-            try check(git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue), "sorting history")
+            // A topological order needs the whole graph first; a bounded scan goes by time and stops early.
+            try check(git_revwalk_sorting(w, scanning == nil ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue : GIT_SORT_TIME.rawValue), "sorting history")
             for tip in tips {
                 var id = try commit(forRevision: tip).withPointer { git_commit_id($0).pointee }
                 try check(git_revwalk_push(w, &id), "walking history from \"\(tip)\"")
@@ -43,8 +46,10 @@ extension GitRepository {
             }
             var commits: [GitCommit] = []
             var id = git_oid()
-            while commits.count < (limit ?? Int.max),
+            var scanned = 0
+            while commits.count < (limit ?? Int.max), scanned < (scanning ?? Int.max),
                   try check(git_revwalk_next(&id, w), "walking history", allowing: [GIT_ITEROVER.code]) == 0 {
+                scanned += 1
                 let commit = try lookupCommit(id)
                 if try decide(commit) == .take { commits.append(Self.describe(commit)) }
             }

@@ -5,7 +5,7 @@ import Tresor
 
 /// Where a copied secret goes, and how it is read back and cleared.
 enum ClipboardBackend: String, CaseIterable {
-    case wayland = "wl-copy", xclip, xsel, osc52
+    case wayland = "wl-copy", xclip, xsel, tmux, osc52
 
     /// The program that copies (nil for OSC 52, which tresor writes to the terminal itself).
     var copyCommand: [String]? {
@@ -13,6 +13,9 @@ enum ClipboardBackend: String, CaseIterable {
         case .wayland: return ["wl-copy"]
         case .xclip: return ["xclip", "-selection", "clipboard", "-in"]
         case .xsel: return ["xsel", "--clipboard", "--input"]
+        // tmux's paste buffer "tresor" (prefix ] pastes it); -w also hands it to the terminal's clipboard the way
+        // tmux's set-clipboard allows (OSC 52 written by a program in a pane is dropped by tmux's default).
+        case .tmux: return ["tmux", "load-buffer", "-w", "-b", "tresor", "-"]
         case .osc52: return nil
         }
     }
@@ -22,28 +25,33 @@ enum ClipboardBackend: String, CaseIterable {
         case .wayland: return ["wl-paste", "--no-newline"]
         case .xclip: return ["xclip", "-selection", "clipboard", "-out"]
         case .xsel: return ["xsel", "--clipboard", "--output"]
+        case .tmux: return ["tmux", "show-buffer", "-b", "tresor"]
         case .osc52: return nil
         }
     }
 
-    var clearCommand: [String]? {
+    /// The commands that clear it, run in order (each with empty input).
+    var clearCommands: [[String]] {
         switch self {
-        case .wayland: return ["wl-copy", "--clear"]
-        case .xclip: return ["xclip", "-selection", "clipboard", "-in"]   // empty input: an empty clipboard
-        case .xsel: return ["xsel", "--clipboard", "--clear"]
-        case .osc52: return nil
+        case .wayland: return [["wl-copy", "--clear"]]
+        case .xclip: return [["xclip", "-selection", "clipboard", "-in"]]   // empty input: an empty clipboard
+        case .xsel: return [["xsel", "--clipboard", "--clear"]]
+        // tmux takes no empty buffer: the terminal's clipboard gets a space, then the buffer goes.
+        case .tmux: return [["tmux", "set-buffer", "-w", "-b", "tresor", " "], ["tmux", "delete-buffer", "-b", "tresor"]]
+        case .osc52: return []
         }
     }
 
     /// The backend for this session: `$TRESOR_CLIPBOARD` if set; else Wayland's wl-copy when
-    /// `$WAYLAND_DISPLAY` is set, X11's xclip or xsel when `$DISPLAY` is, and OSC 52 on a terminal
-    /// (which reaches the clipboard of the terminal emulator, also over ssh). nil when none applies.
+    /// `$WAYLAND_DISPLAY` is set, X11's xclip or xsel when `$DISPLAY` is, tmux's buffer inside tmux (`$TMUX`),
+    /// and OSC 52 on a terminal (which reaches the clipboard of the terminal emulator, also over ssh). nil when
+    /// none applies.
     static func detect() throws -> ClipboardBackend? {
         let env = ProcessInfo.processInfo.environment
         if let forced = env["TRESOR_CLIPBOARD"], !forced.isEmpty {
             let name = forced == "wayland" ? "wl-copy" : forced
             guard let b = ClipboardBackend(rawValue: name) else {
-                throw CLIError("TRESOR_CLIPBOARD=\(displayable(forced)) is not a clipboard tresor knows\nhint: use wl-copy, xclip, xsel or osc52")
+                throw CLIError("TRESOR_CLIPBOARD=\(displayable(forced)) is not a clipboard tresor knows\nhint: use wl-copy, xclip, xsel, tmux or osc52")
             }
             return b
         }
@@ -52,6 +60,7 @@ enum ClipboardBackend: String, CaseIterable {
             if Clipboard.find("xclip") != nil { return .xclip }
             if Clipboard.find("xsel") != nil { return .xsel }
         }
+        if env["TMUX"].map({ !$0.isEmpty }) == true, Clipboard.find("tmux") != nil { return .tmux }
         return Clipboard.terminal() != nil ? .osc52 : nil
     }
 }

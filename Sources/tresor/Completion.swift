@@ -8,20 +8,94 @@ import Tresor
 /// and a vault that cannot be read simply completes nothing. The vault is the one the command line
 /// names with `--vault`, else `$TRESOR_VAULT`, else the default, as for the command itself.
 enum Completion {
-    /// Entry paths (`Em<Tab>` → `Email/gmail`).
+    /// Entry paths, folder by folder as pass completes them: the entries and folders (ending in "/") of the folder
+    /// typed so far, and a folder that is the only match and holds one thing is opened at once (`Em<Tab>` →
+    /// `Email/gmail`; with two entries in Email, `Email/`, and Tab-Tab lists them).
     static let entries = CompletionKind.custom { words, _, prefix in
-        candidates(entryPaths(vault(in: words)), prefix)
+        level(entryPaths(vault(in: words)), prefix, folders: true, entries: true)
     }
 
-    /// Folders, each ending in "/" (where an entry goes: `add`, `ls`, `grep --prefix`, `audit`).
+    /// Folders, each ending in "/" (where an entry goes: `add`, `ls`, `grep --prefix`, `audit`), folder by folder.
     static let folders = CompletionKind.custom { words, _, prefix in
-        candidates(folderPaths(entryPaths(vault(in: words))), prefix)
+        level(entryPaths(vault(in: words)), prefix, folders: true, entries: false)
     }
 
-    /// Entry paths and folders (a destination of `mv` and `cp`).
+    /// Entry paths and folders (a destination of `mv` and `cp`), folder by folder.
     static let destinations = CompletionKind.custom { words, _, prefix in
-        let paths = entryPaths(vault(in: words))
-        return candidates(folderPaths(paths) + paths, prefix)
+        level(entryPaths(vault(in: words)), prefix, folders: true, entries: true)
+    }
+
+    /// What one level of the tree offers below the folder part of `typed`: the entries there and the folders (with
+    /// their "/") that start with the rest. A single folder offered is opened as long as it holds exactly one thing.
+    static func level(_ paths: [String], _ typed: String, folders: Bool, entries: Bool) -> [String] {
+        func items(_ typed: String) -> [String] {
+            let base = typed.lastIndex(of: "/").map { String(typed[...$0]) } ?? ""
+            var seen = Set<String>(), out: [String] = []
+            for p in paths where p.hasPrefix(typed) {
+                let rest = p.dropFirst(base.count)
+                let item: String
+                if let slash = rest.firstIndex(of: "/") {
+                    guard folders else { continue }
+                    item = base + rest[..<slash] + "/"
+                } else {
+                    guard entries else { continue }
+                    item = p
+                }
+                if seen.insert(item).inserted { out.append(item) }
+            }
+            return out
+        }
+        var offered = items(unquoted(typed))
+        while offered.count == 1, offered[0].hasSuffix("/") {
+            let inside = items(offered[0])
+            guard inside.count == 1 else { break }
+            offered = inside
+        }
+        return offered
+    }
+
+    /// `tresor --generate-completion-script SHELL`: argument-parser's script, with one change for bash and zsh: a
+    /// folder completed alone ("Email/") gets no space after it, so the next Tab goes on into the folder, as pass's
+    /// completion does (fish adds none after a "/" of its own accord). nil for a shell argument-parser does not know.
+    static func script(for shell: String) -> String? {
+        guard let kind = CompletionShell(rawValue: shell) else { return nil }
+        let script = TresorCommand.completionScript(for: kind)
+        switch kind {
+        case .bash:
+            return script + """
+
+                # tresor: a folder completed alone gets no space after it, so the next Tab goes into it (as with pass).
+                _tresor_folder_by_folder() {
+                    _tresor "$@"
+                    local status=$?
+                    if [[ ${#COMPREPLY[@]} -eq 1 && "${COMPREPLY[0]}" == */ ]]; then compopt -o nospace; fi
+                    return $status
+                }
+                complete -o filenames -F _tresor_folder_by_folder tresor
+
+                """
+        case .zsh:
+            let override = """
+                # tresor: folders (ending in "/") are offered without a space after them, so Tab goes on into the folder.
+                __tresor_custom_complete() {
+                    local -a completions folders others
+                    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+                    if [[ "${#completions[@]}" -gt 1 ]]; then
+                        completions=("${completions[@]:0:-1}")
+                        folders=("${(M)completions[@]:#*/}")
+                        others=("${completions[@]:#*/}")
+                        (( ${#folders} )) && compadd -S '' -- "${folders[@]}"
+                        (( ${#others} )) && __tresor_complete "${others[@]}"
+                    fi
+                }
+
+
+                """
+            guard let end = script.range(of: "if [[ \"${funcstack[1]}\" = _tresor ]]", options: .backwards) else { return script }
+            return script.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: override)
+        default:
+            return script
+        }
     }
 
     /// The vault's git remotes.
@@ -40,22 +114,6 @@ enum Completion {
     static func entryPaths(_ directory: String) -> [String] {
         guard let vault = try? Vault.open(at: directory) else { return [] }
         return vault.list().paths.map(\.string)
-    }
-
-    /// Every folder that holds an entry, with its trailing "/", in order.
-    static func folderPaths(_ paths: [String]) -> [String] {
-        var seen = Set<String>()
-        var folders: [String] = []
-        for path in paths {
-            var parts = path.split(separator: "/").dropLast()
-            var chain: [String] = []
-            while !parts.isEmpty {
-                chain.insert(parts.map(String.init).joined(separator: "/") + "/", at: 0)
-                parts = parts.dropLast()
-            }
-            for f in chain where seen.insert(f).inserted { folders.append(f) }
-        }
-        return folders
     }
 
     /// The vault directory the command line being completed names: `--vault DIR` or `--vault=DIR`,

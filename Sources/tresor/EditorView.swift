@@ -58,13 +58,20 @@ final class EditorView {
 
     deinit { remove() }
 
-    /// Overwrites every regular file in `dir` with zeros (never following links), then removes the
-    /// directory and anything an editor left in it (swap and backup files hold the text too).
+    /// Overwrites every regular file in `dir` and its folders with zeros (never following links), then removes the
+    /// directory and anything an editor left in it (swap and backup files, micro's config folder, hold the text too).
     static func wipe(_ dir: String) {
+        zero(dir, depth: 0)
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    private static func zero(_ dir: String, depth: Int) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
             let path = dir + "/" + name
             var st = stat()
-            guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
+            guard lstat(path, &st) == 0 else { continue }
+            if st.st_mode & S_IFMT == S_IFDIR, depth < 8 { zero(path, depth: depth + 1); continue }
+            guard st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
             let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { continue }
             let zeros = [UInt8](repeating: 0, count: Int(st.st_size))
@@ -72,7 +79,6 @@ final class EditorView {
             fsync(fd)
             close(fd)
         }
-        try? FileManager.default.removeItem(atPath: dir)
     }
 
     /// Removes this user's views whose owner is no longer running: its pid is gone, has another start

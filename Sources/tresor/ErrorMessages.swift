@@ -24,8 +24,8 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey, .removedFromVault: return ExitStatus.auth
-        case .entryNotFound: return ExitStatus.notFound
+        case .wrongPassphrase, .session, .agent, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey, .removedFromVault: return ExitStatus.auth
+        case .entryNotFound, .entryRemoved: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
         }
@@ -34,8 +34,13 @@ extension VaultError {
     var message: String {
         let q = Output.quoted
         switch self {
+        case .notAVault(let d) where FileSystem.kind(d) == .missing:
+            return "the vault directory \(q(d)) does not exist\nhint: run 'tresor init' to make a vault there, 'tresor clone URL' to copy one, or point --vault / TRESOR_VAULT at yours"
         case .notAVault(let d):
             return "\(q(d)) is not a Tresor vault (no .tresor/vault.json)\nhint: run 'tresor init', or point --vault / TRESOR_VAULT at a vault"
+        case .readOnly(let d, let p, let code):
+            return "the vault \(q(d)) can be read but not changed by you: \(q(p)) is not writable (\(String(cString: strerror(code))))"
+                + "\nhint: check the owner and permissions of the vault folder and its .git (or whether it is on a read-only mount); reading commands such as 'tresor show' still work"
         case .interruptedClone(let d):
             return "\(q(d)) holds a clone that was interrupted before it finished\nhint: run the same 'tresor clone URL DIR' again; it starts over"
         case .notARepository(let d):
@@ -47,6 +52,14 @@ extension VaultError {
         case .notADirectory(let p): return "\(q(p)) is not a directory"
         case .entryNotFound(let p, let s):
             return "no entry \(q(p))" + (s.isEmpty ? "\nhint: 'tresor ls' lists entries" : "\nhint: did you mean " + s.map(q).joined(separator: ", ") + "?")
+        case .entryRemoved(let p, let commit, let summary, let date):
+            let when = Timestamp(date).description.prefix(10)
+            if summary.hasPrefix("Move \(p) to ") {
+                let to = String(summary.dropFirst("Move \(p) to ".count))
+                return "no entry \(q(p)): it was moved to \(q(to)) in \(commit.prefix(8)) (\(when))\nhint: 'tresor show \(Output.escaped(to))'"
+            }
+            return "no entry \(q(p)): it was removed in \(commit.prefix(8)) (\(when), \(q(summary)))"
+                + "\nhint: 'tresor restore \(Output.escaped(p))' brings it back; 'tresor log \(Output.escaped(p))' shows its history"
         case .entryExists(let p): return "entry \(q(p)) already exists\nhint: use --force to replace it, or 'tresor edit'"
         case .caseCollision(let p, let e):
             return "\(q(p)) differs only by case from existing \(q(e)); such names collide on macOS and Windows\nhint: use the existing name or a different one"
@@ -83,6 +96,7 @@ extension VaultError {
             }
             return "you were removed from this vault: \(q(remote)) holds a new key that your identity does not open; nothing was changed\nhint: ask a member to add you again ('tresor member add NAME PUBLIC-KEY'); what this replica holds stays readable to you"
         case .session(let problem): return problem.message
+        case .agent(let problem): return problem.message
         case .git(let e): return e.message
         case .unknownRevision(let rev): return "no commit \(q(rev))\nhint: 'tresor log PATH' lists an entry's commits"
         case .refusedRemote(let remote, let refusal):
@@ -233,12 +247,31 @@ extension RemoteProblem {
 extension SessionProblem {
     var message: String {
         switch self {
-        case .notAToken: return "the session variable does not hold a session token\nhint: run 'eval \"$(tresor unlock)\"'"
-        case .noSession: return "no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock'"
+        case .notAToken: return "the session variable does not hold a session token\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"'"
+        case .noSession: return "no session for this vault (locked or never unlocked)\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"'"
         case .expired(let t): return "the session expired at \(t)\nhint: run 'tresor unlock' again"
-        case .wrongToken: return "the session token does not open this vault's session\nhint: run 'eval \"$(tresor unlock)\"' again"
+        case .wrongToken: return "the session token does not open this vault's session\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"' again"
         case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
         case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
+        }
+    }
+}
+
+extension AgentProblem {
+    var message: String {
+        switch self {
+        case .notRunning(let socket): return "no agent answers at \(Output.quoted(socket))\nhint: run 'tresor unlock'"
+        case .directoryNotPrivate(let d):
+            return "the agent's directory \(Output.quoted(d)) is not a directory private to you (expected your own, mode 0700)\nhint: remove it, or set TRESOR_AGENT_SOCKET to a path in a private directory"
+        case .socket(let e):
+            if e.call == .pathTooLong {
+                return "the agent's socket path \(Output.quoted(e.path)) is longer than \(KeyAgent.maximumSocketPathBytes) bytes\nhint: set TRESOR_AGENT_SOCKET to a shorter path"
+            }
+            return "the agent's socket \(Output.quoted(e.path)): \(e.call.rawValue): \(e.errno == 0 ? "the connection closed" : String(cString: strerror(e.errno)))"
+        case .badReply(let socket): return "the agent at \(Output.quoted(socket)) gave an answer tresor does not understand\nhint: 'tresor lock --all' ends it"
+        case .formatTooOld(let v):
+            return "the agent keeps keys only for vaults of format version 2 or later (this one has version \(v), whose header is not authenticated)\nhint: run 'tresor upgrade', or use 'eval \"$(tresor unlock --env)\"'"
+        case .alreadyRunning(let socket): return "an agent already serves \(Output.quoted(socket))"
         }
     }
 }

@@ -48,15 +48,32 @@ enum PassphraseInput {
         return displayable(path)
     }
 
-    /// One passphrase typed at the terminal, without echo, under the passphrase rules.
-    /// - Throws: `CLIError` (exit 3) for a refused passphrase or without a terminal.
-    static func typed(_ prompt: String, isNew: Bool) throws -> SecretBytes {
-        var bytes = try Prompt.secretLine(prompt, limit: PassphraseRules.maximumBytes)
+    /// One passphrase typed at the terminal, without echo, under the passphrase rules. Without a terminal, a
+    /// current passphrase (not a new one) is asked through pinentry, if there is one (`Pinentry.program`);
+    /// `description` is then its dialog's text, `error` a line about the try before.
+    /// - Throws: `CLIError` (exit 3) for a refused passphrase, a cancelled pinentry, or without a terminal.
+    static func typed(_ prompt: String, isNew: Bool, description: String? = nil, error: String? = nil) throws -> SecretBytes {
+        var bytes: [UInt8]
+        if !isNew, !Prompt.interactive, Pinentry.program != nil {
+            let pin: SecretBytes
+            do {
+                pin = try Pinentry.ask(description: description ?? String(prompt.prefix { $0 != ":" }), prompt: "Passphrase:", error: error)
+            } catch let e as Pinentry.Failure {
+                if e.cancelled { throw CLIError("no passphrase was given: the pinentry dialog was cancelled", code: ExitStatus.auth) }
+                throw CLIError("no terminal to ask for the passphrase, and pinentry could not ask: \(e.message)\n" + Prompt.noTerminalHint, code: ExitStatus.auth)
+            }
+            bytes = pin.withBytes { Array($0) }
+        } else {
+            bytes = try Prompt.secretLine(prompt, limit: PassphraseRules.maximumBytes)
+        }
         defer { SecretBytes.wipe(&bytes) }
         do { return try PassphraseRules.passphrase(bytes, isNew: isNew) } catch let e as PassphraseError {
-            throw CLIError(e.message(source: isNew ? "the new passphrase" : "the typed passphrase"), code: ExitStatus.auth)
+            throw CLIError(e.message(source: isNew ? "the new passphrase" : "the typed passphrase"), code: ExitStatus.auth, retryable: true)
         }
     }
+
+    /// Whether a current passphrase can be asked for: at a terminal, or through pinentry.
+    static var canAsk: Bool { Prompt.interactive || Pinentry.program != nil }
 
     /// A new passphrase for the vault at `directory`: from `file` (a weak one gets a warning), or typed
     /// twice at the terminal, where a refused, mismatched or weak one (unless confirmed) asks again.
@@ -94,28 +111,5 @@ enum PassphraseInput {
         guard e.score < 3 else { return nil }
         let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
         return String(format: "score %d/4, about 10^%.0f guesses%@", e.score, e.guessesLog10, why)
-    }
-}
-
-extension VaultOptions {
-    /// Unlocks with the passphrase file, or with a passphrase typed at the terminal: a wrong one asks
-    /// again, three tries in all. - Throws: `VaultError.wrongPassphrase` after the last.
-    func unlock(_ vault: Vault, prompt: String? = nil) throws {
-        if let path = identityPath { try vault.unlock(identity: try IdentityFile.read(path)); return }
-        if let f = passphraseFilePath { try vault.unlock(passphrase: try VaultOptions.readPassphraseFile(f)); return }
-        let text = prompt ?? "Passphrase for \(PassphraseInput.name(of: vault.root)): "
-        for attempt in 1...PassphraseInput.tries {
-            do {
-                try vault.unlock(passphrase: try PassphraseInput.typed(text, isNew: false))
-                return
-            } catch let e where attempt < PassphraseInput.tries && Prompt.interactive && (e is CLIError || (e as? VaultError).map(isWrongPassphrase) == true) {
-                Output.warning((e as? CLIError)?.message ?? "wrong passphrase; try again")
-            }
-        }
-    }
-
-    private func isWrongPassphrase(_ e: VaultError) -> Bool {
-        if case .wrongPassphrase = e { return true }
-        return false
     }
 }

@@ -9,10 +9,13 @@ struct TresorCommand: ParsableCommand {
         commandName: "tresor",
         abstract: "A password vault of encrypted JSON entries in a git repository.",
         discussion: """
-            Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor.
-            Passphrase: prompted at the terminal, or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
-            Identity: --identity FILE / $TRESOR_IDENTITY unlocks a vault that has this identity as a member.
-            After 'eval "$(tresor unlock)"' commands use the vault's session ($TRESOR_SESSION_<vault id>) until it expires.
+            Vault: --vault DIR, else $TRESOR_VAULT, else ~/.tresor. --vault, --passphrase-file and --identity may also \
+            come before the command: tresor --vault DIR show Email/gmail.
+            Passphrase: asked on the terminal (/dev/tty, whatever stdin is), without one through pinentry \
+            ($TRESOR_PINENTRY, else pinentry on $PATH), or the first line of --passphrase-file / $TRESOR_PASSPHRASE_FILE.
+            Identity: --identity FILE / $TRESOR_IDENTITY, else ~/.config/tresor/identity when it is a member, unlocks \
+            a vault that has it as a member.
+            After 'tresor unlock' every command of yours uses the keys in your agent until 'tresor lock' or a timeout.
             """,
         version: "0.1.0",
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
@@ -20,7 +23,7 @@ struct TresorCommand: ParsableCommand {
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
                       MergeDriver.self, Adopt.self, Clip.self, Otp.self, ViewGuardian.self, ClipboardKeeper.self, UserInterface.self,
                       Import.self, Export.self, IdentityCommand.self, MemberCommand.self, ScopeCommand.self, Rekey.self,
-                      Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self, BrowserCommand.self]
+                      Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self, BrowserCommand.self, AgentCommand.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
 
@@ -40,9 +43,15 @@ struct TresorCommand: ParsableCommand {
         ProcessHardening.disableCoreDumps()
         // Views a killed or powered-off tresor left behind go at once, whatever the command.
         // Not while a shell asks for completions, which must only read names.
-        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
+        if ![ViewGuardian.commandName, ClipboardKeeper.commandName, AgentCommand.commandName, "---completion"].contains(CommandLine.arguments.dropFirst().first ?? "") {
             EditorView.sweepOrphans()
         }
+        let arguments = UsageErrors.hoistingVaultOptions(Self.arguments)
+        if arguments.count == 2, arguments[0] == "--generate-completion-script", let script = Completion.script(for: arguments[1]) {
+            Output.write(script)
+            Glibc.exit(0)
+        }
+        if let message = UsageErrors.passGenerateHabit(arguments) { fail(message, code: ExitCode.validationFailure.rawValue) }
         if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
@@ -96,5 +105,7 @@ extension ArgumentHelp {
 struct CLIError: Error {
     let message: String
     var code: Int32 = ExitStatus.error
-    init(_ message: String, code: Int32 = ExitStatus.error) { self.message = message; self.code = code }
+    /// A typed answer that breaks a rule: asking again may help.
+    var retryable = false
+    init(_ message: String, code: Int32 = ExitStatus.error, retryable: Bool = false) { self.message = message; self.code = code; self.retryable = retryable }
 }

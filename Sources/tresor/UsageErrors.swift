@@ -2,11 +2,43 @@
 import ArgumentParser
 
 enum UsageErrors {
+    /// The options of `VaultOptions`, which may also come before the command (`tresor --vault DIR show X`, as with
+    /// git's `-C`): they are moved behind the command's name, where the command parses them.
+    static let vaultOptions = ["--vault", "--passphrase-file", "--identity"]
+
+    /// `arguments` with vault options typed before the command moved to just after its name (and the names of its
+    /// subcommands). Anything else is left as typed, so argument-parser reports it as before.
+    static func hoistingVaultOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            if vaultOptions.contains(word), i + 1 < arguments.count { leading += [word, arguments[i + 1]]; i += 2; continue }
+            if vaultOptions.contains(where: { word.hasPrefix($0 + "=") }) { leading.append(word); i += 1; continue }
+            break
+        }
+        guard !leading.isEmpty, i < arguments.count, !arguments[i].hasPrefix("-") else { return arguments }
+        // The command's name and its subcommands' names.
+        var current: ParsableCommand.Type = TresorCommand.self
+        var end = i
+        while end < arguments.count, let next = current.configuration.subcommands.first(where: { names(of: $0).contains(arguments[end]) }) {
+            current = next
+            end += 1
+        }
+        guard end > i else { return arguments }
+        return Array(arguments[i..<end]) + leading + Array(arguments[end...])
+    }
+
     /// The first word that stands where a command name must be and names none, with the command it
     /// was typed under (`tresor shwo X` → ("shwo", tresor); `tresor remote ad …` → ("ad", remote)).
     static func unknownCommand(in arguments: [String]) -> (word: String, parent: ParsableCommand.Type)? {
         var current: ParsableCommand.Type = TresorCommand.self
-        for word in arguments {
+        var words = arguments[...]
+        // Vault options before the command (`hoistingVaultOptions` moves them when a command follows).
+        while let first = words.first, vaultOptions.contains(first) || vaultOptions.contains(where: { first.hasPrefix($0 + "=") }) {
+            words = words.dropFirst(first.contains("=") ? 1 : 2)
+        }
+        for word in words {
             let subcommands = current.configuration.subcommands
             // Options come after the command names; a command without subcommands takes its arguments.
             guard !subcommands.isEmpty, !word.hasPrefix("-") else { return nil }
@@ -58,14 +90,56 @@ enum UsageErrors {
         return quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
     }
 
+    /// pass's commands that tresor spells otherwise, and what to type instead. Hints rather than aliases: the tresor
+    /// commands take other options (`add` asks whether to generate; `find` and `grep` split pass's `search`), and a
+    /// silent alias would hide that.
+    static let passCommands: [String: String] = [
+        "insert": "tresor add PATH (--password-stdin reads the password, --generate makes one)",
+        "delete": "tresor rm PATH",
+        "remove": "tresor rm PATH",
+        "search": "tresor find TEXT (entry names) or tresor grep TEXT (every decrypted field)",
+        "cat": "tresor show PATH",
+        "git": "git -C VAULT … (the vault is a plain git repository); 'tresor sync' fetches, merges and pushes",
+    ]
+
+    /// pass's ways with `generate` (`pass generate NAME 20`, `-n` for no symbols), which tresor's `generate` (it only
+    /// prints) does not take: the message with the tresor command that does it, or nil.
+    static func passGenerateHabit(_ arguments: [String]) -> String? {
+        guard arguments.first == "generate" else { return nil }
+        let rest = Array(arguments.dropFirst())
+        let takesValue: Set<String> = ["--length", "--classes", "--include", "--exclude", "--symbols", "--words", "--separator", "--policy", "--count"]
+        var positional: [String] = []
+        var i = 0
+        while i < rest.count {
+            let word = rest[i]
+            if takesValue.contains(word) { i += 2; continue }
+            if !word.hasPrefix("-") { positional.append(word) }
+            i += 1
+        }
+        let noSymbols = rest.contains("-n") || rest.contains("--no-symbols")
+        guard !positional.isEmpty || noSymbols else { return nil }
+        let classes = noSymbols ? " --classes lower,upper,digits" : ""
+        if let name = positional.first {
+            let length = positional.dropFirst().first.flatMap(Int.init).map { " --length \($0)" } ?? ""
+            return "tresor generate only prints a password; it stores nothing (pass's 'generate NAME [LENGTH]')"
+                + "\nhint: to store one: tresor add \(Output.escaped(name)) --generate\(length)\(classes); for an existing entry: tresor rotate \(Output.escaped(name))\(length)\(classes)"
+                + "\n" + usage(of: Generate.self)
+        }
+        let others = rest.filter { $0 != "-n" && $0 != "--no-symbols" }.map { " " + Output.escaped($0) }.joined()
+        return "-n: tresor generate has no -n (pass's 'no symbols')\nhint: tresor generate\(others)\(classes)\n" + usage(of: Generate.self)
+    }
+
     /// The full message of an unknown command: the word, the nearest commands, the parent's usage.
     static func unknownCommandMessage(_ word: String, parent: ParsableCommand.Type) -> String {
         let near = suggestions(for: word, among: parent.configuration.subcommands)
         let list = parent.configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
         // `pass Email/gmail` shows an entry; here that is `tresor show`.
         let looksLikeEntry = ObjectIdentifier(parent) == ObjectIdentifier(TresorCommand.self) && word.contains("/") && !word.hasPrefix("/")
-        let hint = looksLikeEntry ? "\nhint: to print an entry: tresor show \(Output.escaped(word))"
-            : near.isEmpty ? "\nhint: the commands are " + list.joined(separator: ", ") : "\nhint: did you mean \(alternatives(near))?"
+        let pass = ObjectIdentifier(parent) == ObjectIdentifier(TresorCommand.self) ? passCommands[word] : nil
+        let hint: String
+        if let pass { hint = "\nhint: '\(word)' is pass's; in tresor: \(pass)" }
+        else if looksLikeEntry { hint = "\nhint: to print an entry: tresor show \(Output.escaped(word))" }
+        else { hint = near.isEmpty ? "\nhint: the commands are " + list.joined(separator: ", ") : "\nhint: did you mean \(alternatives(near))?" }
         return "unknown command \(Output.quoted(word))" + hint
             + "\n" + usage(of: parent)
     }

@@ -94,31 +94,122 @@ struct VaultOptions: ParsableArguments {
         VaultOptions.opened.append(vault)
     }
 
-    /// Opens the vault, finishing a change an earlier process could not complete; with `unlock`, also
-    /// obtains the key from the session or the passphrase. `interactive: false` never prompts (for
-    /// commands git runs).
-    /// `offeredOnly`: an identity that opens only scopes offered by a sync and not accepted yet is enough (`scope
-    /// accept`); every other command says what to do.
+    /// Opens the vault, finishing a change an earlier process could not complete; with `unlock`, also obtains the
+    /// key: the one unlock path of every command (see `Unlocking.swift`). `interactive: false` never prompts (for
+    /// commands git runs). `allowSession: false` skips the agent and the env-variable session (a command that must
+    /// see the credential itself). `offeredOnly`: an identity that opens only scopes offered by a sync and not
+    /// accepted yet is enough (`scope accept`); every other command says what to do.
     func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true, offeredOnly: Bool = false) throws -> Vault {
         let vault = try Vault.open(at: directory)
         prepare(vault)
         try vault.recoverIfNeeded()
         guard unlock else { return vault }
-        if allowSession, identity == nil, let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
-            do {
-                try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
-                return vault
-            } catch let e as VaultError {
-                // Fall back to the passphrase when one can be had; otherwise the session error is the answer.
-                guard passphraseFilePath != nil || (interactive && Prompt.interactive) else { throw e }
-                Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")
-            }
-        }
-        guard interactive || passphraseFilePath != nil || identityPath != nil else { throw CLIError("no session and no passphrase file", code: ExitStatus.auth) }
-        try self.unlock(vault)
+        if !interactive { Prompt.neverAsk = true }
+        try obtainKeys(vault, allowSession: allowSession, interactive: interactive)
         if !offeredOnly, !vault.isUnlocked, let folder = vault.offeredScopes.values.sorted().first {
             throw CLIError("your identity opens no scope you accepted, only the scope \(Output.quoted(folder)), which a sync brought and you have not accepted\nhint: if you expected to be added: 'tresor scope accept \(Output.escaped(folder)) --identity FILE'", code: ExitStatus.auth)
         }
         return vault
+    }
+}
+
+// MARK: The one unlock path
+
+extension VaultOptions {
+    /// Where the keys came from, when not from the agent or a session.
+    enum KeySource { case identity, passphraseFile, terminal, pinentry }
+
+    /// Obtains the vault's keys, first found first: the agent (keys of this copy of the vault, checked against its
+    /// header: keys that no longer open it — a rekey elsewhere — are dropped from the agent and asked for again),
+    /// the env-variable session, then `unlock(_:)` (identity, passphrase file, the default identity when it is a
+    /// member, the terminal, pinentry). Keys asked for again after a rekey go back into the agent with the timeouts
+    /// the old ones had; keys asked through pinentry (no terminal: a hook, a helper) go into the agent with the
+    /// default timeouts, so the next such program does not ask again.
+    /// - Throws: the session's or the credential's error; `CLIError` (exit 3) when nothing can be asked.
+    func obtainKeys(_ vault: Vault, allowSession: Bool, interactive: Bool) throws {
+        var stale: HeldKeys?
+        if allowSession, identity == nil {
+            if Agent.enabled, vault.header.version >= 2 {
+                do {
+                    if let held = try Agent.client.keys(for: vault) {
+                        do { try vault.unlock(session: held.keys); return } catch {
+                            // The header is authentic under other keys now: rekeyed on another replica, or replaced.
+                            _ = try? Agent.client.drop(vault)
+                            stale = held
+                            Output.status("The keys the agent held for \(PassphraseInput.name(of: vault.root)) no longer open it (was it rekeyed elsewhere?): they were dropped.")
+                        }
+                    }
+                } catch {
+                    Output.warning("the agent did not answer as expected: \(ErrorReport.of(error)?.message ?? "\(error)")")
+                }
+            }
+            if let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
+                do {
+                    try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+                    return
+                } catch let e as VaultError {
+                    // Fall back to the passphrase when one can be had; otherwise the session error is the answer.
+                    guard passphraseFilePath != nil || (interactive && PassphraseInput.canAsk) else { throw e }
+                    Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")
+                }
+            }
+        }
+        guard interactive || passphraseFilePath != nil || identityPath != nil || defaultIdentity(for: vault) != nil else {
+            throw CLIError("no keys in the agent, no session and no passphrase file", code: ExitStatus.auth)
+        }
+        let source = try unlock(vault)
+        guard Agent.enabled else { return }
+        do {
+            if let stale {
+                try Agent.put(vault, idleMinutes: stale.idle / 60, timeoutMinutes: stale.remaining / 60)
+                Output.status("The agent holds the new keys.")
+            } else if source == .pinentry, vault.header.version >= 2 {
+                try Agent.put(vault, idleMinutes: Agent.defaultIdleMinutes, timeoutMinutes: Agent.defaultTimeoutMinutes)
+            }
+        } catch {
+            Output.warning("the agent could not be given the keys: \(ErrorReport.of(error)?.message ?? "\(error)")")
+        }
+    }
+
+    /// Unlocks with a credential: `--identity`/`$TRESOR_IDENTITY`, the passphrase file, the default identity
+    /// (`~/.config/tresor/identity`) when it is a member of this vault or of one of its scopes, else the passphrase
+    /// asked at the terminal or, without one, through pinentry: a wrong one asks again, three tries in all.
+    /// - Throws: `VaultError.wrongPassphrase` after the last; `CLIError` when nothing can be asked.
+    @discardableResult
+    func unlock(_ vault: Vault, prompt: String? = nil) throws -> KeySource {
+        if let path = identityPath { try vault.unlock(identity: try IdentityFile.read(path)); return .identity }
+        if let f = passphraseFilePath { try vault.unlock(passphrase: try VaultOptions.readPassphraseFile(f)); return .passphraseFile }
+        if let path = defaultIdentity(for: vault) { try vault.unlock(identity: try IdentityFile.read(path)); return .identity }
+        let name = PassphraseInput.name(of: vault.root)
+        let text = prompt ?? "Passphrase for \(name): "
+        let pinentry = !Prompt.interactive && Pinentry.program != nil
+        var error: String?
+        for attempt in 1...PassphraseInput.tries {
+            do {
+                try vault.unlock(passphrase: try PassphraseInput.typed(text, isNew: false, description: "Tresor needs the passphrase of the vault \(name).", error: error))
+                return pinentry ? .pinentry : .terminal
+            } catch let e where attempt < PassphraseInput.tries && (Prompt.interactive || pinentry)
+                        && ((e as? CLIError)?.retryable == true || (e as? VaultError).map(isWrongPassphrase) == true) {
+                let message = (e as? CLIError)?.message ?? "wrong passphrase; try again"
+                if pinentry { error = message } else { Output.warning(message) }
+            }
+        }
+        throw VaultError.wrongPassphrase
+    }
+
+    private func isWrongPassphrase(_ e: VaultError) -> Bool {
+        if case .wrongPassphrase = e { return true }
+        return false
+    }
+
+    /// The default identity file when no identity is named and its public key is a member of this vault or of one of
+    /// its scopes (read without its secret key, so a protected one asks for nothing here); nil otherwise.
+    func defaultIdentity(for vault: Vault) -> String? {
+        guard identityPath == nil, vault.header.version >= 3, let key = IdentityFile.publicKey(IdentityFile.defaultPath) else { return nil }
+        if vault.members.contains(where: { $0.publicKey == key }) { return IdentityFile.defaultPath }
+        for scope in (try? vault.scopes()) ?? [] where (try? vault.members(ofScope: scope.folder))?.contains(where: { $0.publicKey == key }) == true {
+            return IdentityFile.defaultPath
+        }
+        return nil
     }
 }

@@ -36,11 +36,14 @@ class CLITestCase: XCTestCase {
     override func setUpWithError() throws {
         dir = NSTemporaryDirectory() + "tresor-cli-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir + "/home", withIntermediateDirectories: true)
+        // The login session's runtime directory: each test has its own, so each has its own agent (which ends when
+        // the directory is removed with the test's).
+        try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try "correct horse battery staple\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         env = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": dir + "/home", "LANG": "C.UTF-8",
             "TRESOR_VAULT": vaultDir, "TRESOR_SESSION_DIR": dir + "/sessions",
-            "TRESOR_PASSPHRASE_FILE": passphraseFile, "GIT_CONFIG_NOSYSTEM": "1",
+            "TRESOR_PASSPHRASE_FILE": passphraseFile, "GIT_CONFIG_NOSYSTEM": "1", "XDG_RUNTIME_DIR": dir + "/run",
         ]
     }
 

@@ -67,8 +67,9 @@ final class CompletionTests: CLITestCase {
             pane.wait("\(shell): \(typed)<Tab> to become \(completed)", file: file, line: line) {
                 self.promptLine($0).trimmingTrailingSpace == ("> " + completed).trimmingTrailingSpace
             }
-            // A trailing space (a finished word) is not kept by capture-pane: type a mark to see it.
-            if completed.hasSuffix(" ") {
+            // A trailing space (a finished word) is not kept by capture-pane: type a mark to see it. A folder gets no
+            // space, so the next Tab goes into it.
+            if completed.hasSuffix(" ") || completed.hasSuffix("/") {
                 pane.type("#")
                 pane.wait("\(shell): a space after \(completed)", file: file, line: line) { self.promptLine($0) == "> " + completed + "#" }
             }
@@ -97,6 +98,39 @@ final class CompletionTests: CLITestCase {
         pane.press("Enter")
         pane.wait("bash ready") { self.promptLine($0) == ">" && !$0.contains("source") }
         check(pane, shell: "bash")
+    }
+
+    /// Tab-Tab in bash lists one folder at a time, as pass's completion does: the top level's folders and entries,
+    /// then, in a folder, its entries by name.
+    func testBashListsFolderByFolder() throws {
+        var e = try prepare()
+        try ok("add", "Email/work", "--no-password")
+        try ok("add", "Top", "--no-password")
+        e["PS1"] = "> "
+        let pane = try TmuxPane(["bash", "--norc", "--noprofile", "-i"], environment: e, directory: dir, width: 200)
+        pane.wait(for: ">")
+        pane.type("source \(try scripts().bash); clear")
+        pane.press("Enter")
+        pane.wait("bash ready") { self.promptLine($0) == ">" && !$0.contains("source") }
+        pane.type("tresor show ")
+        pane.press("Tab")
+        pane.press("Tab")
+        var screen = pane.wait("the top level") { $0.contains("Social/") && $0.contains("Top") }
+        var listing = screen.split(separator: "\n").filter { !$0.hasPrefix(">") }.joined(separator: " ")
+        XCTAssertTrue(listing.contains("Email/") && listing.contains("Work/"), screen)
+        XCTAssertFalse(listing.contains("gmail") || listing.contains("github") || listing.contains("My Bank"), "only the top level: \(screen)")
+        pane.press("C-c")
+        pane.type("clear")
+        pane.press("Enter")
+        pane.wait("a fresh prompt") { self.promptLine($0) == ">" && !$0.contains("Social/") }
+        pane.type("tresor show Em")
+        pane.press("Tab")
+        pane.wait("Email/ completed") { self.promptLine($0) == "> tresor show Email/" }
+        pane.press("Tab")
+        pane.press("Tab")
+        screen = pane.wait("Email's entries") { $0.contains("gmail") && $0.contains("work") }
+        listing = screen.split(separator: "\n").filter { !$0.hasPrefix(">") }.joined(separator: " ")
+        XCTAssertFalse(listing.contains("Social") || listing.contains("Top"), screen)
     }
 
     func testZsh() throws {

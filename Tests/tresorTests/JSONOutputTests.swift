@@ -86,13 +86,17 @@ final class JSONOutputTests: CLITestCase {
         XCTAssertTrue(list[0]["message"]?.contains("permissions 0644") == true, "\(list)")
         try ok("fsck", "--fix-permissions")
 
-        let unlocked = try object("unlock", "--json", "--timeout", "5")
+        let unlocked = try object("unlock", "--env", "--json", "--timeout", "5")
         let variable = try XCTUnwrap(unlocked["variable"] as? String)
         XCTAssertTrue(variable.hasPrefix("TRESOR_SESSION_") && variable.count == "TRESOR_SESSION_".count + 12, variable)
         XCTAssertEqual(unlocked["timeoutMinutes"] as? Int, 5)
         XCTAssertFalse((unlocked["token"] as? String ?? "").isEmpty)
-        assertSame(try object("lock", "--json"), ["sessionEnded": true, "variable": variable])
-        assertSame(try object("lock", "--json"), ["sessionEnded": false, "variable": variable])
+        assertSame(try object("lock", "--json"), ["agentKeysDropped": false, "sessionEnded": true, "variable": variable])
+        assertSame(try object("lock", "--json"), ["agentKeysDropped": false, "sessionEnded": false, "variable": variable])
+        let agent = try object("unlock", "--json", "--timeout", "30", "--idle", "5")
+        assertSame(agent, ["agent": true, "socket": dir + "/run/tresor/agent.sock", "idleMinutes": 5, "timeoutMinutes": 30])
+        assertSame(try object("lock", "--json"), ["agentKeysDropped": true, "sessionEnded": false, "variable": variable])
+        assertSame(try object("lock", "--all", "--json"), ["agentVaults": 0, "sessionsEnded": 0])
 
         try write("a brand new passphrase for the vault\n", to: dir + "/new")
         assertSame(try object("passwd", "--new-passphrase-file", dir + "/new", "--kdf", "minimum", "--json"),

@@ -40,13 +40,16 @@ final class ReadmeTourTests: CLITestCase {
         e["HOME"] = dir + "/home"
         e["TRESOR_VAULT"] = nil
         e["EDITOR"] = editor
-        e["PW"] = "bank-secret-from-the-tour"
         e["DISPLAY"] = nil
         e["TRESOR_CLIP_TIME"] = "1"   // the copy goes to the terminal (OSC 52); its keeper ends soon
         let t = try TerminalSession([dir + "/tour.sh"], env: e, executable: "/bin/bash")
         t.expect("[n]o password? ")
         t.type("a\n")
+        // The tour reads $PW without echo, as a person types it.
+        t.expect("Bank password: ")
+        t.type("bank-secret-from-the-tour\n")
         t.expect("TOUR-FINISHED")
+        XCTAssertFalse(t.screen.contains("bank-secret-from-the-tour"), t.screen)
         XCTAssertEqual(t.wait(timeout: 30), 0, t.screen)
         XCTAssertTrue(t.screen.contains("\u{1B}]52;c;"), "tresor clip copied through the terminal")
 

@@ -11,7 +11,7 @@ extension ScopeTests {
         XCTAssertEqual(fsck.code, 0, fsck.stdout + fsck.stderr)
         XCTAssertEqual(fsck.stdout, "", "no problem listed")
         XCTAssertTrue(fsck.stderr.contains("1 entry not checked (no key for scope \"Team\")"), fsck.stderr)
-        XCTAssertTrue(fsck.stderr.contains("checked 1 entries: no problems"), fsck.stderr)
+        XCTAssertTrue(fsck.stderr.contains("checked 1 entry: no problems"), fsck.stderr)
         let json = try JSONValue.parse(Array(try tresor("fsck", "--json").stdout.utf8)).objectValue!
         XCTAssertEqual(json["entriesChecked"], .integer(1))
         XCTAssertEqual(json["problems"], .array([]))

@@ -17,8 +17,8 @@ final class SessionTests: CLITestCase {
         let pass = passphraseFile
         let r = try bash("""
             set -e
-            eval "$("$TRESOR_BIN" unlock --passphrase-file '\(pass)')"
-            eval "$("$TRESOR_BIN" unlock --vault '\(other)' --passphrase-file '\(pass)')"
+            eval "$("$TRESOR_BIN" unlock --env --passphrase-file '\(pass)')"
+            eval "$("$TRESOR_BIN" unlock --env --vault '\(other)' --passphrase-file '\(pass)')"
             env | grep -c '^TRESOR_SESSION_[0-9a-f]\\{12\\}=' || true
             "$TRESOR_BIN" show Email/gmail --field password
             "$TRESOR_BIN" show --vault '\(other)' Bank/main --field password
@@ -34,7 +34,7 @@ final class SessionTests: CLITestCase {
 
     func testTheVaultsOwnVariableWinsOverThePlainOne() throws {
         try sampleVault()
-        let out = try ok("unlock").stdout
+        let out = try ok("unlock", "--env").stdout
         let assignment = try XCTUnwrap(out.split(separator: "\n").first.map(String.init))
         XCTAssertTrue(assignment.hasPrefix("export TRESOR_SESSION_"), assignment)
         let parts = assignment.dropFirst("export ".count).split(separator: "=", maxSplits: 1).map(String.init)
@@ -53,9 +53,9 @@ final class SessionTests: CLITestCase {
         let cases: [(String, String)] = [("0.05", "3 seconds"), ("1", "1 minute"), ("90", "1 hour 30 minutes"),
                                          ("15", "15 minutes"), ("60", "1 hour"), ("1.5", "1 minute 30 seconds")]
         for (timeout, said) in cases {
-            let r = try ok("unlock", "--timeout", timeout)
+            let r = try ok("unlock", "--env", "--timeout", timeout)
             XCTAssertTrue(r.stderr.contains("Unlocked for \(said)."), "\(timeout): \(r.stderr)")
         }
-        XCTAssertFalse(try ok("unlock", "--timeout", "0.001").stderr.contains("0 "))
+        XCTAssertFalse(try ok("unlock", "--env", "--timeout", "0.001").stderr.contains("0 "))
     }
 }

@@ -62,6 +62,9 @@ final class TmuxPane {
     /// Everything the pane holds: scrollback and screen.
     var history: String { (try? run(["capture-pane", "-p", "-S", "-", "-E", "-"])) ?? "" }
 
+    /// The pane's terminal device (`/dev/pts/N`), for a program elsewhere to draw on (pinentry's `GPG_TTY`).
+    var tty: String { ((try? run(["display-message", "-p", "#{pane_tty}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+
     func resize(width: Int, height: Int) { _ = try? run(["resize-window", "-x", "\(width)", "-y", "\(height)"]) }
 
     /// Waits until the screen satisfies `condition` (10 s at most) and returns it; fails the test otherwise.

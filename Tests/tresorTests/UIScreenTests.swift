@@ -85,12 +85,23 @@ final class UIScreenTests: UITestCase {
 
     func testEndingTheSessionLocksTheUI() throws {
         try sampleVault()
-        let token = try XCTUnwrap(try ok("unlock").stdout.components(separatedBy: "=").last?
+        let token = try XCTUnwrap(try ok("unlock", "--env").stdout.components(separatedBy: "=").last?
             .trimmingCharacters(in: .whitespacesAndNewlines))
         let ui = try startUI(env: ["TRESOR_SESSION": token])
         ui.wait(for: "alice@gmail.com")                 // unlocked by the session, no prompt
         try ok("lock")
         let screen = ui.wait(for: "The session ended")
+        XCTAssertFalse(screen.contains("alice@gmail.com"), screen)
+        quit(ui)
+    }
+
+    func testTheAgentsKeysOpenTheUIAndTresorLockLocksIt() throws {
+        try sampleVault()
+        try ok("unlock")
+        let ui = try startUI()
+        ui.wait(for: "alice@gmail.com")                 // unlocked by the agent, no prompt
+        try ok("lock")
+        let screen = ui.wait(for: "The agent dropped the keys")
         XCTAssertFalse(screen.contains("alice@gmail.com"), screen)
         quit(ui)
     }

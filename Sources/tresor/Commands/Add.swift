@@ -117,6 +117,11 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
     guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\(option): \"\(displayable(s))\" is not NAME=VALUE") }
     let name = String(s[..<eq])
     do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + (e.errorDescription ?? "bad field name")) }
+    if ["url", "tag"].contains(name) {
+        // The view's `url:` and `tag:` lines are the list fields `urls` and `tags`.
+        let list = name + "s"
+        throw ValidationError("\(option): there is no field \"\(name)\": \(list) is the list of \(name)s\nhint: --set \(list)=VALUE replaces the whole list (repeat it for several), --add \(list)=VALUE adds one, --remove \(list)=VALUE removes one")
+    }
     if let why = EditorText.problem(with: name) { throw ValidationError("\(option): field name \"\(displayable(name))\" is not allowed here: \(why)") }
     return (name, String(s[s.index(after: eq)...]))
 }
@@ -150,8 +155,10 @@ func readFieldFile(_ s: String, option: String) throws -> (String, SecretText) {
 /// All of standard input as a password; one final newline (LF or CRLF) is dropped. At a terminal,
 /// one line typed without echo. Held in zeroing memory from the read on; never a `String`.
 func readPasswordFromStdin() throws -> SecretText {
-    if Prompt.interactive {
-        let typed = try Prompt.secretText("Password: ")
+    if Prompt.standardInputIsTerminal {
+        var line = try Prompt.secretLine("Password: ", on: Prompt.Channel(fd: STDIN_FILENO, writesPrompt: false))
+        defer { SecretBytes.wipe(&line) }
+        guard let typed = SecretText(copying: line) else { throw CLIError("what was typed is not UTF-8 text") }
         guard !typed.isEmpty else { throw CLIError("no password was typed") }
         return typed
     }

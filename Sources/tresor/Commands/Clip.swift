@@ -25,7 +25,7 @@ struct ClipOptions: ParsableArguments {
 struct Clip: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "clip", 
         abstract: "Copy an entry's password (or another field) to the clipboard, and clear it later.",
-        discussion: "X11 (xclip, else xsel), Wayland (wl-copy) or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
+        discussion: "X11 (xclip, else xsel), Wayland (wl-copy), tmux's buffer inside tmux, or OSC 52 for a terminal (also over ssh); $TRESOR_CLIPBOARD chooses. The value is copied without a newline; after --clear-after seconds the clipboard is cleared if it still holds it.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path.", completion: Completion.entries) var path: String
@@ -86,7 +86,8 @@ struct ClipboardKeeper: ParsableCommand {
         guard let read = backend.readCommand, let reader = Clipboard.find(read[0]) else { return }
         let current = ClipboardKeeper.run(reader, Array(read.dropFirst()), input: nil, capture: secret.count + 1)
         guard current.status == 0, let held = current.output, held.constantTimeEquals(secret) else { return }
-        if let clear = backend.clearCommand, let clearer = Clipboard.find(clear[0]) {
+        for clear in backend.clearCommands {
+            guard let clearer = Clipboard.find(clear[0]) else { continue }
             _ = ClipboardKeeper.run(clearer, Array(clear.dropFirst()), input: SecretBytes(count: 0))
         }
     }

@@ -5,8 +5,12 @@ import Tresor
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "edit", 
-        abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset.",
-        discussion: "The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. A changed password moves the old one into history.")
+        abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset (--add/--remove for one URL or tag).",
+        discussion: """
+            The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. vim, \
+            neovim, nano, emacs, micro and helix are started without swap, backup, undo and history files (README \
+            "Editing"); another editor gets a warning. A changed password moves the old one into history.
+            """)
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Entry path.", completion: Completion.entries) var path: String
@@ -16,6 +20,10 @@ struct Edit: ParsableCommand {
             completion: .file())
     var setFiles: [String] = []
     @Option(name: .customLong("unset"), help: ArgumentHelp("Remove a field (repeatable).", valueName: "name")) var unsets: [String] = []
+    @Option(name: .customLong("add"), help: ArgumentHelp("Add one value to a list field, keeping the others: urls=URL or tags=TAG (repeatable).", valueName: "list=value"))
+    var adds: [String] = []
+    @Option(name: .customLong("remove"), help: ArgumentHelp("Remove one value from a list field: urls=URL or tags=TAG (repeatable).", valueName: "list=value"))
+    var removes: [String] = []
     @Flag(help: "Read a new password from standard input.") var passwordStdin = false
     @Flag(help: "Generate a new password (see generator options).") var generate = false
     @Option(help: ArgumentHelp("Set the one-time code secret (an otpauth://totp/ URI, or - to read it from standard input).", valueName: "uri"))
@@ -33,7 +41,7 @@ struct Edit: ParsableCommand {
         func unchanged() { Output.report(json: json, "No changes.", Edit.report(path: entry.path, changed: [], entropy: nil, outcome: nil)) }
 
         if otpUri == "-" && passwordStdin { throw ValidationError("--password-stdin and --otp-uri - both read standard input") }
-        if sets.isEmpty && setFiles.isEmpty && unsets.isEmpty && !passwordStdin && !generate && otpUri == nil {
+        if sets.isEmpty && setFiles.isEmpty && unsets.isEmpty && adds.isEmpty && removes.isEmpty && !passwordStdin && !generate && otpUri == nil {
             guard let edited = try runEditor(entry) else { unchanged(); return }
             for name in Set(entry.fields.keys).union(edited.keys) { target[name] = edited[name] }
         } else {
@@ -54,6 +62,7 @@ struct Edit: ParsableCommand {
                 guard target[name] == nil else { throw ValidationError("--set-file: field \"\(name)\" is set twice") }
                 target[name] = .text(value)
             }
+            try applyListChanges(to: entry, target: &target)
             for name in unsets {
                 // Removing what is not there leaves the entry as asked: a note, not a failure.
                 guard entry.fields[name] != nil else {
@@ -88,6 +97,32 @@ struct Edit: ParsableCommand {
                       Edit.report(path: outcome.path ?? entry.path, changed: outcome.changedFields, entropy: entropy, outcome: outcome))
     }
 
+    /// `--add` and `--remove`: one value more or less in `urls` or `tags`, starting from what `--set` gave or else
+    /// from the entry. A value already there (added) or not there (removed) is a note, not an error.
+    func applyListChanges(to entry: Entry, target: inout [String: FieldValue?]) throws {
+        for (option, assignments, adding) in [("--add", adds, true), ("--remove", removes, false)] {
+            for s in assignments {
+                let (name, value) = try parseAssignment(s, option: option)
+                guard Entry.listFields.contains(name) else {
+                    throw ValidationError("\(option): \"\(displayable(name))\" is not a list field: \(option) works on urls and tags\nhint: use --set \(displayable(name))=VALUE or --unset \(displayable(name))")
+                }
+                var list: [String]
+                if case .list(let l)?? = target[name] { list = l } else { list = entry.list(name) }
+                if adding {
+                    if list.contains(value) { Output.status("Note: \(entry.path) has \(name) \(Output.quoted(value)) already."); continue }
+                    list.append(value)
+                } else {
+                    guard let i = list.firstIndex(of: value) else {
+                        Output.status("Note: \(entry.path) has no \(name) \(Output.quoted(value)); nothing to remove.")
+                        continue
+                    }
+                    list.remove(at: i)
+                }
+                target[name] = list.isEmpty ? .some(nil) : .list(list)
+            }
+        }
+    }
+
     /// `--json` of edit and rotate: the entry, the fields the commit changed (names, never values), the
     /// entropy of a generated password, and whether a change made meanwhile was merged.
     static func report(path: EntryPath, changed: [String], entropy: Double?, outcome: SaveOutcome?) -> JSONValue {
@@ -106,8 +141,10 @@ struct Edit: ParsableCommand {
         try FileSystem.writeAtomically(shown, to: view.file)
         let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+        let launch = EditorSetup.launch(editor, viewDirectory: view.directory)
+        if let warning = launch.warning { Output.warning(warning) }
         while true {
-            let status = try Editor.run(editor, file: view.file)
+            let status = try Editor.run(editor, arguments: launch.arguments, file: view.file)
             guard status == 0 else { throw CLIError("the editor \"\(editor)\" exited with status \(status); nothing was changed") }
             var bytes = (try? FileSystem.read(view.file, limit: 1 << 20)) ?? []
             defer { SecretBytes.wipe(&bytes) }
@@ -143,13 +180,14 @@ func reportMerge(_ outcome: SaveOutcome) {
 
 /// Runs `$VISUAL`/`$EDITOR` so that it gets the terminal.
 enum Editor {
-    /// Runs `editor file` through the shell (so the variable may hold arguments, as in `code --wait`)
+    /// Runs `editor arguments… file` through the shell (so the variable may hold arguments, as in `code --wait`;
+    /// `arguments` are tresor's own, quoted for the shell: EditorSetup)
     /// in tresor's own process group: when tresor is the terminal's foreground job, so is the editor,
     /// and Ctrl-C, Ctrl-Z and the keys reach it as they would without tresor. Meanwhile tresor catches
     /// the signals a terminal sends (Ctrl-C, Ctrl-\\, hang-up) and SIGTERM with a handler that does
     /// nothing, so it lives on to remove the view; the editor gets them with their default action.
     /// The terminal's settings are put back afterwards. Returns the exit status (128 + signal if killed).
-    static func run(_ editor: String, file: String) throws -> Int32 {
+    static func run(_ editor: String, arguments: [String] = [], file: String) throws -> Int32 {
         let signals = [SIGINT, SIGQUIT, SIGHUP, SIGTERM]
         let previous = signals.map { signal($0, { _ in }) }
         defer { for (s, handler) in zip(signals, previous) { signal(s, handler) } }
@@ -160,7 +198,7 @@ enum Editor {
         defer { for (s, handler) in zip(jobSignals, previousJob) { signal(s, handler) } }
         let terminal = TerminalState.save()
         defer { terminal?.restore() }
-        let pid = try Spawn.start("/bin/sh", ["-c", editor + " \"$1\"", "tresor-edit", file])
+        let pid = try Spawn.start("/bin/sh", ["-c", ([editor] + arguments + ["\"$1\""]).joined(separator: " "), "tresor-edit", file])
         return Spawn.wait(pid)
     }
 }

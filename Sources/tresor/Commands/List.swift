@@ -28,7 +28,8 @@ struct List: ParsableCommand {
     }
 }
 
-/// Draws paths as a tree with box characters, folders before the entries beside them.
+/// Draws paths as a tree with box characters. Entries and folders beside each other are in name order, an entry just
+/// before a folder of the same name (`Email` beside `Email/`); at the top, folders end in "/" and nothing is boxed.
 enum Tree {
     static func render(_ paths: [[String]]) -> String {
         var lines: [String] = []
@@ -40,10 +41,12 @@ enum Tree {
                 if let i = groups.firstIndex(where: { $0.0 == p[0] }) { groups[i].1.append(Array(p.dropFirst())) }
                 else { groups.append((p[0], [Array(p.dropFirst())])) }
             }
-            let rows: [(String, [[String]]?)] = groups.map { ($0.0, $0.1) } + leaves.map { ($0, nil) }
+            let rows: [(String, [[String]]?)] = (groups.map { ($0.0, $0.1) } + leaves.map { ($0, nil) }).sorted { a, b in
+                a.0 == b.0 ? a.1 == nil && b.1 != nil : a.0.utf8.lexicographicallyPrecedes(b.0.utf8)
+            }
             for (i, row) in rows.enumerated() {
                 let last = i == rows.count - 1
-                if indent.isEmpty && row.1 != nil { lines.append(row.0 + "/") }
+                if indent.isEmpty { lines.append(row.0 + (row.1 != nil ? "/" : "")) }
                 else { lines.append(indent + (last ? "└── " : "├── ") + row.0 + (row.1 != nil ? "/" : "")) }
                 if let children = row.1 {
                     draw(children, indent: indent.isEmpty ? " " : indent + (last ? "    " : "│   "))

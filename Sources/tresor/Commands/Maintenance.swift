@@ -65,7 +65,7 @@ struct Fsck: ParsableCommand {
             for (reason, count) in byKey.sorted(by: { $0.key < $1.key }) {
                 Output.status("\(count) entr\(count == 1 ? "y" : "ies") not checked (\(reason))")
             }
-            Output.status("checked \(report.entriesChecked) entries: \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
+            Output.status("checked \(report.entriesChecked) entr\(report.entriesChecked == 1 ? "y" : "ies"): \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")")")
         }
         if !report.problems.isEmpty { throw ExitCode(ExitStatus.problems) }
     }

@@ -13,6 +13,14 @@ enum IdentityFile {
         return config + "/tresor/identity"
     }
 
+    /// The public key of the identity file at `path`, read without its secret key (no passphrase needed); nil when
+    /// there is no such file or it is not an identity.
+    static func publicKey(_ path: String) -> RecipientKey? {
+        guard FileSystem.kind(path) == .file, let bytes = try? FileSystem.read(path, limit: 64 << 10),
+              let o = (try? JSONValue.parse(bytes))?.objectValue, let text = o["publicKey"]?.stringValue else { return nil }
+        return try? RecipientKey(text: text)
+    }
+
     /// Reads an identity; a protected one asks for its passphrase (or reads $TRESOR_IDENTITY_PASSPHRASE_FILE).
     static func read(_ path: String) throws -> Identity {
         let bytes: [UInt8]
@@ -77,9 +85,11 @@ struct IdentityCommand: ParsableCommand {
         var file: String?
 
         func run() throws {
-            let bytes = try FileSystem.read(file ?? IdentityFile.defaultPath, limit: 64 << 10)
-            guard let o = (try? JSONValue.parse(bytes))?.objectValue, let text = o["publicKey"]?.stringValue,
-                  let key = try? RecipientKey(text: text) else { throw CLIError("not an identity file") }
+            let path = file ?? IdentityFile.defaultPath
+            guard FileSystem.kind(path) != .missing else {
+                throw CLIError("no identity file \(Output.quoted(path))\nhint: 'tresor identity new' makes one")
+            }
+            guard let key = IdentityFile.publicKey(path) else { throw CLIError("\(Output.quoted(path)) is not an identity file") }
             Output.line(key.text)
         }
     }
@@ -117,22 +127,24 @@ struct MemberCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the members: name, key fingerprint, and which is this device.",
+            discussion: "This device is the identity in force: --identity FILE, else $TRESOR_IDENTITY, else ~/.config/tresor/identity (only its public key is read).")
         @OptionGroup var options: VaultOptions
         @Option(help: ArgumentHelp("List the members of this scope.", valueName: "folder")) var scope: String?
 
         func run() throws {
             let vault = try options.open(unlock: false)
-            if let path = options.identityPath { vault.credential = .identity(try IdentityFile.read(path)) }
-            if let scope {
-                for m in try vault.members(ofScope: scope) {
-                    Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.isThisDevice ? "\t(this device)" : "")")
-                }
-                return
+            // This device is the identity in force: --identity, $TRESOR_IDENTITY, else the default identity file.
+            // Only its public key is read (a protected identity asks for nothing).
+            let path = options.identityPath ?? IdentityFile.defaultPath
+            let mine = IdentityFile.publicKey(path)
+            if options.identityPath != nil, mine == nil {
+                throw CLIError("cannot read identity file \(Output.quoted(path))\nhint: 'tresor identity new' makes one", code: ExitStatus.auth)
             }
-            if vault.members.isEmpty { Output.status("No members: only the passphrase opens the vault. 'tresor member add NAME KEY' adds one.") }
-            for m in vault.members {
-                Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.isThisDevice ? "\t(this device)" : "")")
+            let members = try scope.map { try vault.members(ofScope: $0) } ?? vault.members
+            if scope == nil, members.isEmpty { Output.status("No members: only the passphrase opens the vault. 'tresor member add NAME KEY' adds one.") }
+            for m in members {
+                Output.line("\(Output.escaped(m.name))\t\(m.publicKey.fingerprint)\t\(m.publicKey.text)\(m.publicKey == mine ? "\t(this device)" : "")")
             }
         }
     }
@@ -150,6 +162,7 @@ struct MemberCommand: ParsableCommand {
             let vault = try options.open(unlock: true)
             if let scope {
                 let outcome = try vault.removeMember(name, fromScope: scope)
+                Agent.refreshKeys(of: vault)
                 Output.status("Removed member \(Output.quoted(name)) from the scope \(Output.quoted(scope)) and rekeyed it: \(outcome.entries) entr\(outcome.entries == 1 ? "y" : "ies") re-encrypted under a new scope key; nothing outside the scope changed.")
                 return
             }
@@ -183,11 +196,13 @@ struct RekeyOptions: ParsableArguments {
         return (p, level)
     }
 
-    /// A session of this vault holds the old key: it is replaced by one with the new key, same token lifetime.
+    /// After the keys changed: the agent's keys of this vault are replaced by the new ones (`Agent.refreshKeys`), and an
+    /// env-variable session of it, which holds the old key, is ended.
     func refreshSession(_ vault: Vault, options: VaultOptions) throws {
-        if let token = options.environment[Session.environmentVariable], !token.isEmpty {
+        Agent.refreshKeys(of: vault)
+        if Session.token(vaultID: vault.header.vaultID, environment: options.environment) != nil {
             _ = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
-            Output.status("The session of this vault ended (it held the old key): run 'tresor unlock' again.")
+            Output.status("The env-variable session of this vault ended (it held the old key): run 'tresor unlock --env' again.")
         }
     }
 }

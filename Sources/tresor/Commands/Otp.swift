@@ -51,8 +51,10 @@ enum OTPURI {
             Output.warning("a one-time code secret on the command line is visible to other users (ps, /proc) and kept in shell history\nhint: use --otp-uri - and give it on standard input")
             return value
         }
-        if Prompt.interactive {
-            guard let s = try Prompt.secret("otpauth URI: ").utf8String() else { throw CLIError("the URI is not UTF-8 text") }
+        if Prompt.standardInputIsTerminal {
+            var line = try Prompt.secretLine("otpauth URI: ", on: Prompt.Channel(fd: STDIN_FILENO, writesPrompt: false))
+            defer { SecretBytes.wipe(&line) }
+            guard let s = String(validating: line, as: UTF8.self) else { throw CLIError("the URI is not UTF-8 text") }
             return s
         }
         guard let line = readLine(strippingNewline: true) else { throw CLIError("no otpauth URI on standard input") }

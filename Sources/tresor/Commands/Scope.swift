@@ -39,6 +39,7 @@ struct ScopeCommand: ParsableCommand {
             if closed, members.isEmpty { throw CLIError("a closed scope needs a member (--member NAME PUBLIC-KEY): no one could open it") }
             let vault = try options.open(unlock: true)
             let count = try vault.createScope(path, members: members, closed: closed)
+            Agent.refreshKeys(of: vault)
             Output.status("Created the scope \(Output.quoted(path.string))\(members.isEmpty ? "" : " with \(members.count) member\(members.count == 1 ? "" : "s")")"
                           + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under its key." : "."))
         }
@@ -59,6 +60,7 @@ struct ScopeCommand: ParsableCommand {
         func run() throws {
             let vault = try options.open(unlock: true)
             let count = try vault.removeScope(folder)
+            Agent.refreshKeys(of: vault)
             Output.status("Removed the scope \(Output.quoted(folder))" + (count > 0 ? ": \(count) entr\(count == 1 ? "y" : "ies") re-encrypted under the vault key." : ".")
                           + " Its members who hold only its key can no longer open what is written from now on.")
         }
@@ -87,6 +89,7 @@ struct ScopeCommand: ParsableCommand {
                 throw CLIError("accepting a scope opens its key with your identity: run it with --identity FILE (a session does not hold the identity)")
             }
             try vault.acceptScope(folder)
+            Agent.refreshKeys(of: vault)
             Output.status("Accepted the scope \(Output.quoted(folder)): you read and write its entries from now on.")
         }
     }

@@ -77,7 +77,8 @@ struct Sync: ParsableCommand {
         if outcome.rekeyed {
             Output.line("The vault was rekeyed on another replica: this replica uses the new key from now on, and what it changed meanwhile was re-encrypted under it.")
         } else if outcome.passphraseChanged { Output.line("The passphrase was changed on another replica: unlock with the new one from now on.") }
-        if let ref = outcome.recoveryRef { Output.status("The state before this sync is kept at \(ref).") }
+        // Only a merge needs the way back; a fast-forward lost nothing.
+        if let ref = outcome.recoveryRef, outcome.pulled, !outcome.fastForwarded { Output.status("The state before this merge is kept at \(ref).") }
     }
 
     /// The JSON object `sync --json` prints.
@@ -136,9 +137,27 @@ struct Clone: ParsableCommand {
             vault.discardClone()
             throw error
         }
-        let count = vault.list().paths.count
-        Output.report(json: json, "Cloned \(url) into \(vault.root): \(count) entries, all verified.",
-                      .object(["url": .string(url), "vault": .string(vault.root), "entries": .integer(count)]))
+        let paths = vault.list().paths
+        let readable = Clone.readable(paths, in: vault)
+        let count = paths.count, entries = "\(count) entr\(count == 1 ? "y" : "ies")"
+        // A member of some scopes only opens their entries; the rest were checked for their form, not decrypted.
+        let others = count - readable
+        let opened = readable == 0 ? "you can open none of them"
+            : readable == 1 ? "the one you can open was decrypted and verified" : "the \(readable) you can open were decrypted and verified"
+        let rest = readable == 0 ? "" : others == 1 ? ", the other one is under a key you do not hold" : ", the other \(others) are under keys you do not hold"
+        let summary = readable == count ? "\(entries), all verified." : "\(entries); \(opened)\(rest) (checked for their form only)."
+        Output.report(json: json, "Cloned \(url) into \(vault.root): \(summary)",
+                      .object(["url": .string(url), "vault": .string(vault.root), "entries": .integer(count), "readable": .integer(readable)]))
+    }
+
+    /// How many of `paths` this process can decrypt: those in a scope whose key it holds, and, with the vault key, the
+    /// rest outside scopes.
+    static func readable(_ paths: [EntryPath], in vault: Vault) -> Int {
+        let scopes = (try? vault.scopes()) ?? []
+        return paths.filter { p in
+            if let scope = scopes.first(where: { p.string.hasPrefix($0.folder + "/") }) { return scope.isHeld }
+            return vault.holdsVaultKey
+        }.count
     }
 }
 

@@ -10,8 +10,8 @@ struct UserInterface: ParsableCommand {
         abstract: "Browse, search and change the vault in a full-screen terminal program.",
         discussion: """
             Names are listed at once without the passphrase; it is asked inside the program when an entry is opened
-            (an open session or a passphrase file is used instead). The vault locks after --timeout minutes without a key
-            press, and when the session it came from ends. Keys: see README "tresor ui", or press ? in the program.
+            (the agent's keys after 'tresor unlock', a session or a passphrase file are used instead). The vault locks after
+            --timeout minutes without a key press, and when the agent or session it came from drops the keys. Keys: see README "tresor ui", or press ? in the program.
             """)
 
     @OptionGroup var options: VaultOptions
@@ -36,8 +36,10 @@ struct UserInterface: ParsableCommand {
         terminal.stop()
     }
 
-    /// Uses an open session or a passphrase file when there is one; otherwise the UI asks when needed.
+    /// Uses the agent's keys, an open session or a passphrase file when there is one; otherwise the UI asks when needed.
     private func unlockWithoutAsking(_ model: VaultModel) throws {
+        if options.identity == nil, Agent.enabled, model.vault.header.version >= 2,
+           let held = try? Agent.client.keys(for: model.vault), (try? model.unlock(agentKeys: held.keys)) != nil { return }
         if let token = Session.token(vaultID: model.vault.header.vaultID, environment: options.environment) {
             do { try model.unlock(sessionToken: token); return } catch let e as VaultError {
                 Output.warning(e.message.split(separator: "\n").first.map(String.init) ?? "")

@@ -116,7 +116,7 @@ final class App {
 
     private func showHelp() {
         guard let top = screens.last else { return }
-        let width = top.footer(self).map { TextWidth.width($0.key) }.max() ?? 4
+        let width = (top.footer(self).map { TextWidth.width($0.key) } + [TextWidth.width("Ctrl-L")]).max() ?? 6
         let lines = top.footer(self).map { TextWidth.padded($0.key, width: width) + "  " + $0.label }
             + ["", TextWidth.padded("Ctrl-L", width: width) + "  redraw and list again", TextWidth.padded("Ctrl-C", width: width) + "  quit"]
         dialog = MessageDialog(title: "Keys", lines: lines)
@@ -170,9 +170,10 @@ final class App {
         guard model.isUnlocked else { return }
         if Date().timeIntervalSince(lastKey) >= idleTimeout {
             lock(because: "Locked after \(App.minutes(idleTimeout)) without a key press.")
-        } else if case .session? = model.keySource, Date().timeIntervalSince(lastSessionCheck) >= 2 {
+        } else if model.keySource != nil, model.keySource != .passphrase, Date().timeIntervalSince(lastSessionCheck) >= 2 {
             lastSessionCheck = Date()
-            if !model.sessionStillOpen() { lock(because: "The session ended (expired or locked); the vault is locked.") }
+            if !model.sessionStillOpen() { lock(because: model.keySource == .agent ? "The agent dropped the keys (tresor lock, or a timeout); the vault is locked."
+                                                  : "The session ended (expired or locked); the vault is locked.") }
         }
     }
 

@@ -67,8 +67,11 @@ final class DetailScreen: Screen {
     /// The text of a row as stored (URLs one by one, tags joined by ", ").
     func value(of row: Row) -> String? { FieldText.text(entry, row.field, index: row.index) }
 
+    /// Fields masked until `r`: the password and the one-time code's secret (its `otpauth://` URI).
+    static let maskedFields: Set<String> = ["password", TOTP.fieldName]
+
     private func shown(_ text: String, field: String) -> String {
-        field == "password" && !revealed ? String(repeating: "•", count: 10) : text
+        DetailScreen.maskedFields.contains(field) && !revealed ? String(repeating: "•", count: 10) : text
     }
 
     // MARK: Drawing

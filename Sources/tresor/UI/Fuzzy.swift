@@ -64,6 +64,8 @@ enum Fuzzy {
             if p > lastSlash { score += 4 }
         }
         score -= (positions.last! - positions.first! + 1 - query.count)
+        // What was typed exactly: the whole name, or its last component, before anything that merely contains it.
+        if query.count == candidate.count { score += 1000 } else if positions.first! == lastSlash + 1, end == candidate.count - 1, end - lastSlash == query.count { score += 500 }
         return Match(score: score, positions: positions)
     }
 }

@@ -76,7 +76,12 @@ final class ListScreen: Screen {
         var scored: [(Int, Fuzzy.Match)] = []
         for i in candidates { if let m = Fuzzy.match(q, in: all[i].key) { scored.append((i, m)) } }
         previous = (q, scored.map(\.0))
-        scored.sort { $0.1.score != $1.1.score ? $0.1.score > $1.1.score : $0.0 < $1.0 }
+        // Equal scores: the shorter name (the closer match) first, then the list's order.
+        scored.sort { a, b in
+            if a.1.score != b.1.score { return a.1.score > b.1.score }
+            if all[a.0].key.count != all[b.0].key.count { return all[a.0].key.count < all[b.0].key.count }
+            return a.0 < b.0
+        }
         var out: [Item] = scored.map { .entry(path: all[$0.0].path, label: all[$0.0].path.string, depth: 0, positions: $0.1.positions, field: nil) }
         nameMatches = out.count
         fieldMatches = 0

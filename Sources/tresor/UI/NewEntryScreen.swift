@@ -22,6 +22,8 @@ final class NewEntryScreen: Screen {
     /// The password was typed or changed by hand after it was generated.
     private var byHand = false
     private var problem: String?
+    /// The first line shown when the form is taller than the screen.
+    private var scroll = 0
 
     var title: String { "New entry" }
     var showsSecrets: Bool { true }
@@ -114,7 +116,16 @@ final class NewEntryScreen: Screen {
         let labelWidth = 22, valueColumn = 2 + labelWidth
         let width = max(10, area.columns - valueColumn - 2)
         let password = Array(texts[.password]!.text)
-        for (n, line) in layout(width: width).enumerated() where n < area.rows {
+        // On a short screen the blank lines go first; if it is still too short, the form scrolls so the row being
+        // edited is on screen, with the strength line under the password.
+        var lines = layout(width: width)
+        if lines.count > area.rows { lines.removeAll { $0 == .blank } }
+        let focused = lines.firstIndex(of: .row(focus)) ?? 0
+        let last = focus == .password ? (lines.firstIndex(of: .strength) ?? focused) : focused
+        if focused < scroll { scroll = focused }
+        if last >= scroll + area.rows { scroll = last - area.rows + 1 }
+        scroll = max(0, min(scroll, lines.count - area.rows))
+        for (n, line) in lines.dropFirst(scroll).prefix(area.rows).enumerated() {
             let r = area.top + n
             switch line {
             case .blank: continue
@@ -152,7 +163,9 @@ final class NewEntryScreen: Screen {
         } else if row == .length || row == .words {
             let range = row == .length ? GeneratorForm.lengths : GeneratorForm.wordCounts
             let value = row == .length ? form.characters.length : form.words.words
-            let used = Draw.slider(t, value: value, range: range, row: r, column: valueColumn, width: 34, active: focused)
+            // Narrow screens get a shorter slider, so the value beside it still shows.
+            let sliderWidth = max(10, min(34, t.columns - valueColumn - 18))
+            let used = Draw.slider(t, value: value, range: range, row: r, column: valueColumn, width: sliderWidth, active: focused)
             t.put("\(value)   (\(range.lowerBound)–\(range.upperBound), ←→)", row: r, column: valueColumn + used + 1)
         }
     }

@@ -112,7 +112,7 @@ final class SyncScreen: Screen {
         }
         if o.pushed { lines.append(o.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
         if o.passphraseChanged { lines.append("The passphrase was changed on another replica: unlock with the new one from now on.") }
-        if let ref = o.recoveryRef { lines.append("The state before this sync is kept at \(ref).") }
+        if let ref = o.recoveryRef, o.pulled, !o.fastForwarded { lines.append("The state before this merge is kept at \(ref).") }
         return lines
     }
 

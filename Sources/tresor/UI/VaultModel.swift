@@ -5,7 +5,7 @@ import Tresor
 /// Owns the open `Vault`. Locking replaces it with a freshly opened one, so the key goes with the old
 /// object and no background task still using it sees a change.
 final class VaultModel {
-    enum KeySource: Equatable { case session(String), passphrase }
+    enum KeySource: Equatable { case agent, session(String), passphrase }
 
     let root: String
     private(set) var vault: Vault
@@ -50,10 +50,20 @@ final class VaultModel {
         startIndexing()
     }
 
-    /// Whether the session the key came from still exists and has not expired.
+    /// Uses the keys the agent holds for this copy of the vault.
+    func unlock(agentKeys keys: SessionKeys) throws {
+        try vault.unlock(session: keys)
+        keySource = .agent
+        startIndexing()
+    }
+
+    /// Whether the agent or the session the key came from still holds it (not locked, not expired).
     func sessionStillOpen() -> Bool {
-        guard case .session(let token)? = keySource else { return true }
-        return (try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory())) != nil
+        switch keySource {
+        case .agent?: return Agent.client.holdsKeys(for: vault)
+        case .session(let token)?: return (try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory())) != nil
+        default: return true
+        }
     }
 
     /// Drops the key and every decrypted text. - Throws: when the vault can no longer be opened.
