@@ -76,11 +76,11 @@ enum EditorSetup {
             // Helix keeps no swap, backup, undo or history files.
             return Launch(arguments: [])
         case .vscode:
-            return Launch(arguments: [], warning: "\(Output.quoted(name)) keeps copies of the files it saves (its local history) and of unsaved ones in its user data folder, which tresor cannot turn off: the entry's values may stay there\nhint: set workbench.localHistory.enabled and files.hotExit off in its settings, or use vim or nano (README \"Editing\")")
+            return Launch(arguments: [], warning: "\(Output.quoted(name)) keeps copies of the files it saves (its local history) and of unsaved ones in its user data folder, which tresor cannot turn off: the entry's values may stay there\nhint: set workbench.localHistory.enabled and files.hotExit off in its settings, or use vim or nano (docs/entries.md)")
         case .emacsClient:
-            return Launch(arguments: [], warning: "\(Output.quoted(name)) edits in a running Emacs, whose own settings decide backups, auto-save and lock files: tresor cannot turn them off\nhint: use 'emacs -nw' (tresor starts it without them), vim or nano (README \"Editing\")")
+            return Launch(arguments: [], warning: "\(Output.quoted(name)) edits in a running Emacs, whose own settings decide backups, auto-save and lock files: tresor cannot turn them off\nhint: use 'emacs -nw' (tresor starts it without them), vim or nano (docs/entries.md)")
         case .unknown:
-            return Launch(arguments: [], warning: "tresor does not know the editor \(Output.quoted(name)) and cannot keep it from writing backup, swap or history files with the entry's values\nhint: use vim, neovim, nano, emacs, micro or helix, which tresor starts without them (README \"Editing\"), or check the editor's settings")
+            return Launch(arguments: [], warning: "tresor does not know the editor \(Output.quoted(name)) and cannot keep it from writing backup, swap or history files with the entry's values\nhint: use vim, neovim, nano, emacs, micro or helix, which tresor starts without them (docs/entries.md), or check the editor's settings")
         }
     }
 

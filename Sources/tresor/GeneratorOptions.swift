@@ -9,7 +9,7 @@ func jsonEntropy(_ bits: Double) -> JSONValue { .number(String(format: "%.2f", b
 struct GeneratorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Password length, 1 to 1024 (default 24).", valueName: "n")) var length: Int?
     @Option(help: ArgumentHelp("Character classes joined by + or ,: lower, upper, digits, symbols (default all).", valueName: "list")) var classes: String?
-    @Flag(help: "Leave out look-alike characters (see README).") var excludeSimilar = false
+    @Flag(help: "Leave out look-alike characters: 0 1 I O l |.") var excludeSimilar = false
     @Option(help: ArgumentHelp("Extra characters to allow.", valueName: "chars")) var include: String?
     @Option(help: ArgumentHelp("Characters never to use.", valueName: "chars")) var exclude: String?
     @Option(help: ArgumentHelp("The symbol set to use instead of the default.", valueName: "chars")) var symbols: String?

@@ -98,7 +98,7 @@ enum ExitStatus {
 
 extension ArgumentHelp {
     /// `--json` of a command that changes something: what it did, as one JSON object on stdout.
-    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see README \"JSON output\")."
+    static let jsonReport: ArgumentHelp = "Print what was done as a JSON object on standard output (see docs/json-and-exit-codes.md)."
 }
 
 /// A CLI-level failure with its exit code.

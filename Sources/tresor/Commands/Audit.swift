@@ -37,7 +37,7 @@ struct Audit: ParsableCommand {
     @Option(help: ArgumentHelp("A password unchanged for this many days is old (default 365).", valueName: "days")) var maxAge: Int = 365
     @Option(help: ArgumentHelp("Have I Been Pwned's Pwned Passwords (SHA-1): the file ordered by hash, or a folder of its range files. Never uses the network.", valueName: "path"))
     var hibp: String?
-    @Flag(help: "Print JSON: {entries: [{path, findings}], totals, errors} (see README).") var json = false
+    @Flag(help: "Print JSON: {entries: [{path, findings}], totals, errors} (see docs/generator-and-audit.md).") var json = false
     @Option(help: ArgumentHelp("Instead: the entries a removed member could read whose values are still current (to rotate).", valueName: "name"))
     var removed: String?
 

@@ -11,7 +11,7 @@ struct BrowserCommand: ParsableCommand {
             'tresor browser install' registers tresor as the extension's native host (com.github.browserpass.native, \
             the name browserpass-native uses: it takes that program's place for the browsers given). The extension then \
             lists the vault's entries under the hosts of their URLs (example.org/Email/alice.gpg) and fills the one it \
-            picks. See README "Browser autofill".
+            picks. See docs/integrations.md.
             """,
         subcommands: [BrowserInstall.self, BrowserUninstall.self, BrowserHostCommand.self])
 }

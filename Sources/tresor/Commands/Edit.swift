@@ -8,8 +8,8 @@ struct Edit: ParsableCommand {
         abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset (--add/--remove for one URL or tag).",
         discussion: """
             The editor works on a file in /dev/shm (or a 0700 private directory) that is removed whatever happens. vim, \
-            neovim, nano, emacs, micro and helix are started without swap, backup, undo and history files (README \
-            "Editing"); another editor gets a warning. A changed password moves the old one into history.
+            neovim, nano, emacs, micro and helix are started without swap, backup, undo and history files \
+            (docs/entries.md); another editor gets a warning. A changed password moves the old one into history.
             """)
 
     @OptionGroup var options: VaultOptions

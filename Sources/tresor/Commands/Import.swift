@@ -10,7 +10,7 @@ struct Import: ParsableCommand {
             Formats: pass, gopass (a store directory, decrypted with your gpg), kdbx (KeePass/KeePassXC database),
             keepass-xml, keepassxc-csv, bitwarden (unencrypted JSON), 1pux, 1password-csv, chrome, firefox,
             json (a 'tresor export json' file). Existing entries are never changed without --force.
-            Names are made valid entry paths by percent-encoding what is not allowed (README "Import").
+            Names are made valid entry paths by percent-encoding what is not allowed (docs/import-export.md).
             """)
 
     @OptionGroup var options: VaultOptions

@@ -115,8 +115,8 @@ struct Log: ParsableCommand {
 
 struct Upgrade: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "upgrade",
-        abstract: "Upgrade a vault to format version \(FormatVersion.header) (authenticated header and commits; members).",
-        discussion: "One commit; replicas that sync afterwards follow. Older tresor versions cannot read the upgraded vault.")
+        abstract: "Upgrade a vault to format version \(FormatVersion.header) (authenticated state; members and scopes).",
+        discussion: "One commit, by a holder of the vault key and of every scope key. Run it on each replica: replicas that convert the same commit sync without a join. Older tresor versions cannot read the upgraded vault (docs/sync.md).")
 
     @OptionGroup var options: VaultOptions
     @Flag(help: .jsonReport) var json = false
@@ -130,6 +130,6 @@ struct Upgrade: ParsableCommand {
         }
         try vault.upgrade()
         if json { Output.json(.object(["upgraded": .bool(true), "version": .integer(FormatVersion.header)])); return }
-        Output.status("Upgraded the vault to format version \(FormatVersion.header): its header and every commit from now on are authenticated, and it can have members ('tresor member add').")
+        Output.status("Upgraded the vault to format version \(FormatVersion.header): every change from now on is authenticated by the state records of its keys, and it can have members ('tresor member add').")
     }
 }

@@ -6,7 +6,7 @@ import Tresor
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sync", 
         abstract: "Fetch, check, join entries field by field, and push.",
-        discussion: "The remote's state is taken only if it passes the acceptance rule (Spec/AUTH.md); concurrent edits join field by field and every losing value goes into the entry's history. While other replicas push at the same moment, the sync starts again after a growing random delay, for up to --retry-time seconds. See README \"Sync\".")
+        discussion: "The remote's state is taken only if it passes the acceptance rule (Spec/AUTH.md); concurrent edits join field by field and every losing value goes into the entry's history. While other replicas push at the same moment, the sync starts again after a growing random delay, for up to --retry-time seconds. See docs/sync.md.")
 
     @OptionGroup var options: VaultOptions
     @Argument(help: "Remote name.", completion: Completion.remotes) var remote: String = "origin"

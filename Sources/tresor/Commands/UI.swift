@@ -11,7 +11,7 @@ struct UserInterface: ParsableCommand {
         discussion: """
             Names are listed at once without the passphrase; it is asked inside the program when an entry is opened
             (the agent's keys after 'tresor unlock', a session or a passphrase file are used instead). The vault locks after
-            --timeout minutes without a key press, and when the agent or session it came from drops the keys. Keys: see README "tresor ui", or press ? in the program.
+            --timeout minutes without a key press, and when the agent or session it came from drops the keys. Keys: press ? in the program, or see docs/ui.md.
             """)
 
     @OptionGroup var options: VaultOptions
