@@ -22,10 +22,22 @@ extension Vault {
         let known = try verified.map { try stateRecords(at: $0, repo: repo) } ?? [:]
         let fetchedBy = try remoteRefContaining(head, repo: repo)
         do {
-            _ = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:],
-                                      trust: fetchedBy.map { trustRecord(remote: $0.remote) } ?? TrustRecord(),
-                                      local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
-            // Authentic: written by tresor here or elsewhere (a checkout, a reset, a fast-forward by git pull).
+            let verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:],
+                                                 trust: fetchedBy.map { trustRecord(remote: $0.remote) } ?? TrustRecord(),
+                                                 local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
+            // An authentic state older than what this replica had, made with git (`git revert`, `git reset`): going back
+            // is this replica's change, taken in as one (else the next sync would see an old state and move forward again).
+            if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
+               !verdicts.values.contains(where: { $0.relation == .newer || $0.relation == .concurrent }) {
+                let target = try reapply(head, on: verified, repo: repo)
+                let paths = try Vault.git { try repo.changes(from: head, to: target) }.map(\.path)
+                try publish(repo, from: head, to: target, paths: paths, reflog: "tresor: adopt", knownStale: false)
+                try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: target) }
+                notices.append(.adoptedCommitsMadeWithGit(count: 1, remerged: false))
+                try reloadHeader()
+                return
+            }
+            // Authentic: written by tresor here or elsewhere (a checkout, a fast-forward by git pull).
             try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
             return
         } catch let refusal as AcceptanceRefusal {

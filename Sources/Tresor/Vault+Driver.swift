@@ -41,16 +41,27 @@ extension Vault {
         return (try cipher.seal(entry), resolutions)
     }
 
-    /// Joins two versions of `.tresor/vault.json` (Spec/MERGE.md §8) under one key; both sides must be authentic, and a
-    /// joined header that is neither side's is authenticated with this vault's key.
+    /// Joins two versions of `.tresor/vault.json` (Spec/MERGE.md §8). Ours must be authentic under this process's vault
+    /// key; theirs under it too, or (a rekey on their side) under the key this process's credential opens from it. The
+    /// result is under the newer epoch's key; a header that is neither side's is authenticated with it.
     public func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
-        let authenticator = try requireAuthenticator()
+        let ourKey = try currentVaultKey()
         do {
             let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)
-            try authenticator.verify(o)
-            try authenticator.verify(t)
-            let (h, r) = try HeaderJoin.join(o, t, keySide: nil) { $0 }
-            return (h == o ? ours : h == t ? theirs : try authenticator.authenticated(h).serialized(), r)
+            try VaultAuthenticator(vaultKey: ourKey).verify(o)
+            var theirKey = ourKey
+            if (try? VaultAuthenticator(vaultKey: ourKey).verify(t)) == nil {
+                guard let credential else { throw CoreError.headerNotAuthentic }
+                theirKey = try credential.open(t)
+                try VaultAuthenticator(vaultKey: theirKey).verify(t)
+            }
+            let sameKey = theirKey.constantTimeEquals(ourKey)
+            let side: HeaderJoin.KeySide? = sameKey ? nil : (o.epoch > t.epoch ? .a : .b)
+            let resultKey = side == .a || side == nil ? ourKey : theirKey
+            let (h, r) = try HeaderJoin.join(o, t, keySide: side) { slot in
+                try RecipientSlot.seal(resultKey, to: slot.publicKey, name: slot.name, vaultID: o.vaultID, id: slot.id, dot: slot.dot)
+            }
+            return (h == o ? ours : h == t ? theirs : try VaultAuthenticator(vaultKey: resultKey).authenticated(h).serialized(), r)
         } catch let e as CoreError { throw VaultError.header(e) }
     }
 }

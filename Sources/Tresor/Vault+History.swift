@@ -47,7 +47,8 @@ extension Vault {
     }
 
     /// Brings back an entry (Spec/MERGE.md §7). With `rev`, exactly the version commit `rev` has at `path`. Without it,
-    /// for an entry that is there, the version before the newest commit that changed it (undoing the last change); for
+    /// for an entry that is there, the version before this replica's newest change of it along its own line of commits
+    /// (undoing the last edit, or a removal a join overrode); for
     /// one that is not, the versions git history holds just before each commit that removed `path` (the deleted versions), joined: the
     /// newest by causality, with every value of each current or in its history. The result is written as a change of
     /// this replica (its clock includes the change, so a deletion elsewhere that did not see it does not undo it). When
@@ -65,8 +66,26 @@ extension Vault {
             }
             throw VaultError.entry(path: path.string, last)
         }
+        // The versions git history holds just before each commit that removed the path (newest first), of one id.
+        func deletedVersions() throws -> (versions: [Entry], source: String) {
+            var found: [Entry] = [], source = ""
+            for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+                guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
+                for parent in c.parents {
+                    guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }), let v = try? open(bytes) else { continue }
+                    if let first = found.first, first.id != v.id { continue }
+                    if source.isEmpty { source = parent }
+                    found.append(v)
+                }
+            }
+            return (found, source)
+        }
         var versions: [Entry] = []
         var source = ""
+        // Joined into the entry that is there (every value of both kept, Spec/MERGE.md §7), or set over it.
+        var joinIntoCurrent = false
+        let head = try Vault.git { try repo.headCommitID() }
+        let currentBytes = try head.flatMap { h in try Vault.git { try repo.blob(at: h, path: path.filePath) } }
         if let rev {
             guard let id = repo.resolve(rev) else { throw VaultError.unknownRevision(rev) }
             guard let bytes = try Vault.git({ try repo.blob(at: id, path: path.filePath) }) else {
@@ -74,34 +93,42 @@ extension Vault {
             }
             versions = [try open(bytes)]
             source = id
-        } else if let head = try Vault.git({ try repo.headCommitID() }), let now = try Vault.git({ try repo.blobID(at: head, path: path.filePath) }) {
-            // The entry is there: the version before the newest commit that changed its file (undoes the last change).
-            search: for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
-                for parent in c.parents {
-                    guard let id = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), id != now else { continue }
-                    versions = [try open(try Vault.git { try repo.blob(id: id) })]
-                    source = parent
-                    break search
+        } else if let currentBytes, let current = try? open(currentBytes) {
+            // The entry is there. Deleted versions of it whose changes it has not seen (a removal a join overrode: the
+            // entry came back as another replica changed it) are joined into it; with none, its last change is undone:
+            // the version before the newest commit that changed its file.
+            let deleted = try deletedVersions()
+            let unseen = deleted.versions.filter { $0.id == current.id && !$0.clock.isAtMost(current.clock) }
+            if !unseen.isEmpty {
+                versions = unseen
+                source = deleted.source
+                joinIntoCurrent = true
+            } else {
+                search: for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+                    let mine = try Vault.git { try repo.blobID(at: c.id, path: path.filePath) }
+                    for parent in c.parents {
+                        guard let before = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), before != mine else { continue }
+                        versions = [try open(try Vault.git { try repo.blob(id: before) })]
+                        source = parent
+                        break search
+                    }
                 }
             }
             guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string + " (no earlier version)", suggestions: []) }
         } else {
-            // Every commit that removed the file: the version in its parent (by the path's log, newest first).
-            for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
-                guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
-                for parent in c.parents {
-                    guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }), let v = try? open(bytes) else { continue }
-                    if let first = versions.first, first.id != v.id { continue }
-                    if source.isEmpty { source = parent }
-                    versions.append(v)
-                }
-            }
+            (versions, source) = try deletedVersions()
             guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string)) }
         }
         let restored = versions.dropFirst().reduce(versions[0]) { EntryJoin.join($0, $1).entry }
         return try transaction { txn in
             var entry: Entry
-            if var current = try txn.entry(at: path) {
+            if let current = try txn.entry(at: path), joinIntoCurrent, current.id == restored.id {
+                // Only the clock changes besides the join (Spec/FORMAT.md §11.8 restore).
+                entry = EntryJoin.join(current, restored).entry
+                entry.clock.advance(to: txn.change.dot)
+                // It stays where it is (a deleted version's other path is in its history of moves, not taken).
+                if entry.path != current.path { _ = entry.move(to: current.path, change: txn.change) }
+            } else if var current = try txn.entry(at: path) {
                 for name in Set(current.fields.keys).union(restored.fields.keys).sorted() {
                     do { try current.set(name, restored.fields[name]?.value, change: txn.change) }
                     catch let e as CoreError { throw VaultError.entry(path: path.string, e) }

@@ -58,6 +58,12 @@ extension Vault {
         guard header.version == FormatVersion.header else { throw VaultError.formatTooOld(version: header.version, required: FormatVersion.header) }
         let lock = try VaultLock.acquire(root: root, timeout: lockTimeout, waiting: onLockWait)
         defer { lock.release() }
+        return try transactionHoldingLock(repo, body)
+    }
+
+    /// `transaction` for a caller that holds the vault lock already (a sync deciding under it).
+    @discardableResult
+    func transactionHoldingLock<R>(_ repo: GitRepository, _ body: (VaultTransaction) throws -> R) throws -> R {
         try recover(repo)
         try adoptCommitsMadeWithGit(repo)
         let base = try Vault.git { try repo.headCommitID() }

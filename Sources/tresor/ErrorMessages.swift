@@ -72,7 +72,7 @@ extension VaultError {
         case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
         case .wrongPassphrase: return "wrong passphrase"
         case .formatTooOld(let v, let r):
-            return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit; other replicas convert theirs or follow when they sync; older tresor versions cannot read it afterwards)"
+            return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit); every replica converts its own copy the same way and they sync as before; older tresor versions cannot read it afterwards"
         case .rekeyedElsewhere(let remote):
             return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
@@ -352,7 +352,7 @@ extension AcceptanceRefusal {
     /// The way out, after "nothing was taken".
     func hint(remote: String) -> String {
         switch rule {
-        case .differentVault: return " Check the remote's URL ('tresor remote ls')"
+        case .differentVault: return " Check the remote's URL ('tresor remote list')"
         case .formatVersion: return " An older or newer tresor wrote it; 'tresor upgrade' converts older vaults"
         case .rekeyProof:
             // Most often a member removed from that scope or vault; telling it to repair would push its stale state.

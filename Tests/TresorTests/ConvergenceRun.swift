@@ -75,9 +75,13 @@ final class ConvergenceRun {
             try v.completeClone()
             vaults.append(v)
         }
-        // G uses plain git: cloned by the tresor binary, so git's drivers and hooks run that binary.
+        // G uses plain git: cloned by the tresor binary, so git's drivers and hooks run that binary. Its keys are in an
+        // agent of its own (`tresor unlock`), as a person's would be: they stay good across a passphrase changed elsewhere.
+        try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let clone = try runProcess(binary, ["clone", remote, base + "/G"], env: toolEnvironment)
         guard clone.status == 0 else { throw RunFailure("clone for G: \(clone.stderr)") }
+        let unlock = try runProcess(binary, ["unlock", "--vault", base + "/G"], env: toolEnvironment)
+        guard unlock.status == 0 else { throw RunFailure("unlock for G: \(unlock.stderr)") }
         vaults.append(try openG())
     }
 
@@ -89,14 +93,20 @@ final class ConvergenceRun {
     /// The environment git's drivers and hooks (the tresor binary) run with on G.
     var toolEnvironment: [String: String] {
         ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": base, "LANG": "C.UTF-8", "TRESOR_PASSPHRASE_FILE": passphraseFile,
-         "TRESOR_SESSION_DIR": base + "/sessions", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@example",
+         "TRESOR_SESSION_DIR": base + "/sessions", "XDG_RUNTIME_DIR": base + "/run", "TRESOR_PINENTRY": "none", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@example",
          "GIT_COMMITTER_NAME": "g", "GIT_COMMITTER_EMAIL": "g@example", "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no"]
     }
 
+    /// Every passphrase the vault had, newest first: a replica that has not synced since a change opens with an older one,
+    /// as its person would type it.
+    var passphrases: [SecretBytes] = []
+
     func openG() throws -> Vault {
         let v = try Vault.open(at: base + "/G")
-        try v.unlock(passphrase: passphrase)
-        return v
+        for p in [passphrase] + passphrases.reversed() {
+            do { try v.unlock(passphrase: p); return v } catch VaultError.wrongPassphrase { continue }
+        }
+        throw RunFailure("no passphrase the vault ever had opens G")
     }
 
     func fresh() -> String { counter += 1; return "v\(counter)" }
@@ -154,6 +164,7 @@ final class ConvergenceRun {
                 // one, whose key is the same.
                 let new = "passphrase \(fresh())"
                 try v.changePassphrase(to: SecretBytes(utf8: new), level: .minimum)
+                passphrases.append(passphrase)
                 passphrase = SecretBytes(utf8: new)
                 try (new + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
             case .burst:
@@ -188,8 +199,13 @@ final class ConvergenceRun {
     /// resolve what git could not by keeping the file that is there, commit, push.
     func plainGitSync() throws {
         let g = base + "/G"
+        // What git's hooks and drivers (tresor) say goes to git's stderr: an error there is a failure of the run.
+        func checkTools(_ r: (status: Int32, stdout: String, stderr: String), _ what: String) throws {
+            if r.stderr.contains("tresor: error") { throw RunFailure("G's \(what) through git: \(r.stderr)") }
+        }
         for _ in 0..<4 {
             let pull = try git(g, ["pull", "--no-rebase", "-q", "origin", "main"])
+            try checkTools(pull, "pull")
             if pull.status != 0 {
                 let conflicted = try git(g, ["diff", "--name-only", "--diff-filter=U"]).stdout.split(separator: "\n").map(String.init)
                 guard !conflicted.isEmpty else { throw RunFailure("git pull on G failed without conflicts: \(pull.stderr)") }
@@ -198,6 +214,7 @@ final class ConvergenceRun {
                 }
                 let commit = try git(g, ["commit", "-q", "--no-edit"])
                 guard commit.status == 0 else { throw RunFailure("git commit on G: \(commit.stderr)") }
+                try checkTools(commit, "commit")
             }
             if try git(g, ["push", "-q", "origin", "main"]).status == 0 {
                 vaults[3] = try openG()
@@ -220,6 +237,11 @@ final class ConvergenceRun {
         let heads = try vaults.map { try $0.repository().headCommitID() ?? "" }
         guard Set(heads).count == 1 else {
             return "did not converge: " + zip(ConvergenceRun.names, heads).map { "\($0) \($1.prefix(8))" }.joined(separator: ", ")
+        }
+        // One key: every replica followed every rekey, and every entry file opens under it (readAll below).
+        let key = try vaults[0].currentVaultKey()
+        for (name, v) in zip(ConvergenceRun.names, vaults) where !(try v.currentVaultKey()).constantTimeEquals(key) {
+            return "did not converge: \(name) holds another vault key"
         }
         for dir in [remote] + ConvergenceRun.names.map({ base + "/" + $0 }) {
             let fsck = try runProcess("/usr/bin/git", ["-C", dir, "fsck", "--strict", "--no-progress"], env: toolEnvironment)
@@ -316,7 +338,8 @@ struct ConvergenceProperty {
 
     /// The kind of a failure, which shrinking keeps: the invariant broken, or the error's case (and rule).
     static func kind(of failure: String) -> String {
-        for k in ["lost from a live entry", "gone with its entry", "did not converge", "does not read", "git fsck", "came back"] where failure.contains(k) { return k }
+        for k in ["lost from a live entry", "gone with its entry", "did not converge", "does not read", "git fsck", "came back",
+                  "through git"] where failure.contains(k) { return k }
         let afterStep = failure.range(of: "): ").map { String(failure[$0.upperBound...]) } ?? failure
         let name = String(afterStep.prefix { $0.isLetter || $0 == "." })
         if let rule = afterStep.range(of: "AcceptanceRule.") { return name + "/" + afterStep[rule.upperBound...].prefix { $0.isLetter } }

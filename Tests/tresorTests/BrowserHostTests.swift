@@ -198,8 +198,8 @@ final class BrowserHostTests: CLITestCase {
             (BrowserHostTests.frame(["action": "save", "file": "x.example/a.gpg"]), 27, "The entry contents is missing"),
             (BrowserHostTests.frame(["action": "save", "file": "x.example/a.gpg", "contents": 5]), 27, "The entry contents is missing"),
             (BrowserHostTests.frame(["action": "delete", "file": "x.example/none.gpg"]), 30, "no entry"),
-            (BrowserHostTests.frame(["action": "list", "settings": ["stores": ["s": ["path": dir + "/not-a-vault"]]]]), 18, "is not a Tresor vault"),
-            (BrowserHostTests.frame(["action": "configure", "settings": ["stores": ["s": ["path": dir + "/not-a-vault"]]]]), 13, "is not a Tresor vault"),
+            (BrowserHostTests.frame(["action": "list", "settings": ["stores": ["s": ["path": dir + "/not-a-vault"]]]]), 18, "does not exist"),
+            (BrowserHostTests.frame(["action": "configure", "settings": ["stores": ["s": ["path": dir + "/not-a-vault"]]]]), 13, "does not exist"),
         ]
         for (request, expected, text) in recoverable {
             let r = try host(request + valid)
@@ -242,7 +242,7 @@ final class BrowserHostTests: CLITestCase {
         // No vault where the browser's environment points: configure says so, for the popup to show.
         let none = try one(["action": "configure"], extraEnv: ["TRESOR_VAULT": dir + "/missing"])
         XCTAssertEqual(none["code"] as? Int, 14)
-        XCTAssertTrue(message(none).contains("is not a Tresor vault"), "\(none)")
+        XCTAssertTrue(message(none).contains("does not exist"), "\(none)")
     }
 
     /// The host answers as soon as a request arrives and ends as soon as its input closes.

@@ -66,7 +66,7 @@ final class GitCredentialTests: CLITestCase {
         // Locked: the helper answers nothing and says why; git goes on (and here, without a prompt, fails).
         let locked = try run("/usr/bin/git", ["clone", "-q", repoURL, dir + "/c"], stdin: nil, extraEnv: ["TRESOR_PASSPHRASE_FILE": nil])
         XCTAssertNotEqual(locked.code, 0)
-        XCTAssertTrue(locked.stderr.contains("tresor: warning: git credential helper: no session and no passphrase file"), locked.stderr)
+        XCTAssertTrue(locked.stderr.contains("tresor: warning: git credential helper: no keys in the agent, no session and no passphrase file"), locked.stderr)
         XCTAssertFalse(locked.stderr.contains("s3cret"))
     }
 

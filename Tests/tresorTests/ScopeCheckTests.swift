@@ -306,3 +306,4 @@ extension ScopeTests {
         XCTAssertNotEqual(try member("dave", clone, "show", "Team/wiki").code, 0)
     }
 }
+

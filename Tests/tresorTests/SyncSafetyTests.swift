@@ -165,6 +165,26 @@ final class PlainGitTests: SyncTestCase {
         XCTAssertEqual(try on("B", "fsck").code, 0)
     }
 
+    /// Spec/MERGE.md §12: `git revert` of a published change is a change of this replica: it is taken in (the hook), and
+    /// sync publishes it instead of moving forward to the reverted state again.
+    func testAGitRevertIsTakenInAsAChangeAndSyncPublishesIt() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--set", "notes=one")
+        try on("A", "edit", "Email/gmail", "--set", "notes=two")
+        try on("A", "sync")
+        let revert = try run("/usr/bin/git", ["-C", replica("A"), "-c", "user.name=A", "-c", "user.email=a@a", "revert", "--no-edit", "HEAD"],
+                             stdin: nil, extraEnv: ["TRESOR_VAULT": nil])
+        XCTAssertEqual(revert.code, 0, revert.stderr)
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "one\n")
+        let sync = try on("A", "sync")
+        XCTAssertFalse(sync.stdout.contains("fast-forward"), sync.stdout)
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "one\n")
+        try on("B", "sync")
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "one\n")
+        // The reverted value is in the history, not lost.
+        XCTAssertTrue(try on("B", "show", "Email/gmail", "--json").stdout.contains("\"two\""))
+    }
+
     func testRealGitMergeOfTheSameFieldKeepsBothValues() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
