@@ -21,7 +21,21 @@ extension Vault {
         let tip = try reader.tipTree(head, remote: "HEAD")
         let known = try verified.map { try stateRecords(at: $0, repo: repo) } ?? [:]
         let fetchedBy = try remoteRefContaining(head, repo: repo)
+        // A merge whose state does not cover both parents' is git's (its tree can be an authentic state, one side's
+        // when git kept ours on every conflict): joined again below, never taken as it is.
+        let parents = try Vault.git { try repo.commitInfo(head) }.parents
+        var gitMerge = false
+        if parents.count == 2 {
+            let mine = try stateRecords(at: head, repo: repo)
+            // (A domain the merge does not have was removed by it: only the domains it has are compared.)
+            for p in parents {
+                for (d, r) in try stateRecords(at: p, repo: repo) {
+                    if let m = mine[d], !r.clock.isAtMost(m.clock) { gitMerge = true }
+                }
+            }
+        }
         do {
+            if gitMerge { throw AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), "a merge made with git") }
             let verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:],
                                                  trust: fetchedBy.map { trustRecord(remote: $0.remote) } ?? TrustRecord(),
                                                  local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
@@ -97,15 +111,28 @@ extension Vault {
             return
         }
         guard let credential else { return }
-        let current = header
+        let current = header, currentScopes = scopeKeys
         header = own
         do {
             switch credential {
             case .passphrase(let p): try unlock(passphrase: p)
             case .identity(let i): try unlock(identity: i)
             }
+            // The scopes too as that commit has them (the work tree's scope headers are git's).
+            scopeKeys = [:]
+            let identity: Identity? = if case .identity(let i) = credential { i } else { nil }
+            for id in own.scopes.keys.sorted() {
+                guard let bytes = try Vault.git({ try repo.blob(at: commit, path: ScopeHeader.relativePath(scopeID: id)) }),
+                      let s = try? ScopeHeader.parse(bytes) else { continue }
+                var key: SecretBytes?
+                if let k = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: k) }
+                if key == nil, let identity { key = try? s.unlock(identity: identity) }
+                guard let key, let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil else { continue }
+                scopeKeys[id] = keys
+            }
         } catch {
             header = current
+            scopeKeys = currentScopes
             throw error
         }
     }

@@ -87,10 +87,10 @@ extension Vault {
             catch let e as CoreError {
                 // An open scope made while the vault key changed elsewhere has its key wrapped under an earlier vault key:
                 // opened with the one this replica kept, and rekeyed before anything is pushed (`rekeyStaleScopes`).
-                guard s.vaultSlot != nil,
-                      let k = (previousKeys()[Domain.vault] ?? []).sorted(by: { $0.epoch > $1.epoch }).lazy.compactMap({ try? s.unlock(vaultKey: $0.key) }).first
-                else { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
-                key = k
+                // No key of this replica opens it (a merge made with git brought the header of a rekey): not held now;
+                // taking the merge in (`adopt`) opens this replica's own state with its credential.
+                guard s.vaultSlot != nil else { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
+                key = (previousKeys()[Domain.vault] ?? []).sorted(by: { $0.epoch > $1.epoch }).lazy.compactMap({ try? s.unlock(vaultKey: $0.key) }).first
             }
             guard let key else { continue }
             let keys = try ScopeKeys(key, epoch: s.epoch, readsVersion1: header.version < FormatVersion.header)

@@ -231,6 +231,8 @@ public final class Vault {
             return header.keySlots.count - 1
         }
         try reloadHeader()
+        // The new passphrase is what this process opens a header rekeyed elsewhere with from now on.
+        if case .passphrase = credential { credential = .passphrase(newPassphrase) }
         return removed
     }
 

@@ -158,7 +158,7 @@ final class ConvergenceRun {
             case .scopeRemove:
                 _ = try v.removeScope("S\(op.field % 2)")
             case .sync:
-                if op.replica == 3 { try plainGitSync() } else { _ = try v.sync(credentials: .none, retryTime: 5) }
+                if op.replica == 3 { try plainGitSync() } else { try sync(v) }
             case .passwd:
                 // Everyone types the new passphrase from now on; replicas that have not synced keep their slot of the old
                 // one, whose key is the same.
@@ -185,6 +185,20 @@ final class ConvergenceRun {
             case (.scopeCreate, .scopeNests), (.scopeCreate, .header), (.scopeRemove, .noSuchScope): skipped += 1
             default: throw RunFailure("\(op): \(e)")
             }
+        }
+    }
+
+    /// A sync of an in-process replica. A rekey made elsewhere with a passphrase this one does not use (a passphrase
+    /// changed concurrently: the rekey's side keeps its passphrase slot, Spec/MERGE.md §8 step 3) is opened with the
+    /// passphrase that rekey kept, as its person would type it when asked.
+    func sync(_ v: Vault) throws {
+        do { _ = try v.sync(credentials: .none, retryTime: 5) }
+        catch VaultError.removedFromVault(_, true) {
+            for p in [passphrase] + passphrases.reversed() {
+                v.credential = .passphrase(p)
+                do { _ = try v.sync(credentials: .none, retryTime: 5); return } catch VaultError.removedFromVault(_, true) { continue }
+            }
+            throw RunFailure("no passphrase the vault ever had opens what the remote holds")
         }
     }
 

@@ -54,11 +54,19 @@ struct MergeDriver: ParsableCommand {
         let b = try load(base), o = try load(ours), t = try load(theirs)
         let merged: [UInt8], resolutions: [MergeResolution]
         let vault = try options.open(unlock: true, interactive: false)
-        if header {
-            (merged, resolutions) = try vault.mergeHeaderFiles(base: b, ours: o, theirs: t)
-        } else {
-            guard let entryPath = EntryPath(filePath: path) else { throw CLIError("\(Output.quoted(path)) is not an entry file") }
-            (merged, resolutions) = try vault.mergeEntryFiles(base: b, ours: o, theirs: t, path: entryPath)
+        do {
+            if header {
+                (merged, resolutions) = try vault.mergeHeaderFiles(base: b, ours: o, theirs: t)
+            } else {
+                guard let entryPath = EntryPath(filePath: path) else { throw CLIError("\(Output.quoted(path)) is not an entry file") }
+                (merged, resolutions) = try vault.mergeEntryFiles(base: b, ours: o, theirs: t, path: entryPath)
+            }
+        } catch VaultError.entry(_, .authenticationFailed), VaultError.header(.headerNotAuthentic), VaultError.header(.wrongPassphrase),
+                VaultError.header(.notARecipient), VaultError.noKeyFor {
+            // A file under a key that arrives with this very merge (a scope made or rekeyed on the other side): git
+            // leaves it as a conflict, and `tresor adopt` joins the merge from its two sides once git commits it.
+            Output.status("tresor: \(Output.quoted(path)) is under a key that comes with this merge: commit the merge as it is; tresor then joins it by its own rules")
+            throw ExitCode(1)
         }
         try FileSystem.writeAtomically(merged, to: ours)
         for r in resolutions { Output.status("tresor: " + r.description) }
@@ -81,7 +89,14 @@ struct Adopt: ParsableCommand {
         }
         // Git checks files out with the umask; a vault's files are private.
         vault.fixPermissions()
-        try vault.transaction { _ in }
+        do { try vault.transaction { _ in } }
+        catch VaultError.rekeyedElsewhere where vault.credential == nil && (options.identityPath != nil || options.passphraseFilePath != nil) {
+            // Opened with the agent's (or a session's) keys: the merge brought a rekey, whose header needs the passphrase
+            // or identity itself; asked of no one, only taken from where the environment names it.
+            if let path = options.identityPath { vault.credential = .identity(try IdentityFile.read(path)) }
+            else { vault.credential = .passphrase(try options.passphrase(prompt: "")) }
+            try vault.transaction { _ in }
+        }
         try vault.rekeyStaleScopes()
     }
 }
