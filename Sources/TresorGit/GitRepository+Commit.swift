@@ -194,8 +194,12 @@ extension GitRepository {
     /// - Throws: `GitError.branchMoved` if it is not `old` any more; `GitError.locked` when another
     ///   process holds the ref's lock file.
     public func moveBranch(from old: String?, to new: String, log message: String) throws {
+        try moveRef(try headBranch(), from: old, to: new, log: message)
+    }
+
+    /// Moves the ref `branch` from `old` (`nil`: it does not exist yet) to `new` as one compare-and-swap (see `moveBranch`).
+    func moveRef(_ branch: String, from old: String?, to new: String, log message: String) throws {
         var target = try Self.oid(new)
-        let branch = try headBranch()
         let result: Int32 = try withRepo { repo in
             var out: OpaquePointer?
             defer { git_reference_free(out) }

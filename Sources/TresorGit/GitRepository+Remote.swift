@@ -145,7 +145,45 @@ extension GitRepository {
     public func push(remote name: String = "origin", credentials: GitCredentials = .standard(), lease: String?? = nil,
                      progress: GitProgressHandler? = nil) throws {
         let remote = try lookupRemote(name)
-        guard resolve(Self.mainBranch) != nil else { throw GitError.unknownRevision("main") }
+        guard let head = resolve(Self.mainBranch) else { throw GitError.unknownRevision("main") }
+        if let lease, let path = RemoteSession.localPath(of: remoteURL(remote)), let target = Self.openIfBare(at: path) {
+            try push(into: target, name: name, head: head, lease: lease, progress: progress)
+            return
+        }
+        try send(remote, name: name, refspec: "\(lease != nil ? "+" : "")\(Self.mainBranch):\(Self.mainBranch)", lease: lease,
+                 credentials: credentials, progress: progress)
+    }
+
+    /// A leased push to a bare repository on this machine. libgit2's transport for a path checks the lease against the
+    /// refs it read on connecting, copies the objects, then overwrites the remote's ref without comparing it again: a
+    /// push that landed meanwhile was lost. Here the objects `head` reaches that the lease's commit does not go into the
+    /// remote as one pack, then `main` moves by git's ref lock with the lease compared under it, as `git receive-pack`
+    /// does over the other transports.
+    private func push(into target: GitRepository, name: String, head: String, lease: String?, progress: GitProgressHandler?) throws {
+        let packs = target.withRepo { String(cString: git_repository_path($0)) } + "objects/pack"
+        let (objects, bytes) = try withRepo { repo -> (Int, Int) in
+            var builder: OpaquePointer?, walk: OpaquePointer?
+            defer { git_packbuilder_free(builder); git_revwalk_free(walk) }
+            try check(git_packbuilder_new(&builder, repo), "preparing to push to \"\(name)\"")
+            try check(git_revwalk_new(&walk, repo), "preparing to push to \"\(name)\"")
+            var tip = try Self.oid(head)
+            try check(git_revwalk_push(walk, &tip), "preparing to push to \"\(name)\"")
+            if let lease, var have = try? Self.oid(lease), git_revwalk_hide(walk, &have) < 0 { git_error_clear() }
+            try check(git_packbuilder_insert_walk(builder, walk), "preparing to push to \"\(name)\"")
+            let count = Int(git_packbuilder_object_count(builder))
+            guard count > 0 else { return (0, 0) }
+            try check(git_packbuilder_write(builder, packs, 0, nil, nil), "pushing to \"\(name)\"")
+            let pack = packs + "/pack-" + String(cString: git_packbuilder_name(builder)) + ".pack"
+            return (count, ((try? FileManager.default.attributesOfItem(atPath: pack))?[.size] as? Int) ?? 0)
+        }
+        progress?(GitTransferProgress(direction: .sending, objects: objects, totalObjects: objects, bytes: bytes))
+        do { try target.moveRef(Self.mainBranch, from: lease, to: head, log: "push") }
+        catch GitError.branchMoved, GitError.locked { throw GitError.pushRejected(remote: name, reason: "the remote moved") }
+    }
+
+    /// Pushes `refspec` to `remote` (see `push`).
+    private func send(_ remote: GitHandle, name: String, refspec: String, lease: String??, credentials: GitCredentials,
+                      progress: GitProgressHandler?) throws {
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote), progress: progress)
         if session.connectURL != session.url {
             // This push only: the configured URL (an ssh alias) stays as the user wrote it.
@@ -156,7 +194,7 @@ extension GitRepository {
         session.lease = lease
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks
-            try withStrArray(["\(lease != nil ? "+" : "")\(Self.mainBranch):\(Self.mainBranch)"]) { refspecs in
+            try withStrArray([refspec]) { refspecs in
                 do {
                     try remote.withPointer { _ = try check(git_remote_push($0, &refspecs, &options), "pushing to \"\(name)\"") }
                 } catch {

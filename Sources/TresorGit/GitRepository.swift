@@ -78,6 +78,16 @@ public final class GitRepository {
         return try GitRepository(handle: handle, allowBare: true)
     }
 
+    /// The repository at `path` when it is a bare one (the remote of a push to a path), else nil.
+    static func openIfBare(at path: String) -> GitRepository? {
+        Libgit2.ensureInitialized()
+        let handle = try? GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+            git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
+        }
+        guard let handle, let repo = try? GitRepository(handle: handle, allowBare: true), repo.isBare else { return nil }
+        return repo
+    }
+
     private static func initialize(at path: String, bare: Bool) throws -> GitHandle {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()

@@ -41,6 +41,48 @@ final class GitRemoteTests: XCTestCase {
         try assertFsck(repo.workdir)
     }
 
+    /// A leased push to a path whose remote moves after the push read the remote's refs (while the objects are copied:
+    /// another replica's push landing then) is refused, and what landed stays; libgit2's own transport for a path
+    /// overwrote it. A push that holds the lease goes through, and leaves no ref but `main` on the remote.
+    func testALeasedPushToAPathNeverOverwritesAPushThatLandedMeanwhile() throws {
+        let temp = try TempDir()
+        let bare = temp.sub("server.git")
+        try git("init", "-q", "--bare", "--initial-branch=main", bare)
+        let alice = try GitRepository.clone(url: bare, to: temp.sub("alice"), credentials: .none)
+        try write("a", to: "entry", in: alice.workdir)
+        let base = try alice.commit(message: "base", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none, lease: .some(nil))
+        XCTAssertEqual(try git("rev-parse", "main", in: bare), base)
+        assertGitError(.pushRejected(remote: "origin", reason: "the remote moved"),
+                       try alice.push(remote: "origin", credentials: .none, lease: .some(nil)))
+
+        // Bob's commit is on the server already (its objects), not yet on main.
+        let bob = try GitRepository.clone(url: bare, to: temp.sub("bob"), credentials: .none)
+        try write("b", to: "other", in: bob.workdir)
+        let bobs = try bob.commit(message: "bob", adding: ["other"])
+        try git("push", "-q", bare, "main:refs/heads/side", in: bob.workdir)
+
+        try write("a2", to: "entry", in: alice.workdir)
+        let alices = try alice.commit(message: "alice", adding: ["entry"])
+        var moved = false
+        let landing: GitProgressHandler = { _ in
+            guard !moved else { return }
+            moved = true
+            _ = try? git("update-ref", "refs/heads/main", bobs, base, in: bare)
+        }
+        assertGitError(.pushRejected(remote: "origin", reason: "the remote moved"),
+                       try alice.push(remote: "origin", credentials: .none, lease: .some(base), progress: landing))
+        XCTAssertTrue(moved, "the remote moved during the push")
+        XCTAssertEqual(try git("rev-parse", "main", in: bare), bobs, "the push that landed meanwhile is kept")
+
+        // With the lease on what the remote holds, the push goes through; no ref of the push is left behind.
+        try git("update-ref", "-d", "refs/heads/side", in: bare)
+        try alice.push(remote: "origin", credentials: .none, lease: .some(bobs))
+        XCTAssertEqual(try git("rev-parse", "main", in: bare), alices)
+        XCTAssertEqual(try git("for-each-ref", "--format=%(refname)", in: bare), "refs/heads/main")
+        XCTAssertEqual(try runGit(["fsck", "--strict"], in: bare).status, 0)
+    }
+
     func testCloneRefusesANonEmptyDirectoryAndCleansUpAfterFailure() throws {
         let temp = try TempDir()
         try write("keep", to: "full/file", in: temp.path)
