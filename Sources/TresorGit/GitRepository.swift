@@ -57,7 +57,9 @@ public final class GitRepository {
 
     /// A new bare repository at `path` that borrows every object of this one (git's alternates) but keeps
     /// the objects it fetches to itself: a place to check what a remote sends before any of it enters this
-    /// repository. It knows this repository's HEAD, so a fetch into it downloads only what is new.
+    /// repository. It knows this repository's HEAD and what its remotes were last seen holding, so a fetch into it
+    /// downloads only what is new (a path's transport hides only the commits these refs name, not their history: HEAD
+    /// alone, when it holds changes not pushed yet, would have it send everything).
     public func makeQuarantine(at path: String) throws -> GitRepository {
         _ = try Self.initialize(at: path, bare: true)
         // The object database reads its alternates when it opens: write them, then open.
@@ -66,6 +68,9 @@ public final class GitRepository {
         try (objects + "\n").write(toFile: path + "/objects/info/alternates", atomically: true, encoding: .utf8)
         let quarantine = try Self.openBare(at: path)
         if let head = try headCommitID() { try quarantine.setRef(name: "refs/tresor/have", to: head) }
+        for (n, seen) in try references(matching: "refs/remotes/*").enumerated() {
+            try quarantine.setRef(name: "refs/tresor/have-remote-\(n)", to: seen.commit)
+        }
         return quarantine
     }
 

@@ -83,6 +83,36 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(try runGit(["fsck", "--strict"], in: bare).status, 0)
     }
 
+    /// A quarantine fetch from a path brings only what is new there, also while this repository's HEAD is a commit the
+    /// remote does not have (changes not pushed yet): the path's transport hides only the commits the quarantine's refs
+    /// name, not their history, so it must know what the remote was last seen holding.
+    func testAQuarantineFetchThroughAPathBringsOnlyWhatIsNew() throws {
+        let temp = try TempDir()
+        let bare = temp.sub("server.git")
+        try git("init", "-q", "--bare", "--initial-branch=main", bare)
+        let alice = try GitRepository.clone(url: bare, to: temp.sub("alice"), credentials: .none)
+        for i in 0..<20 {
+            try write("value \(i)", to: "entry\(i)", in: alice.workdir)
+            try alice.commit(message: "entry \(i)", adding: ["entry\(i)"])
+        }
+        try alice.push(remote: "origin", credentials: .none)
+        let bob = try GitRepository.clone(url: bare, to: temp.sub("bob"), credentials: .none)
+        try write("bob", to: "bobs", in: bob.workdir)
+        try bob.commit(message: "not pushed yet", adding: ["bobs"])
+        try write("new", to: "entry0", in: alice.workdir)
+        let new = try alice.commit(message: "new", adding: ["entry0"])
+        try alice.push(remote: "origin", credentials: .none)
+
+        let quarantine = try bob.makeQuarantine(at: temp.sub("bob/.git/quarantine"))
+        try quarantine.fetch(url: bare, into: "refs/incoming", credentials: .none, remoteName: "origin")
+        XCTAssertEqual(quarantine.resolve("refs/incoming"), new)
+        let counted = try git("count-objects", "-v", in: temp.sub("bob/.git/quarantine"))
+        let own = counted.split(separator: "\n").reduce(0) { n, line in
+            line.hasPrefix("count: ") || line.hasPrefix("in-pack: ") ? n + Int(line.split(separator: " ")[1])! : n
+        }
+        XCTAssertEqual(own, 3, "the new commit, its tree and its blob: \(counted)")
+    }
+
     func testCloneRefusesANonEmptyDirectoryAndCleansUpAfterFailure() throws {
         let temp = try TempDir()
         try write("keep", to: "full/file", in: temp.path)
