@@ -142,7 +142,7 @@ extension Vault {
                 // of its own (one id names one entry).
                 if try findByID(restored.id, in: txn) != nil {
                     entry = Entry(path: path, change: txn.change)
-                    for (name, field) in restored.fields { try? entry.set(name, field.value, change: txn.change) }
+                    for (name, field) in restored.fields { try entry.set(name, field.value, change: txn.change) }
                 } else {
                     // Only the clock changes (Spec/FORMAT.md §11.8 restore): a deletion elsewhere must have seen it.
                     entry.clock.advance(to: txn.change.dot)

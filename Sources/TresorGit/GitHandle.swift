@@ -73,6 +73,7 @@ final class GitHandle {
     deinit { free(pointer) }
 
     /// Runs `body` with the pointer; the handle stays alive until `body` returns.
+    @discardableResult
     func withPointer<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
         try body(pointer)
     }
@@ -97,6 +98,7 @@ final class SignatureHandle {
     deinit { git_signature_free(pointer) }
 
     /// Runs `body` with the signature; the handle stays alive until `body` returns.
+    @discardableResult
     func withPointer<R>(_ body: (UnsafeMutablePointer<git_signature>) throws -> R) rethrows -> R {
         try body(pointer)
     }

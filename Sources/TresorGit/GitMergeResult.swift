@@ -64,7 +64,7 @@ public final class GitMergeResult {
     /// resolving its conflict if it has one. Throws `GitError.invalidPath`.
     public func write(_ contents: [UInt8], at path: String) throws {
         let relative = try GitRepository.validated(path)
-        var blobID = try GitRepository.oid(try repository.writeBlob(contents))
+        let blobID = try GitRepository.oid(try repository.writeBlob(contents))
         // A stage-0 entry does not clear stages 1–3, so drop the conflict first.
         try clearConflict(relative)
         var entry = git_index_entry()

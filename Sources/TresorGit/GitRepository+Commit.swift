@@ -59,7 +59,7 @@ extension GitRepository {
             case .remove: return (GIT_TREE_UPDATE_REMOVE, git_oid(), path)
             }
         }
-        var paths: [UnsafeMutablePointer<CChar>?] = sorted.map { strdup($0.2) }
+        let paths: [UnsafeMutablePointer<CChar>?] = sorted.map { strdup($0.2) }
         defer { paths.forEach { free($0) } }
         var updates = sorted.enumerated().map { index, change in
             git_tree_update(action: change.0, id: change.1, filemode: GIT_FILEMODE_BLOB, path: paths[index])
@@ -374,6 +374,7 @@ extension GitRepository {
 }
 
 /// Calls `body` with the pointers of `handles`, all kept alive until it returns.
+@discardableResult
 func withPointers<R>(_ handles: [GitHandle], _ body: ([OpaquePointer?]) throws -> R) rethrows -> R {
     func go(_ index: Int, _ collected: [OpaquePointer?]) throws -> R {
         guard index < handles.count else { return try body(collected) }

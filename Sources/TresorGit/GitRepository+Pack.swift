@@ -37,7 +37,7 @@ extension GitRepository {
             try check(git_odb_write_pack(&writer, odb, nil, nil), "writing a pack")
             defer { tresor_git_writepack_free(writer) }
             var stats = git_indexer_progress()
-            try pack.withUnsafeBytes { bytes in
+            _ = try pack.withUnsafeBytes { bytes in
                 try check(tresor_git_writepack_append(writer, bytes.baseAddress, bytes.count, &stats), "writing a pack")
             }
             try check(tresor_git_writepack_commit(writer, &stats), "writing a pack")

@@ -244,7 +244,7 @@ extension GitRepository {
                 Unmanaged<CheckoutProgressBox>.fromOpaque(payload).takeUnretainedValue().report?(Int(done), Int(total))
             }
         }
-        try withExtendedLifetime(box) {
+        _ = try withExtendedLifetime(box) {
             try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
         }
     }
