@@ -22,10 +22,8 @@ extension FormatVectorTests {
     /// header written again is the file.
     func v5Header(_ i: [String: JSONValue], _ e: [String: JSONValue]?) throws {
         let file = Array(try str(i, "file").utf8)
-        let h = try VaultHeader.parse(file)
-        // `VaultHeader.parse` also reads versions 1–4 (to convert them); a version 5 vault's reader takes only 5, as
-        // `Acceptance.decide` (format-version) and `Vault` do after parsing.
-        guard h.version == FormatVersion.header else { throw CoreError.unsupportedVersion(h.version) }
+        // A version 5 vault's reader takes version 5 only, checked first (§11.4).
+        let h = try VaultHeader.parse(file, onlyVersion: FormatVersion.header)
         var key: SecretBytes?
         if i["passphrase"] != nil { key = try h.unlock(passphrase: try passphrase(i, "passphrase")) }
         if i["identity"] != nil { key = try h.unlock(identity: try identity(i)) }
@@ -66,9 +64,8 @@ extension FormatVectorTests {
         let vaultKey = i["vault_key"] != nil ? SecretBytes(copying: try bytes(i, "vault_key")) : nil
         if let vaultKey { try VaultAuthenticator(vaultKey: vaultKey).verify(vaultHeader) }
         let path = try str(i, "path"), file = Array(try str(i, "file").utf8)
-        let s = try ScopeHeader.parse(file)
-        // `ScopeHeader.parse` also reads version 1 (version 4 vaults); a version 5 vault holds version 2 only (§11.1).
-        guard s.version == FormatVersion.scopeHeader else { throw CoreError.unsupportedVersion(s.version) }
+        // A version 5 vault holds scope headers of version 2 only, checked first (§11.1).
+        let s = try ScopeHeader.parse(file, onlyVersion: FormatVersion.scopeHeader)
         try s.checkPlace(in: vaultHeader, path: path)
         let key: SecretBytes
         if let vaultKey, s.vaultSlot != nil { key = try s.unlock(vaultKey: vaultKey) }

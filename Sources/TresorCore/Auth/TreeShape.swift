@@ -12,9 +12,17 @@ public enum TreeShape {
     public static func check(_ items: [TipTree.Item]) throws {
         var previous: [[String]: [UInt8]] = [:]
         var count = 0
+        // A folder with a name git refuses is refused naming the first file in it (the offending file), or itself when
+        // it holds none.
+        var refusedFolder: String?
         for item in items {
             let path = item.path
             func refuse(_ rule: AcceptanceRule, _ why: String) -> AcceptanceRefusal { AcceptanceRefusal(rule, path: path, why) }
+            if let folder = refusedFolder {
+                guard path.hasPrefix(folder + "/") else { throw AcceptanceRefusal(.treeShape, path: folder, "a name git refuses") }
+                if item.mode != 0o40000 { throw refuse(.treeShape, "a name git refuses (\"\(folder)\")") }
+                continue
+            }
             let name = item.name
             // git's tree order: names compared as bytes, a folder as if it ended in "/"; no name twice.
             let key = name + (item.mode == 0o40000 ? [0x2F] : [])
@@ -22,6 +30,7 @@ public enum TreeShape {
             previous[item.folder] = key
             if name.isEmpty || name == [0x2E] || name == [0x2E, 0x2E] || name.contains(0) || name.contains(0x2F)
                 || String(decoding: name, as: UTF8.self).lowercased() == ".git" {
+                if item.mode == 0o40000 { refusedFolder = path; continue }
                 throw refuse(.treeShape, "a name git refuses")
             }
             switch item.mode {
@@ -38,6 +47,7 @@ public enum TreeShape {
             default: throw refuse(.treeShape, "mode \(String(item.mode, radix: 8))")
             }
         }
+        if let folder = refusedFolder { throw AcceptanceRefusal(.treeShape, path: folder, "a name git refuses") }
     }
 
     /// A folder is `.tresor` at the top, `scopes` or `state` in it, or a folder an entry path can have.

@@ -75,6 +75,10 @@ public final class EntryCipher: @unchecked Sendable {
     /// dot `dot`: converting a vault (§11.10).
     /// - Throws: `CoreError` of the first rule broken.
     public func openVersion1(_ bytes: [UInt8], expectedPath: EntryPath?, dot: Dot) throws -> Entry {
+        // A reader of version 1 files checks the version first (Spec/FORMAT.md §6.2).
+        if let v = (try? JSONValue.parse(bytes))?.objectValue?["version"]?.uint64Value, v != UInt64(FormatVersion.entryVersion1) {
+            throw CoreError.unsupportedVersion(Int(clamping: v))
+        }
         let env = try Envelope.parse(bytes, acceptingVersion1: true)
         guard env.version == FormatVersion.entryVersion1 else { throw CoreError.unsupportedVersion(env.version) }
         let plaintext = try openPayload(env)

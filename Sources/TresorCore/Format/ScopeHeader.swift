@@ -232,7 +232,8 @@ public struct ScopeHeader: Equatable, Sendable {
 
     /// Parses and checks a scope header up to its tag (Spec/FORMAT.md §3.12.2 order; version 2: §11.11); `checkPlace`
     /// and the tag (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
-    public static func parse(_ bytes: [UInt8]) throws -> ScopeHeader {
+    /// `onlyVersion`: as `VaultHeader.parse` (a version 5 vault holds scope headers of version 2 only, §11.1).
+    public static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> ScopeHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("scope header larger than 1 MiB") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("scope header is not JSON (\(e.description))") }
@@ -240,6 +241,7 @@ public struct ScopeHeader: Equatable, Sendable {
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
         guard v == 1 || v == UInt64(FormatVersion.scopeHeader) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        if let onlyVersion, v != UInt64(onlyVersion) { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         let v2 = v == UInt64(FormatVersion.scopeHeader)
         guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault),
               let scope = o["scope"]?.stringValue, Envelope.isCanonicalUUID(scope) else { throw CoreError.malformed("\"vault\" or \"scope\" is not a lowercase UUID") }

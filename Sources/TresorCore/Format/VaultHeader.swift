@@ -94,11 +94,12 @@ public struct KeySlot: Equatable, Sendable {
 
     /// A version 5 slot (Spec/FORMAT.md §11.4): the members of §3.3 and a `dot`, nothing else.
     init(version5 o: [String: JSONValue]) throws {
+        // §3.4 step 6's checks of the fields first, then that the slot has exactly their members (§11.4).
+        try self.init(json: o)
         guard Set(o.keys).isSubset(of: ["type", "id", "kdf", "nonce", "wrappedKey", "dot"]),
               let k = o["kdf"]?.objectValue, Set(k.keys).isSubset(of: ["algorithm", "ops", "mem", "salt"]) else {
             throw CoreError.malformed("a passphrase key slot has a member version 5 does not have")
         }
-        try self.init(json: o)
         dot = try Dot(json: o["dot"], context: "passphrase key slot")
     }
 
@@ -353,7 +354,9 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// Parses and checks a header (Spec/FORMAT.md §3.4, §11.4). The tag is checked with the vault key, after
     /// unlocking (`VaultAuthenticator.verify`). - Throws: `CoreError` naming the broken rule.
-    public static func parse(_ bytes: [UInt8]) throws -> VaultHeader {
+    /// `onlyVersion`: the version the reader takes (a version 5 vault's reader takes 5 only, Spec/FORMAT.md §11.4): any
+    /// other is `unsupportedVersion` before anything else is checked. Without it, versions 1–5 are read (to convert them).
+    public static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> VaultHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("vault header is not JSON (\(e.description))") }
@@ -361,6 +364,7 @@ public struct VaultHeader: Equatable, Sendable {
         guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
         guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
         guard (1...UInt64(FormatVersion.newestHeader)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
+        if let onlyVersion, v != UInt64(onlyVersion) { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
         guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
         if v >= UInt64(FormatVersion.header) { return try parseVersion5(o, vaultID: id, slots: slots) }

@@ -23,6 +23,9 @@ public enum JoinConflict: Equatable, Sendable {
     /// An entry kept from one side would lie in a domain the merger does not read, or its id is in a file the merger
     /// cannot read on the other side.
     case entryInUnreadDomain(entryID: String, path: String)
+    /// A domain the merger does not read changed on both sides (concurrent clocks): it cannot be taken whole from
+    /// either (§4.4).
+    case unreadDomainChangedOnBothSides(domain: String)
 }
 
 /// Joins vault states. Pure: no clock, no randomness, no I/O.
@@ -57,6 +60,9 @@ public enum StateJoin {
         }
         resolutions += VaultMerge.separateCollisions(&entries)
         entries.sort { MergeOrder.compare($0.path.string, $1.path.string) < 0 }
+        for d in Set(a.clocks.keys).intersection(b.clocks.keys).sorted(by: { MergeOrder.compare($0, $1) < 0 }) where !readable(d) {
+            if a.clocks[d]!.relation(to: b.clocks[d]!) == .concurrent { conflicts.append(.unreadDomainChangedOnBothSides(domain: d)) }
+        }
         return (entries, resolutions, conflicts)
     }
 
