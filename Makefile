@@ -66,7 +66,7 @@ install: deps
 	@set -e; bin="$$($(SWIFT) build $(RELEASE) --show-bin-path)"; root="$(DESTDIR)$(PREFIX)"; \
 	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
-	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; \
+	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; strip --strip-all "$$root/bin/tresor"; \
 	ln -sf tresor "$$root/bin/git-credential-tresor"; \
 	cp -R Sources/TresorCore/Resources/. "$$root/share/tresor/"; \
 	chmod -R u=rwX,go=rX "$$root/share/tresor"; \
