@@ -36,9 +36,15 @@ extension Vault {
         }
         do {
             if gitMerge { throw AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), "a merge made with git") }
-            let verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:],
-                                                 trust: fetchedBy.map { trustRecord(remote: $0.remote) } ?? TrustRecord(),
+            let verdicts: [String: DomainVerdict]
+            if let fetchedBy {
+                // Fetched (a fast-forward by git pull): judged as sync judges a tip, a newer key opened with the credential.
+                do { verdicts = try acceptTip(tip, remote: fetchedBy.remote, local: known) }
+                catch VaultError.refusedRemote(_, let refusal) { throw refusal }
+            } else {
+                verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
                                                  local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
+            }
             // An authentic state older than what this replica had, made with git (`git revert`, `git reset`): going back
             // is this replica's change, taken in as one (else the next sync would see an old state and move forward again).
             if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
@@ -52,7 +58,13 @@ extension Vault {
                 return
             }
             // Authentic: written by tresor here or elsewhere (a checkout, a fast-forward by git pull).
+            try adoptKeys(verdicts)
             try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
+            if let fetchedBy {
+                try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
+                try reloadHeader()
+                try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+            }
             return
         } catch let refusal as AcceptanceRefusal {
             // Not authentic and fetched from a remote: what sync refuses must not come in through plain git.
@@ -96,45 +108,52 @@ extension Vault {
         try reloadHeader()
     }
 
-    /// Makes the vault header of `commit` this process's, opened with its credential (passphrase or identity): after a
-    /// merge made with git, the work tree's header is git's, not this replica's. Without a credential (a session) the
-    /// keys stay as they are.
+    /// Makes the vault header of `commit` this process's, opened with its credential (passphrase or identity) when the key
+    /// held does not verify it, and the scopes as that commit has them: after a merge made with git, the work tree's
+    /// headers are git's, not this replica's. Without a credential (the agent's or a session's keys) a header under
+    /// another key leaves the keys as they are.
     func unlock(asOf commit: String, repo: GitRepository) throws {
         guard let bytes = try Vault.git({ try repo.blob(at: commit, path: VaultHeader.relativePath) }) else { return }
         let own: VaultHeader
         do { own = try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
-        guard own.serialized() != header.serialized() else { return }
-        // Under the key held (git merged a passphrase change, a member added): that header, the same keys.
-        if let authenticator, (try? authenticator.verify(own)) != nil {
-            header = own
-            vaultEpoch = own.epoch
-            return
-        }
-        guard let credential else { return }
         let current = header, currentScopes = scopeKeys
-        header = own
-        do {
-            switch credential {
-            case .passphrase(let p): try unlock(passphrase: p)
-            case .identity(let i): try unlock(identity: i)
+        if own.serialized() != header.serialized() {
+            if let authenticator, (try? authenticator.verify(own)) != nil {
+                // Under the key held (git merged a passphrase change, a member added): that header, the same keys.
+                header = own
+                vaultEpoch = own.epoch
+            } else {
+                guard let credential else { return }
+                header = own
+                do {
+                    switch credential {
+                    case .passphrase(let p): try unlock(passphrase: p)
+                    case .identity(let i): try unlock(identity: i)
+                    }
+                } catch {
+                    header = current
+                    scopeKeys = currentScopes
+                    throw error
+                }
             }
-            // The scopes too as that commit has them (the work tree's scope headers are git's).
-            scopeKeys = [:]
-            let identity: Identity? = if case .identity(let i) = credential { i } else { nil }
-            for id in own.scopes.keys.sorted() {
-                guard let bytes = try Vault.git({ try repo.blob(at: commit, path: ScopeHeader.relativePath(scopeID: id)) }),
-                      let s = try? ScopeHeader.parse(bytes) else { continue }
-                var key: SecretBytes?
-                if let k = vaultKeyIfHeld, s.vaultSlot != nil { key = try? s.unlock(vaultKey: k) }
-                if key == nil, let identity { key = try? s.unlock(identity: identity) }
-                guard let key, let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil else { continue }
-                scopeKeys[id] = keys
-            }
-        } catch {
-            header = current
-            scopeKeys = currentScopes
-            throw error
         }
+        // The scopes as that commit has them (the work tree's scope headers are git's): a key held that verifies the
+        // commit's scope header stays; another is opened from the header with the vault key (this or an earlier one) or
+        // the identity.
+        let identity: Identity? = if case .identity(let i) = credential { i } else { nil }
+        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+        var scopes: [String: ScopeKeys] = [:]
+        for id in own.scopes.keys.sorted() {
+            guard let bytes = try Vault.git({ try repo.blob(at: commit, path: ScopeHeader.relativePath(scopeID: id)) }),
+                  let s = try? ScopeHeader.parse(bytes) else { continue }
+            if let held = scopeKeys[id], held.epoch == s.epoch, (try? held.authenticator.verify(s)) != nil { scopes[id] = held; continue }
+            var key: SecretBytes?
+            if s.vaultSlot != nil { key = vaultKeys.lazy.compactMap({ try? s.unlock(vaultKey: $0) }).first }
+            if key == nil, let identity { key = try? s.unlock(identity: identity) }
+            if let key, let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil { scopes[id] = keys }
+            else if let held = scopeKeys[id] { scopes[id] = held }   // nothing here opens it: the key held, as it was
+        }
+        scopeKeys = scopes
     }
 
     /// The keys this process holds per domain, with the earlier ones it keeps.

@@ -8,6 +8,20 @@ final class ConvergencePropertyTests: VaultTestCase {
     func testFourReplicasOneOfThemOnPlainGitConvergeAndLoseNothing() throws {
         ConvergenceProperty(dir: dir, binary: ConvergenceProperty.builtBinary).check(seeds: [1, 2, 3], steps: 60, shrinkSeconds: 120)
     }
+
+    /// Every failure the property found and shrank (Tests/Fixtures/convergence, one file per case, named by its seed and
+    /// length) holds now: each is replayed on fresh replicas.
+    func testEveryShrunkFailureFoundEarlierHolds() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/convergence")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        XCTAssertFalse(files.isEmpty)
+        let property = ConvergenceProperty(dir: dir, binary: ConvergenceProperty.builtBinary)
+        for name in files {
+            let ops = try JSONDecoder().decode([ConvergenceOp].self, from: Data(contentsOf: folder.appendingPathComponent(name)))
+            if let f = property.failure(of: ops, label: "case") { XCTFail("\(name): \(f)") }
+        }
+    }
 }
 
 final class ConvergenceDeepTests: VaultTestCase {
@@ -16,8 +30,8 @@ final class ConvergenceDeepTests: VaultTestCase {
     func testLongRunsOfFourReplicasConvergeAndLoseNothing() throws {
         try requireDeepTier("long convergence runs")
         let env = ProcessInfo.processInfo.environment
-        let seeds = UInt64(env["TRESOR_SEEDS"] ?? "") ?? 12
-        let steps = Int(env["TRESOR_STEPS"] ?? "") ?? 300
+        let seeds = UInt64(env["TRESOR_SEEDS"] ?? "") ?? 8
+        let steps = Int(env["TRESOR_STEPS"] ?? "") ?? 250
         ConvergenceProperty(dir: dir, binary: ConvergenceProperty.builtBinary)
             .check(seeds: Array(100..<(100 + seeds)), steps: steps, shrinkSeconds: 600)
     }

@@ -411,6 +411,7 @@ struct ConvergenceProperty {
                 shrunk to \(shortest.count) of \(ops.count) steps: \(shortest.map(\.description).joined(separator: " "))
                 which fails with: \(why)
                 replay: TRESOR_REPLAY=\(out) swift test --filter \(seeds.count > 3 ? "ConvergenceDeepTests" : "ConvergencePropertyTests")
+                once fixed, copy it to Tests/Fixtures/convergence/ (replayed by every make test)
                 """, file: file, line: line)
         }
     }
