@@ -189,14 +189,21 @@ final class ConvergenceRun {
     }
 
     /// A sync of an in-process replica. A rekey made elsewhere with a passphrase this one does not use (a passphrase
-    /// changed concurrently: the rekey's side keeps its passphrase slot, Spec/MERGE.md §8 step 3) is opened with the
-    /// passphrase that rekey kept, as its person would type it when asked.
+    /// changed concurrently: the rekey's side keeps its passphrase slot and the change is dropped and reported,
+    /// Spec/MERGE.md §8 step 3) is opened with the passphrase that rekey kept, as its person would type it when asked;
+    /// from then on that passphrase is the vault's, for everyone (G's hooks read it from the passphrase file).
     func sync(_ v: Vault) throws {
         do { _ = try v.sync(credentials: .none, retryTime: 5) }
         catch VaultError.removedFromVault(_, true) {
             for p in [passphrase] + passphrases.reversed() {
                 v.credential = .passphrase(p)
-                do { _ = try v.sync(credentials: .none, retryTime: 5); return } catch VaultError.removedFromVault(_, true) { continue }
+                do { _ = try v.sync(credentials: .none, retryTime: 5) } catch VaultError.removedFromVault(_, true) { continue }
+                if !p.constantTimeEquals(passphrase) {
+                    passphrases.append(passphrase)
+                    passphrase = p
+                    try ((p.utf8String() ?? "") + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+                }
+                return
             }
             throw RunFailure("no passphrase the vault ever had opens what the remote holds")
         }
@@ -218,6 +225,13 @@ final class ConvergenceRun {
             if r.stderr.contains("tresor: error") { throw RunFailure("G's \(what) through git: \(r.stderr)") }
         }
         for _ in 0..<4 {
+            // G's person types the passphrase that opens what the remote holds now: the newest one of this household
+            // that does (a change made on a replica that has not synced is not the remote's yet).
+            let shown = try git(remote, ["show", "main:" + VaultHeader.relativePath])
+            if shown.status == 0, let h = try? VaultHeader.parse(Array(shown.stdout.utf8)),
+               let p = ([passphrase] + passphrases.reversed()).first(where: { (try? h.unlock(passphrase: $0)) != nil }) {
+                try ((p.utf8String() ?? "") + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+            }
             let pull = try git(g, ["pull", "--no-rebase", "-q", "origin", "main"])
             try checkTools(pull, "pull")
             if pull.status != 0 {
