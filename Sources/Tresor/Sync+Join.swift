@@ -166,7 +166,8 @@ extension Vault {
             guard let key = resultKey(d) else { continue }
             let id = try DomainTree.id(domain: d, scopes: header.scopes, source: source)
             let path = StateRecord.relativePath(domain: d)
-            let clock = (o.states[d]?.clock ?? .empty).joined(t.states[d]?.clock ?? .empty)
+            let clock = StateJoin.domainClock(o.states[d]?.clock ?? .empty, t.states[d]?.clock ?? .empty, of: d, entries: joined.entries,
+                                              domain: { header.domain(of: $0) })
             // A side's record when the result is that side's domain and its clock already includes the other's.
             if let r = o.states[d], r.tree == id, r.clock == clock, let blob = o.files[path] { stateChanges.append(.put(path: path, blob: blob)); continue }
             if let r = t.states[d], r.tree == id, r.clock == clock, let blob = t.files[path] { stateChanges.append(.put(path: path, blob: blob)); continue }

@@ -78,22 +78,31 @@ extension Vault {
         let url = try Vault.git { try repo.url(ofRemote: remote) }
         var outcome = SyncOutcome(remote: remote)
         let deadline = Date().addingTimeInterval(retryTime)
-        var delay = 0.05
         while true {
+            let began = Date()
             outcome.rounds += 1
             if try attempt(repo: repo, remote: remote, url: url, credentials: credentials, repair: repair, outcome: &outcome, progress: progress) {
                 outcome.offeredScopes = offeredScopes.values.sorted()
                 return outcome
             }
             outcome.remoteChanges += 1
-            // The remote moved between reading it and pushing: start again after a random delay growing each time.
-            let wait = Double.random(in: delay / 2...delay)
-            guard Date().addingTimeInterval(wait) < deadline else {
+            // The remote moved between reading it and pushing: start again after a random delay ("full jitter") whose bound
+            // doubles with each change and is measured in attempts (an attempt over a slow link waits longer), so replicas
+            // that collided spread out instead of colliding again.
+            let remaining = deadline.timeIntervalSinceNow
+            let bound = min(Vault.retryDelayBound(attemptSeconds: Date().timeIntervalSince(began), remoteChanges: outcome.remoteChanges), remaining)
+            guard remaining > 0.01 else {
                 throw VaultError.remoteKeptMoving(remote: remote, attempts: outcome.rounds, seconds: retryTime)
             }
-            usleep(UInt32(wait * 1_000_000))
-            delay = min(delay * 2, 2)
+            usleep(UInt32(Double.random(in: 0...bound) * 1_000_000))
         }
+    }
+
+    /// The bound of the random wait before the next attempt after `remoteChanges` changes of the remote, each attempt
+    /// taking about `attemptSeconds`: at least 50 ms, doubling with each change, at most 5 s.
+    static func retryDelayBound(attemptSeconds: TimeInterval, remoteChanges: Int) -> TimeInterval {
+        let unit = max(0.05, attemptSeconds)
+        return min(5, unit * pow(2, Double(min(remoteChanges, 16) - 1)))
     }
 
     /// One attempt; false when the remote moved before the push (the caller tries again).
@@ -111,7 +120,7 @@ extension Vault {
                 return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(advertised), outcome: &outcome, progress: progress)
             }
         }
-        guard let advertised else {
+        guard advertised != nil else {
             // An empty remote gets this vault.
             guard try push(repo: repo, remote: remote, credentials: credentials, lease: .some(nil), outcome: &outcome, progress: progress) else { return false }
             outcome.initializedRemote = true
@@ -299,9 +308,7 @@ extension Vault {
     /// - Throws: `VaultError.refusedRemote`, `.rekeyedElsewhere` (a newer key and no passphrase or identity at hand),
     ///   `.removedFromVault` (the credential opens no slot of the newer key).
     func acceptTip(_ tip: TipTree, remote: String, local: [String: StateRecord]) throws -> [String: DomainVerdict] {
-        var held: [String: [EpochKey]] = previousKeys()
-        if let k = vaultKeyIfHeld { held[Domain.vault, default: []].append(EpochKey(epoch: vaultEpoch, key: k)) }
-        for (id, keys) in scopeKeys { held[id, default: []].append(EpochKey(epoch: keys.epoch, key: keys.key)) }
+        let held = heldKeys()
         let opened = try keysOpened(from: tip, held: held, remote: remote)
         do {
             return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: trustRecord(remote: remote),

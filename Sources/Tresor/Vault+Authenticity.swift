@@ -231,6 +231,7 @@ extension Vault {
             if old[d]?.tree == id { continue }
             var clock = old[d]?.clock ?? .empty
             clock.advance(to: change.dot)
+            for e in result where before.header.domain(of: e.path) == d { clock = clock.joined(e.clock) }
             let epoch = d == Domain.vault ? before.header.epoch : before.scopeHeaders[d]?.epoch ?? 1
             let record = StateRecord(vaultID: header.vaultID, domain: d, epoch: epoch, clock: clock, tree: id)
             do {

@@ -60,11 +60,11 @@ extension Vault {
         let repo = try repository()
         let ciphers = try historyCiphers(for: path)
         func open(_ bytes: [UInt8]) throws -> Entry {
-            var last: CoreError = .authenticationFailed
             for c in ciphers {
-                do { return try c.open(bytes, expectedPath: path) } catch let e as CoreError { last = e; if case .authenticationFailed = e { continue }; break }
+                do { return try c.open(bytes, expectedPath: path) } catch CoreError.authenticationFailed { continue }
+                catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
             }
-            throw VaultError.entry(path: path.string, last)
+            throw VaultError.earlierVersionNotOpened(path: path.string)
         }
         // The versions git history holds just before each commit that removed the path (newest first), of one id.
         func deletedVersions() throws -> (versions: [Entry], source: String) {
@@ -155,10 +155,18 @@ extension Vault {
     }
 
     /// The ciphers that may open old versions of `path`: the key of its place now, and the earlier keys kept.
+    /// The ciphers an earlier version of `path` may be sealed under: its domain's key first, then every other key this
+    /// replica holds or keeps (the path was in another domain then: a scope made or removed since, a rekey).
     private func historyCiphers(for path: EntryPath) throws -> [EntryCipher] {
         let domain = header.domain(of: path)
-        var out = [try cipher(for: path, header: header)]
-        for k in (previousKeys()[domain] ?? []).sorted(by: { $0.epoch > $1.epoch }) { if let c = try? EntryCipher(vaultKey: k.key) { out.append(c) } }
+        let own = Result { try cipher(for: path, header: header) }
+        var out = (try? own.get()).map { [$0] } ?? []
+        var keys = (previousKeys()[domain] ?? []).sorted(by: { $0.epoch > $1.epoch }).map(\.key)
+        for (d, list) in heldKeys().sorted(by: { $0.key < $1.key }) where d != domain {
+            keys += list.sorted(by: { $0.epoch > $1.epoch }).map(\.key)
+        }
+        for k in keys { if let c = try? EntryCipher(vaultKey: k) { out.append(c) } }
+        if out.isEmpty { _ = try own.get() }
         return out
     }
 }

@@ -224,7 +224,7 @@ extension Vault {
                     catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     // Into another domain: a change of the entry, so that a replica that edited it meanwhile keeps its edit.
                     entry.record(txn.change)
-                    do { txn.putFile(file.path, try keys.cipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+                    do { txn.putSealed(entry, try keys.cipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     count += 1
                 }
             }
@@ -351,7 +351,7 @@ extension Vault {
                     catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     // Into the vault domain: a change of the entry (same id).
                     entry.record(txn.change)
-                    do { txn.putFile(file.path, try vaultCipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+                    do { txn.putSealed(entry, try vaultCipher.seal(entry)) } catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
                     count += 1
                 }
             }

@@ -176,8 +176,11 @@ extension Vault {
                 key = txn.newScopeKeys[d]?.key ?? scopeKeys[d]?.key
             }
             guard let key else { throw d == Domain.vault ? VaultError.needsVaultKey : VaultError.noKeyFor(path: header.scopes[d] ?? d, scope: header.scopes[d]) }
+            // The change's event, and the clock of every entry it wrote into the domain (moved in from another domain
+            // included): a domain's clock covers every entry it holds (Spec/MERGE.md §2).
             var clock = records[d]?.clock ?? .empty
             clock.advance(to: txn.change.dot)
+            for (path, entryClock) in txn.stagedClocks where StateRecord.governingDomain(of: path, scopes: header.scopes) == d { clock = clock.joined(entryClock) }
             let record = StateRecord(vaultID: header.vaultID, domain: d, epoch: epoch, clock: clock,
                                      tree: try DomainTree.id(domain: d, scopes: header.scopes, source: source))
             let bytes: [UInt8]

@@ -55,6 +55,9 @@ public enum VaultError: Error, Equatable, Sendable {
     /// The entry at `path` is sealed under a key this process does not hold: the key of the scope at folder `scope`,
     /// or the vault key when `scope` is nil (a scope-only member, Spec/FORMAT.md §3.12.4).
     case noKeyFor(path: String, scope: String?)
+    /// An earlier version of the entry at `path` (restore) opens under no key this replica holds or keeps: it was sealed
+    /// under the key of a scope removed since, or under a key from before this replica had the vault.
+    case earlierVersionNotOpened(path: String)
     /// What was asked needs the vault key, and this process holds only scope keys (a scope-only member).
     case needsVaultKey
     /// No scope has the folder `folder`.

@@ -25,6 +25,9 @@ public final class VaultTransaction {
     private var baseHeaderBytes: [UInt8]??
     /// Vault-relative file path → new bytes, or nil to remove the file.
     private(set) var staged: [String: [UInt8]?] = [:]
+    /// Vault-relative file path → the clock of the entry staged there: the state record of the domain it lies in covers
+    /// it (Spec/FORMAT.md §11.6).
+    private(set) var stagedClocks: [String: Clock] = [:]
 
     init(repo: GitRepository, base: String?, change: Change, cipherFor: @escaping (EntryPath, VaultHeader) throws -> EntryCipher) {
         self.repo = repo
@@ -138,8 +141,14 @@ public final class VaultTransaction {
         var entry = entry.hasPlaceholderDots ? entry.redotted(to: change.dot) : entry
         entry.capHistory()
         let cipher = try cipher(for: entry.path)
-        do { staged[entry.path.filePath] = .some(try cipher.seal(entry)) }
+        do { putSealed(entry, try cipher.seal(entry)) }
         catch let e as CoreError { throw VaultError.entry(path: entry.path.string, e) }
+    }
+
+    /// Stages `entry` sealed already (`bytes`, under the key of the domain it lies in).
+    func putSealed(_ entry: Entry, _ bytes: [UInt8]) {
+        staged[entry.path.filePath] = .some(bytes)
+        stagedClocks[entry.path.filePath] = entry.clock
     }
 
     /// Stages the removal of the entry at `path`. - Throws: `VaultError.entryNotFound` if there is none.
@@ -148,6 +157,7 @@ public final class VaultTransaction {
         // Only a holder of the key that seals it may change it, removing included (Spec/FORMAT.md §3.12.6).
         _ = try cipher(for: path)
         staged[path.filePath] = .some(nil)
+        stagedClocks[path.filePath] = nil
     }
 
     /// Stages a new vault header.

@@ -80,6 +80,8 @@ extension VaultError {
             return "cannot open \(q(p)): it is in the scope \(q(scope)), whose key you do not hold\nhint: a member of \(q(scope)) can add you: 'tresor member add --scope \(scope) NAME PUBLIC-KEY'"
         case .noKeyFor(let p, nil):
             return "cannot open \(q(p)): it is outside the scopes you hold, under the vault key\nhint: a member of the vault can add you: 'tresor member add NAME PUBLIC-KEY'"
+        case .earlierVersionNotOpened(let p):
+            return "the earlier version of \(q(p)) opens under no key this replica holds (it was sealed under the key of a scope removed since, or before this replica had the vault); nothing was changed\nhint: 'tresor log \(Output.escaped(p))' shows its versions; a replica that held that key can restore it"
         case .needsVaultKey:
             return "this needs the vault key, and you hold only the keys of scopes\nhint: a member of the vault can do it, or add you: 'tresor member add NAME PUBLIC-KEY'"
         case .noSuchScope(let f): return "no scope \(q(f))\nhint: 'tresor scope ls' lists the scopes"

@@ -408,7 +408,16 @@ struct ConvergenceProperty {
                   let ops = try? JSONDecoder().decode([ConvergenceOp].self, from: data) else {
                 return XCTFail("TRESOR_REPLAY: \(replay) is no list of steps", file: file, line: line)
             }
-            if let f = failure(of: ops, label: "replay") { XCTFail("replay of \(replay): \(f)", file: file, line: line) }
+            guard let f = failure(of: ops, label: "replay") else { return }
+            // TRESOR_SHRINK_SECONDS=N shrinks a failing replay further (written next to it, "-shrunk-K-steps.json").
+            if let seconds = Double(ProcessInfo.processInfo.environment["TRESOR_SHRINK_SECONDS"] ?? "") {
+                let (shortest, why) = shrink(ops, failing: f, seconds: seconds)
+                let out = replay.replacingOccurrences(of: ".json", with: "") + "-shrunk-\(shortest.count)-steps.json"
+                let encoder = JSONEncoder()
+                if let data = try? encoder.encode(shortest) { FileManager.default.createFile(atPath: out, contents: data) }
+                return XCTFail("replay of \(replay): \(f)\nshrunk to \(shortest.count) steps in \(out): \(why)", file: file, line: line)
+            }
+            XCTFail("replay of \(replay): \(f)", file: file, line: line)
             return
         }
         for seed in seeds {

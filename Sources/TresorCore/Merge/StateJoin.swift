@@ -30,6 +30,14 @@ public enum JoinConflict: Equatable, Sendable {
 
 /// Joins vault states. Pure: no clock, no randomness, no I/O.
 public enum StateJoin {
+    /// The clock of a domain the merger reads in the result (Spec/MERGE.md §4.5): the join of the two sides' clocks of
+    /// it (`a`, `b`) and of the clocks of the result's `entries` that lie in it (`domain` gives an entry's domain by the
+    /// joined header), so that a domain's clock covers every entry it holds (§2) — also one that a join or a scope
+    /// moved into it from another domain.
+    public static func domainClock(_ a: Clock, _ b: Clock, of d: String, entries: [Entry], domain: (EntryPath) -> String) -> Clock {
+        entries.reduce(a.joined(b)) { domain($1.path) == d ? $0.joined($1.clock) : $0 }
+    }
+
     /// Joins the readable entries of two states (Spec/MERGE.md §4.2, §6). `readable` says whether the merger reads a
     /// domain of the joined vault (by the joined header, `domain`). Returns the entries by path bytes, the decisions,
     /// and the conflicts that stop the join (empty when it can go on).

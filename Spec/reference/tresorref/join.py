@@ -278,7 +278,13 @@ def join_state(A, B, reads, scopes):
         if d != "vault" and d not in scopes:
             continue
         if d in reads:
-            clocks[d] = clock_json(join_clocks(ca.get(d, {}), cb.get(d, {})))
+            # §4.5: the sides' clocks and the clocks of the result's entries that lie in the domain (§2: a domain's clock
+            # covers every entry it holds).
+            c = join_clocks(ca.get(d, {}), cb.get(d, {}))
+            for p in result.values():
+                if domain_of(p["path"], scopes) == d:
+                    c = join_clocks(c, parse_clock(p["clock"]))
+            clocks[d] = clock_json(c)
             continue
         x, y = ca.get(d, {}), cb.get(d, {})
         if x == y and A.get("records", {}).get(d) == B.get("records", {}).get(d):

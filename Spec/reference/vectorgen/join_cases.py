@@ -574,3 +574,16 @@ dcase("domains-entry-moved-into-unread-domain",
       {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
        "entries": [ROOT_E], "unreadIds": {OPS_ID: [ID3]}, "records": {OPS_ID: OPS_RECORD}},
       error="domain-conflict")
+
+NEW_E = E("44444444-4444-4444-8444-444444444444", "Team/new", {"password": F("n1", 0, "phone", (RC, 1))}, [], {RC: 1},
+          ((RC, 1), 0, "phone"))
+dcase("domains-entry-joined-into-scope-brings-its-clock",
+      "cccc… added Team/new before it knew of the scope Team (in its vault domain, clock {cccc…: 1}); bbbb…'s side has "
+      "Team (made by aaaa…): in the result the entry lies in Team, whose clock is the join of the sides' Team clocks and "
+      "of the entry's, {aaaa…: 2, cccc…: 1}, so a later deletion of it by a holder of this result covers it (§2)",
+      "MERGE.md §2, §4.5",
+      {"clocks": {"vault": {RA: 1, RC: 1}, OPS_ID: {RA: 3}}, "scopes": {OPS_ID: "Ops"},
+       "entries": [ROOT_E, NEW_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: OPS_RECORD}},
+      {"clocks": {"vault": {RA: 1}, TEAM_ID: {RA: 2}, OPS_ID: {RA: 3}}, "scopes": DSCOPES,
+       "entries": [ROOT_E, WIKI_E], "unreadIds": {OPS_ID: [IDX]}, "records": {OPS_ID: OPS_RECORD}},
+      [NEW_E, WIKI_E, ROOT_E], clocks={"vault": {RA: 1, RC: 1}, TEAM_ID: {RA: 2, RC: 1}, OPS_ID: {RA: 3}})
