@@ -361,6 +361,7 @@ def sync_and_clone(size=1000, changed=100):
         shutil.copytree(remote_snapshot, remote, symlinks=True)
 
     clone_ratios, ff_ratios, tc, gc, tf, gf, merges = [], [], [], [], [], [], []
+    idle_ratios, tn, gn = [], [], []
     for k in range(RUNS):
         for p in ("tc", "gc"):
             shutil.rmtree(os.path.join(d, p), ignore_errors=True)
@@ -371,6 +372,10 @@ def sync_and_clone(size=1000, changed=100):
         x, _ = run([TRESOR, "sync", "--vault", tb], env=env)
         y, _ = run(["git", "pull", "-q", "--ff-only"], cwd=gb)
         tf.append(x); gf.append(y); ff_ratios.append(x / y)
+        # Nothing new on either side: one ref advertisement (against `git fetch` of the unchanged remote).
+        x, _ = run([TRESOR, "sync", "--vault", tb], env=env)
+        y, _ = run(["git", "fetch", "-q", "origin"], cwd=gb)
+        tn.append(x); gn.append(y); idle_ratios.append(x / y)
         mb = fresh(bm, "mb")
         x, _ = run([TRESOR, "sync", "--vault", mb], env=env)
         merges.append(x)
@@ -381,6 +386,8 @@ def sync_and_clone(size=1000, changed=100):
             f"{med(clone_ratios):.2f} ({min(clone_ratios):.2f}–{max(clone_ratios):.2f}) |",
             f"| sync: fast-forward of {changed} changed entries (`git pull --ff-only`) | {ms(med(tf))} | {ms(med(gf))} | "
             f"{med(ff_ratios):.2f} ({min(ff_ratios):.2f}–{max(ff_ratios):.2f}) |",
+            f"| sync with nothing new on either side (`git fetch` of the unchanged remote) | {ms(med(tn))} | {ms(med(gn))} | "
+            f"{med(idle_ratios):.2f} ({min(idle_ratios):.2f}–{max(idle_ratios):.2f}) |",
             f"| sync: merge of {changed} entries changed on both sides, push | {ms(med(merges))} (min {ms(min(merges))}) | "
             "(git: a conflict in every file) | |"]
 

@@ -134,6 +134,8 @@ public struct SSHFixture {
             KbdInteractiveAuthentication no
             PermitRootLogin prohibit-password
             LogLevel ERROR
+            # A host that serves many clients at once (sshd drops connections beyond 10 unauthenticated by default).
+            MaxStartups 100
 
             """
         try Data(config.utf8).write(to: URL(fileURLWithPath: dir + "/sshd_config"))
@@ -149,6 +151,34 @@ public struct SSHFixture {
         defer { try? handle.close() }
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(line.utf8))
+    }
+}
+
+/// A git smart-HTTP server over TLS (Tests/Scripts/git_https_server.py: `git http-backend` behind basic auth) serving the
+/// repositories under `dir/served`, with a self-signed certificate for localhost that a client trusts through
+/// `GIT_SSL_CAINFO=caFile`. User `alice`, password `s3cret`.
+public struct HTTPSGitServer {
+    public let server: ServerProcess
+    public let caFile: String
+    public static let user = "alice", password = "s3cret"
+    /// The URL of the repository `served/name`.
+    public func url(_ name: String) -> String { "https://localhost:\(server.port)/\(name)" }
+
+    public init(dir: String) throws {
+        let python = "/usr/bin/python3", openssl = "/usr/bin/openssl"
+        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.isExecutableFile(atPath: openssl) else {
+            throw XCTSkip("needs python3 and openssl")
+        }
+        let tls = dir + "/tls"
+        try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/served", withIntermediateDirectories: true)
+        try runTool(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tls + "/key.pem", "-out", tls + "/cert.pem",
+                              "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/git_https_server.py").path
+        let port = try freePort()
+        caFile = tls + "/cert.pem"
+        server = try ServerProcess(python, [script, "\(port)", dir + "/served", caFile, tls + "/key.pem", Self.user, Self.password], port: port)
     }
 }
 

@@ -14,21 +14,11 @@ final class HTTPSTransportTests: SyncTestCase {
     /// Starts the server (user alice, password s3cret) with a self-signed certificate for localhost, trusted
     /// through GIT_SSL_CAINFO; returns the URL of an empty bare repository.
     func startServer() throws -> String {
-        let python = "/usr/bin/python3", openssl = "/usr/bin/openssl"
-        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.isExecutableFile(atPath: openssl) else {
-            throw XCTSkip("needs python3 and openssl")
-        }
-        let tls = dir + "/tls", served = dir + "/served"
-        try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
-        try runTool(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tls + "/key.pem", "-out", tls + "/cert.pem",
-                              "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"])
-        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", served + "/vault.git"], stdin: nil, extraEnv: [:]).code, 0)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/git_https_server.py").path
-        let port = try freePort()
-        server = try ServerProcess(python, [script, "\(port)", served, tls + "/cert.pem", tls + "/key.pem", "alice", "s3cret"], port: port)
-        env["GIT_SSL_CAINFO"] = tls + "/cert.pem"
-        return "https://localhost:\(port)/vault.git"
+        let https = try HTTPSGitServer(dir: dir)
+        server = https.server
+        XCTAssertEqual(try run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", dir + "/served/vault.git"], stdin: nil, extraEnv: [:]).code, 0)
+        env["GIT_SSL_CAINFO"] = https.caFile
+        return https.url("vault.git")
     }
 
     var credentialStore: String { dir + "/home/.git-credentials" }
