@@ -313,9 +313,18 @@ extension Vault {
     @discardableResult
     public func rekeyStaleScopes() throws -> Bool {
         guard let vaultKey = vaultKeyIfHeld else { return false }
+        let earlier = (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
         let stale = header.scopes.keys.filter { id in
-            guard scopeKeys[id] != nil, let s = try? scopeHeader(id), s.vaultSlot != nil else { return false }
-            return (try? s.unlock(vaultKey: vaultKey)) == nil
+            guard scopeKeys[id] != nil, let s = try? scopeHeader(id), s.vaultSlot != nil, (try? s.unlock(vaultKey: vaultKey)) == nil else {
+                return false
+            }
+            // The key of the scope's header as it is (the one held may be of another epoch): rekeyed from that one only.
+            func opens(_ k: ScopeKeys) -> Bool { k.epoch == s.epoch && (try? k.authenticator.verify(s)) != nil }
+            if let held = scopeKeys[id], opens(held) { return true }
+            for k in earlier {
+                if let key = try? s.unlock(vaultKey: k), let keys = try? ScopeKeys(key, epoch: s.epoch), opens(keys) { scopeKeys[id] = keys; return true }
+            }
+            return false
         }
         guard !stale.isEmpty else { return false }
         try transaction { txn in
