@@ -182,6 +182,9 @@ final class ConvergenceRun {
             // What the step chose could not be done here: not a failure of the vault.
             switch (op.kind, e) {
             case (_, .entryNotFound), (_, .entryExists), (_, .caseCollision), (_, .sameEntry), (_, .nothingChanged): skipped += 1
+            // A restore whose earlier version is under a key this replica did not keep (found on G, which follows rekeys
+            // through git's hooks): refused with nothing changed, as docs/sync.md says.
+            case (.restore, .earlierVersionNotOpened): skipped += 1
             case (.scopeCreate, .scopeNests), (.scopeCreate, .header), (.scopeRemove, .noSuchScope): skipped += 1
             default: throw RunFailure("\(op): \(e)")
             }
