@@ -228,12 +228,20 @@ final class ConvergenceRun {
             if r.stderr.contains("tresor: error") { throw RunFailure("G's \(what) through git: \(r.stderr)") }
         }
         for _ in 0..<4 {
-            // G's person types the passphrase that opens what the remote holds now: the newest one of this household
-            // that does (a change made on a replica that has not synced is not the remote's yet).
-            let shown = try git(remote, ["show", "main:" + VaultHeader.relativePath])
-            if shown.status == 0, let h = try? VaultHeader.parse(Array(shown.stdout.utf8)),
-               let p = ([passphrase] + passphrases.reversed()).first(where: { (try? h.unlock(passphrase: $0)) != nil }) {
-                try ((p.utf8String() ?? "") + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+            // G's person types the passphrase the pull asks for: the newest one of this household that opens both G's
+            // header and the remote's, else the one that opens the newer key of the two (the join follows it, and the
+            // older side is opened with the key G holds). A change made on a replica that has not synced is not asked.
+            func header(_ dir: String, _ rev: String) throws -> VaultHeader? {
+                let shown = try git(dir, ["show", rev + ":" + VaultHeader.relativePath])
+                return shown.status == 0 ? try? VaultHeader.parse(Array(shown.stdout.utf8)) : nil
+            }
+            if let theirs = try header(remote, "main"), let ours = try header(g, "HEAD") {
+                let candidates = [passphrase] + passphrases.reversed()
+                func opens(_ h: VaultHeader, _ p: SecretBytes) -> Bool { (try? h.unlock(passphrase: p)) != nil }
+                let newer = ours.epoch > theirs.epoch ? ours : theirs
+                if let p = candidates.first(where: { opens(ours, $0) && opens(theirs, $0) }) ?? candidates.first(where: { opens(newer, $0) }) {
+                    try ((p.utf8String() ?? "") + "\n").write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+                }
             }
             let pull = try git(g, ["pull", "--no-rebase", "-q", "origin", "main"])
             try checkTools(pull, "pull")
