@@ -30,9 +30,9 @@ final class ConvergenceDeepTests: VaultTestCase {
     func testLongRunsOfFourReplicasConvergeAndLoseNothing() throws {
         try requireDeepTier("long convergence runs")
         let env = ProcessInfo.processInfo.environment
-        // Seeds 100–105 hold. Seed 106 does not yet (TRESOR_FIRST_SEED=106 TRESOR_SEEDS=1): a replica whose HEAD became a
-        // merge git made on the plain-git replica refuses its own next change (Tests/Fixtures/convergence/open/README.md).
-        // It joins the default range once fixed.
+        // Seeds 100–105 hold. Seed 106 does not yet (TRESOR_FIRST_SEED=106 TRESOR_SEEDS=1): the plain-git replica, whose
+        // HEAD is a merge `git pull` made and it pushed, refuses its own next change as fetched and not authentic
+        // (Tests/Fixtures/convergence/open/README.md). It joins the default range once fixed.
         let seeds = UInt64(env["TRESOR_SEEDS"] ?? "") ?? 6
         let steps = Int(env["TRESOR_STEPS"] ?? "") ?? 250
         let first = UInt64(env["TRESOR_FIRST_SEED"] ?? "") ?? 100
