@@ -1,5 +1,4 @@
 // A Unix stream socket behind one owner: listen, accept, connect, the peer's user id, whole messages in and out.
-internal import CProcess
 import Foundation
 
 /// Why a socket call failed: the call, the path and errno.
@@ -96,8 +95,7 @@ public final class UnixSocket {
     /// The user id of the connected peer (`SO_PEERCRED`), set by the kernel at connect time: it cannot be forged.
     /// - Throws: `SocketError`.
     public func peerUserID() throws -> UInt32 {
-        var uid: UInt32 = 0
-        guard tresor_peer_uid(fd, &uid) == 0 else { throw SocketError(call: .peer, path: path, errno: errno) }
+        guard let uid = ProcessHardening.peerUserID(socket: fd) else { throw SocketError(call: .peer, path: path, errno: errno) }
         return uid
     }
 

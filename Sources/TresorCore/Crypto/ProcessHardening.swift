@@ -24,4 +24,11 @@ public enum ProcessHardening {
 
     /// Whether the process may still dump core.
     static var isDumpable: Bool { tresor_is_dumpable() != 0 }
+
+    /// The user id of the process at the other end of the connected Unix socket `fd` (`SO_PEERCRED`, set by the kernel
+    /// at connect time), or nil with `errno` set: how the agent refuses every other user.
+    static func peerUserID(socket fd: Int32) -> UInt32? {
+        var uid: UInt32 = 0
+        return tresor_peer_uid(fd, &uid) == 0 ? uid : nil
+    }
 }
