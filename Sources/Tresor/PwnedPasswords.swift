@@ -157,7 +157,7 @@ public final class PwnedPasswords {
         }
         return try digest.withBytes { d -> ComparisonResult in
             for k in 0..<length {
-                guard let nibble = PwnedPasswords.hexValue(line[k]) else { throw VaultError.pwnedPasswords(path: path, .malformed(offset: offset)) }
+                guard let nibble = Hex.digit(line[k]) else { throw VaultError.pwnedPasswords(path: path, .malformed(offset: offset)) }
                 let index = k + prefixLength
                 let byte = d[index / 2]
                 let expected = index % 2 == 0 ? byte >> 4 : byte & 15
@@ -177,14 +177,5 @@ public final class PwnedPasswords {
         }
         guard digits > 0 else { throw VaultError.pwnedPasswords(path: path, .malformed(offset: offset)) }
         return count
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: return c - 48
-        case 65...70: return c - 55
-        case 97...102: return c - 87
-        default: return nil
-        }
     }
 }

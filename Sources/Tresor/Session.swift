@@ -162,19 +162,10 @@ public enum Session {
         guard chars.count == 64 else { return nil }
         var bytes = [UInt8](repeating: 0, count: 32)
         for i in 0..<32 {
-            guard let hi = hexValue(chars[2 * i]), let lo = hexValue(chars[2 * i + 1]) else { return nil }
+            guard let hi = Hex.digit(chars[2 * i]), let lo = Hex.digit(chars[2 * i + 1]) else { return nil }
             bytes[i] = hi << 4 | lo
         }
         defer { Sodium.wipe(&bytes) }
         return SecretBytes(copying: bytes)
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x61...0x66: return c - 0x61 + 10
-        case 0x41...0x46: return c - 0x41 + 10
-        default: return nil
-        }
     }
 }

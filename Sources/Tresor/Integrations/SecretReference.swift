@@ -74,20 +74,12 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = bytes.startIndex
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x41...0x46: return c - 0x41 + 10
-            case 0x61...0x66: return c - 0x61 + 10
-            default: return nil
-            }
-        }
         while i != bytes.endIndex {
             let c = bytes[i]
             if c == 0x25 {
                 let j = bytes.index(after: i)
                 guard j != bytes.endIndex, let k = Optional(bytes.index(after: j)), k != bytes.endIndex,
-                      let hi = hex(bytes[j]), let lo = hex(bytes[k]) else { return nil }
+                      let hi = Hex.digit(bytes[j]), let lo = Hex.digit(bytes[k]) else { return nil }
                 out.append(hi << 4 | lo)
                 i = bytes.index(after: k)
             } else {

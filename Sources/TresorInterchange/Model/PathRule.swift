@@ -60,16 +60,8 @@ public enum PathRule {
         let b = Array(escaped.utf8)
         var out: [UInt8] = []
         var i = 0
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x41...0x46: return c - 0x41 + 10
-            case 0x61...0x66: return c - 0x61 + 10
-            default: return nil
-            }
-        }
         while i < b.count {
-            if b[i] == 0x25, i + 2 < b.count, let h = hex(b[i + 1]), let l = hex(b[i + 2]) { out.append(h << 4 | l); i += 3 }
+            if b[i] == 0x25, i + 2 < b.count, let h = Hex.digit(b[i + 1]), let l = Hex.digit(b[i + 2]) { out.append(h << 4 | l); i += 3 }
             else { out.append(b[i]); i += 1 }
         }
         return String(decoding: out, as: UTF8.self)
