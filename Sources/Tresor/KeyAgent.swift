@@ -59,6 +59,21 @@ public struct KeyAgent {
         }
     }
 
+    /// Waits until no agent holds this socket's lock (an agent ending — it dropped its last keys — can still take a
+    /// connection it then closes). Returns whether none holds it within `timeout` seconds.
+    public func waitUntilEnded(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let fd = open(socketPath + ".lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 { return true }
+            let free = flock(fd, LOCK_EX | LOCK_NB) == 0
+            close(fd)
+            if free { return true }
+            if Date() >= deadline { return false }
+            usleep(10_000)
+        }
+    }
+
     /// Whether an agent answers at the socket.
     public var isRunning: Bool { (try? UnixSocket.connect(to: socketPath)) != nil }
 

@@ -39,8 +39,15 @@ enum Agent {
     }
 
     /// Puts the keys `vault` holds into the agent, starting it if needed.
+    /// An agent that was ending as it was reached (it had just dropped its last keys: a `lock`, stale keys dropped
+    /// before asking for new ones) closes the connection: once it has ended, a new one is started and given the keys.
     static func put(_ vault: Vault, idleMinutes: Double, timeoutMinutes: Double) throws {
-        try started().put(vault, idle: idleMinutes * 60, timeout: timeoutMinutes * 60)
+        do {
+            try started().put(vault, idle: idleMinutes * 60, timeout: timeoutMinutes * 60)
+        } catch VaultError.agent(let e) where e.isLostConnection {
+            guard client.waitUntilEnded(timeout: 3) else { throw VaultError.agent(e) }
+            try started().put(vault, idle: idleMinutes * 60, timeout: timeoutMinutes * 60)
+        }
     }
 
     /// After a command changed the keys of `vault` (a rekey, `member rm`, a scope made, removed or rekeyed, a sync
@@ -70,5 +77,15 @@ struct AgentCommand: ParsableCommand {
         for s in [SIGINT, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE] { signal(s, SIG_IGN) }
         do { try KeyAgentServer.serve(socketPath: socket ?? KeyAgent.defaultSocketPath()) }
         catch VaultError.agent(.alreadyRunning) { return }
+    }
+}
+
+extension AgentProblem {
+    /// What an agent ending as it was reached looks like from here: gone, the connection closed or reset, no reply.
+    fileprivate var isLostConnection: Bool {
+        switch self {
+        case .notRunning, .socket, .badReply: return true
+        case .directoryNotPrivate, .formatTooOld, .alreadyRunning: return false
+        }
     }
 }

@@ -105,6 +105,19 @@ final class AgentTests: SyncTestCase {
         XCTAssertEqual(try withAgent("show", "Email/gmail").code, 3)
     }
 
+    func testAnUnlockRightAfterALockReachesANewAgent() throws {
+        // `lock` drops the agent's last keys and it ends; an `unlock` at that moment can reach the ending agent, which
+        // closes the connection: the keys must still end up in an agent (a new one), every time.
+        try sampleVault()
+        for round in 0..<8 {
+            try ok("unlock")
+            try ok("lock")
+            let unlock = try ok("unlock")
+            XCTAssertFalse(unlock.stderr.contains("warning"), "round \(round): \(unlock.stderr)")
+            XCTAssertEqual(try withAgent("show", "Email/gmail", "--field", "password").stdout, "hunter2-gmail\n", "round \(round)")
+        }
+    }
+
     func testASyncThatTakesInARekeyGivesTheAgentTheNewKeys() throws {
         try setUpReplicas("B")
         try on("B", "unlock")
