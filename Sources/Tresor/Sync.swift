@@ -114,7 +114,8 @@ extension Vault {
         do { advertised = try repo.remoteMain(url: url, credentials: credentials, remoteName: remote) }
         catch let e as GitError { throw VaultError.git(e) }
         let head = try Vault.git { try repo.headCommitID() }
-        if let advertised, advertised == repo.resolve(tracking), !repair {
+        // (Only when HEAD is the state last accepted here: what plain git did is taken in first, under the lock below.)
+        if let advertised, advertised == repo.resolve(tracking), !repair, head == repo.resolve(Vault.verifiedRef) {
             if head == advertised { outcome.upToDate = true; return true }
             if let head, try dominates(head, over: advertised, repo: repo) {
                 return try push(repo: repo, remote: remote, credentials: credentials, lease: .some(advertised), outcome: &outcome, progress: progress)

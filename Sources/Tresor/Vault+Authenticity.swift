@@ -67,16 +67,21 @@ extension Vault {
             }
             return
         } catch let refusal as AcceptanceRefusal {
-            // Not authentic and fetched from a remote: what sync refuses must not come in through plain git.
-            if let fetchedBy { throw VaultError.unauthenticatedCommitsFetched(ref: fetchedBy.ref, refusal) }
-            _ = refusal
+            // Not authentic and fetched from a remote: what sync refuses must not come in through plain git. A merge made
+            // with git that has this replica's last accepted state as a parent is joined below whoever made it (here,
+            // then pushed; or elsewhere on top of a state this replica pushed): nothing is trusted but that state, and
+            // the other parent is judged as any fetched tip.
+            if let fetchedBy, !(gitMerge && verified.map(parents.contains) == true) {
+                throw VaultError.unauthenticatedCommitsFetched(ref: fetchedBy.ref, refusal)
+            }
         }
         let info = try Vault.git { try repo.commitInfo(head) }
         let target: String
         var remerged = false
         if info.parents.count == 2 {
             // A merge git made (`git pull`): the two parents joined by tresor's rules; git's result stays under a ref.
-            let (ours, theirs) = (info.parents[0], info.parents[1])
+            // Ours is the parent this replica last accepted (git's first parent when it made the merge here).
+            let (ours, theirs) = verified == info.parents[1] ? (info.parents[1], info.parents[0]) : (info.parents[0], info.parents[1])
             // The work tree holds git's header, perhaps under a key this replica has not followed yet: this replica's
             // own state is the first parent's, opened with the credential.
             try unlock(asOf: ours, repo: repo)
@@ -116,30 +121,37 @@ extension Vault {
         guard let bytes = try Vault.git({ try repo.blob(at: commit, path: VaultHeader.relativePath) }) else { return }
         let own: VaultHeader
         do { own = try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
-        let current = header, currentScopes = scopeKeys
         if own.serialized() != header.serialized() {
             if let authenticator, (try? authenticator.verify(own)) != nil {
                 // Under the key held (git merged a passphrase change, a member added): that header, the same keys.
                 header = own
                 vaultEpoch = own.epoch
             } else {
+                // Opened with the credential: the vault key only, as the scopes are opened below from that commit (the
+                // work tree's scope headers are git's: a scope the merge removed has none there).
                 guard let credential else { return }
-                header = own
+                let key: SecretBytes?
                 do {
                     switch credential {
-                    case .passphrase(let p): try unlock(passphrase: p)
-                    case .identity(let i): try unlock(identity: i)
+                    case .passphrase(let p): key = try own.unlock(passphrase: p)
+                    case .identity(let i):
+                        do { key = try own.unlock(identity: i) }
+                        catch CoreError.notARecipient { key = nil }   // a member of scopes only
                     }
-                } catch {
-                    header = current
-                    scopeKeys = currentScopes
-                    throw error
-                }
+                    if let key { try VaultAuthenticator(vaultKey: key).verify(own) }
+                } catch CoreError.wrongPassphrase { throw VaultError.wrongPassphrase }
+                catch let e as CoreError { throw VaultError.header(e) }
+                header = own
+                if let key { try useKey(key); vaultEpoch = own.epoch }
             }
         }
-        // The scopes as that commit has them (the work tree's scope headers are git's): a key held that verifies the
-        // commit's scope header stays; another is opened from the header with the vault key (this or an earlier one) or
-        // the identity.
+        try openScopes(asOf: commit, header: own, repo: repo)
+    }
+
+    /// The scopes as `commit` has them (its vault header is `own`; the work tree's scope headers are git's): a key held
+    /// that verifies the commit's scope header stays; another is opened from the header with the vault key (this or an
+    /// earlier one) or the identity.
+    func openScopes(asOf commit: String, header own: VaultHeader, repo: GitRepository) throws {
         let identity: Identity? = if case .identity(let i) = credential { i } else { nil }
         let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
         var scopes: [String: ScopeKeys] = [:]

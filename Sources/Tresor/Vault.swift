@@ -164,18 +164,23 @@ public final class Vault {
         let newCipher: EntryCipher, newAuthenticator: VaultAuthenticator
         do { newCipher = try EntryCipher(vaultKey: key); newAuthenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
+        var accepted: String?
         do { try newAuthenticator.verify(header) } catch let e as CoreError {
             // A merge git made left its header in the work tree (a rekey's, perhaps): this replica's own state is the one
             // it last accepted, which the merge is taken in against (`adoptCommitsMadeWithGit`).
-            guard let own = acceptedHeader(), (try? newAuthenticator.verify(own)) != nil else { throw VaultError.header(e) }
+            guard let (own, commit) = acceptedHeader(), (try? newAuthenticator.verify(own)) != nil else { throw VaultError.header(e) }
             header = own
+            accepted = commit
         }
         newCipher.readsVersion1 = header.version < FormatVersion.header
         cipher = newCipher
         authenticator = newAuthenticator
         vaultKey = key
         vaultEpoch = header.epoch
-        if header.version >= FormatVersion.scopedHeader { try openScopes(vaultKey: key, identity: nil) }
+        guard header.version >= FormatVersion.scopedHeader else { return }
+        // The scopes of the header in use: the work tree's, or those of the state last accepted when that is the one.
+        if let accepted, let repo = try? repository() { try openScopes(asOf: accepted, header: header, repo: repo) }
+        else { try openScopes(vaultKey: key, identity: nil) }
     }
 
     /// Uses the keys of a session (`Session.keys`): the vault key as `unlock(vaultKey:)` does, then each scope key
@@ -244,10 +249,11 @@ public final class Vault {
     /// Re-reads `.tresor/vault.json` after the work tree changed (the epoch of the key held follows it when it verifies).
     /// The vault header of the last state this replica accepted (`refs/tresor/verified`), when it differs from the work
     /// tree's (a merge made with git not taken in yet).
-    func acceptedHeader() -> VaultHeader? {
+    func acceptedHeader() -> (VaultHeader, commit: String)? {
         guard let repo = try? repository(), let verified = repo.resolve(Vault.verifiedRef),
-              let bytes = try? repo.blob(at: verified, path: VaultHeader.relativePath) else { return nil }
-        return try? VaultHeader.parse(bytes)
+              let bytes = try? repo.blob(at: verified, path: VaultHeader.relativePath),
+              let header = try? VaultHeader.parse(bytes) else { return nil }
+        return (header, verified)
     }
 
     func reloadHeader() throws {

@@ -185,6 +185,67 @@ final class PlainGitTests: SyncTestCase {
         XCTAssertTrue(try on("B", "show", "Email/gmail", "--json").stdout.contains("\"two\""))
     }
 
+    /// Spec/MERGE.md §12: a merge `git pull` made that its hook could not take in (no keys at hand) and that was pushed
+    /// with `git push` is still this replica's: the next tresor command that writes joins it (its first parent is the state this
+    /// replica last accepted; the other is judged as any fetched tip), and sync publishes the join.
+    func testAMergeMadeWithGitAndPushedBeforeItWasTakenInIsJoinedByTheNextCommand() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--set", "notes=from-A")
+        try on("A", "sync")
+        try on("B", "edit", "Email/gmail", "--set", "username=from-B")
+        let noKeys: [String: String?] = ["TRESOR_PASSPHRASE_FILE": nil, "TRESOR_AGENT": "off", "TRESOR_PINENTRY": "none"]
+        let git = ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b"]
+        // Without keys the merge driver leaves the entry to its person, who keeps the file there and commits.
+        let pull = try run("/usr/bin/git", git + ["pull", "--no-rebase", "--no-edit", "origin", "main"], stdin: nil, extraEnv: noKeys)
+        XCTAssertNotEqual(pull.code, 0, pull.stdout + pull.stderr)
+        XCTAssertEqual(try run("/usr/bin/git", git + ["add", "Email/gmail.json"], stdin: nil, extraEnv: noKeys).code, 0)
+        let commit = try run("/usr/bin/git", git + ["commit", "-q", "--no-edit"], stdin: nil, extraEnv: noKeys)
+        XCTAssertEqual(commit.code, 0, commit.stderr)
+        XCTAssertTrue(commit.stderr.contains("checked and authenticated by the next tresor command"), commit.stderr)
+        let push = try run("/usr/bin/git", git + ["push", "-q", "origin", "main"], stdin: nil, extraEnv: noKeys)
+        XCTAssertEqual(push.code, 0, push.stderr)
+        let sync = try on("B", "sync")
+        XCTAssertTrue((sync.stdout + sync.stderr).contains("merged again by tresor's rules"), sync.stdout + sync.stderr)
+        try on("A", "sync")
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "username").stdout, "from-B\n")
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "from-A\n")
+    }
+
+    /// The same rule does not let a merge fetched with git bring in what sync refuses: a merge whose one parent is the
+    /// state this replica accepted and whose other is written without the keys is refused whole.
+    func testAFetchedMergeWithAForgedParentIsRefused() throws {
+        try setUpReplicas("B")
+        let git = ["-C", replica("B"), "-c", "user.name=M", "-c", "user.email=m@m"]
+        try on("B", "edit", "Email/gmail", "--set", "notes=newer")
+        try on("B", "sync")
+        // The attacker: a commit on top of B's state that puts back the entry as it was before (authentic, but not what
+        // the state records name), and a merge of it with B's state, pushed to the remote.
+        let head = try run("/usr/bin/git", git + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scratch = dir + "/forge"
+        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
+        let old = try run("/usr/bin/git", ["-C", scratch, "show", "HEAD~1:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
+        try old.write(toFile: scratch + "/Email/gmail.json", atomically: true, encoding: .utf8)
+        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["commit", "-qam", "forged"], stdin: nil, extraEnv: [:]).code, 0)
+        let forged = try run("/usr/bin/git", fg + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tree = try run("/usr/bin/git", fg + ["rev-parse", "HEAD^{tree}"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let merge = try run("/usr/bin/git", fg + ["commit-tree", tree, "-p", head, "-p", forged, "-m", "Merge"], stdin: nil, extraEnv: [:])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["push", "-qf", "origin", merge + ":refs/heads/main"], stdin: nil, extraEnv: [:]).code, 0)
+        // B takes it with plain git (a fast-forward: its hooks run), then a tresor command: refused, nothing changed.
+        // B takes it with plain git (a fast-forward): its hook refuses it, and so does every command that changes the
+        // vault until the pull is undone (docs/sync.md).
+        let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
+        XCTAssertTrue(pull.stderr.contains("git brought in a state from \"origin/main\" that tresor refuses"), pull.stderr)
+        let edit = try attempt("B", "edit", "Email/gmail", "--set", "notes=after")
+        XCTAssertNotEqual(edit.code, 0, edit.stdout)
+        XCTAssertTrue(edit.stderr.contains("git brought in a state from \"origin/main\" that tresor refuses")
+                      && edit.stderr.contains("state-files"), edit.stderr)
+        XCTAssertEqual(try run("/usr/bin/git", git + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), merge)
+        XCTAssertEqual(try run("/usr/bin/git", git + ["reset", "-q", "--hard", "ORIG_HEAD"], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "newer\n")
+    }
+
     func testRealGitMergeOfTheSameFieldKeepsBothValues() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
