@@ -85,7 +85,9 @@ demo: build
 # users get, installed as `make install` installs it; the classes with failpoint tests (compiled into debug builds
 # only) again against the debug build. The last line sums up every run: "N passed, N failed, N skipped".
 test: deps test-deps check-layers zxcvbn-check check-vectors
-	$(SWIFT) build --build-tests
+	@mkdir -p .build
+	@set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
+	@scripts/check-warnings.sh .build/build.log
 	$(MAKE) --no-print-directory install PREFIX="$(CURDIR)/.build/install-test" DESTDIR=
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | grep -E "^(✘|✔ Test run)|known issue" | tee .build/swift-testing-output.log

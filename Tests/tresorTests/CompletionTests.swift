@@ -119,7 +119,11 @@ final class CompletionTests: CLITestCase {
         var listing = screen.split(separator: "\n").filter { !$0.hasPrefix(">") }.joined(separator: " ")
         XCTAssertTrue(listing.contains("Email/") && listing.contains("Work/"), screen)
         XCTAssertFalse(listing.contains("gmail") || listing.contains("github") || listing.contains("My Bank"), "only the top level: \(screen)")
+        // Each key once bash is ready for it: the line redrawn under the listing, then the empty prompt after Ctrl-C
+        // (keys typed while the completion still runs are taken by it, on a loaded machine).
+        pane.wait("the line redrawn") { self.promptLine($0).trimmingCharacters(in: .whitespaces) == "> tresor show" }
         pane.press("C-c")
+        pane.wait("an empty prompt") { self.promptLine($0).trimmingCharacters(in: .whitespaces) == ">" }
         pane.type("clear")
         pane.press("Enter")
         pane.wait("a fresh prompt") { self.promptLine($0) == ">" && !$0.contains("Social/") }
