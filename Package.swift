@@ -4,10 +4,15 @@ import PackageDescription
 
 let package = Package(
     name: "Tresor",
-    platforms: [.macOS(.v13)],
+    // The library is meant for apps on a phone and a desktop as well as for the CLI; this package is built and tested
+    // on Linux (the CLI's terminal and process code is Linux/Darwin only and not part of the library products).
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "tresor", targets: ["tresor"]),
+        // The vault: open, unlock, read and change entries in transactions, sync (docs/library.md).
         .library(name: "Tresor", targets: ["Tresor"]),
+        // Other managers' formats in and out (pass, KeePass, Bitwarden, 1Password, browsers), for an app's import.
+        .library(name: "TresorInterchange", targets: ["TresorInterchange"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

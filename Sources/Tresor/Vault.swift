@@ -5,6 +5,9 @@ import TresorGit
 
 /// An open vault. Listing needs no key; reading and writing entries need `unlock`. Every change goes
 /// through `transaction` (Spec/TRANSACTIONS.md).
+///
+/// Not `Sendable`: one `Vault` is used by one task, thread or actor at a time. Several `Vault`s on one folder, in one
+/// process or many, are safe: each change takes the vault's lock file (docs/library.md "Concurrency").
 public final class Vault {
     /// Absolute path of the vault root.
     public let root: String
