@@ -148,7 +148,7 @@ extension Vault {
     }
 
     /// Sets files to 0600 and folders to 0700 (git checks files out with the umask, usually 0644).
-    public func fixPermissions() {
+    package func fixPermissions() {
         Vault.privatizeTree(root)
     }
 
