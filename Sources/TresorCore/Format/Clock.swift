@@ -74,7 +74,7 @@ public struct Clock: Equatable, Sendable {
     }
 
     /// How `self` stands to `other` (Spec/AUTH.md §2).
-    public func relation(to other: Clock) -> ClockRelation {
+    package func relation(to other: Clock) -> ClockRelation {
         let le = isAtMost(other), ge = other.isAtMost(self)
         switch (le, ge) {
         case (true, true): return .equal
@@ -103,7 +103,7 @@ public struct Clock: Equatable, Sendable {
 }
 
 /// How one clock stands to another.
-public enum ClockRelation: String, Equatable, Sendable {
+package enum ClockRelation: String, Equatable, Sendable {
     /// The same events.
     case equal
     /// Every event of the other and more.
