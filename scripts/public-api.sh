@@ -28,7 +28,8 @@ if [ "${1:-}" = --undocumented ]; then
 import json, sys
 graph = json.load(open(sys.argv[1]))
 for s in sorted(graph["symbols"], key=lambda s: s["pathComponents"]):
-    if "docComment" not in s and not s["identifier"]["precise"].startswith("s:s"):
+    # Members the compiler writes (hash(into:), init(rawValue:) …) have no location in the source.
+    if "docComment" not in s and "location" in s:
         print(".".join(s["pathComponents"]), f'({s["kind"]["identifier"].removeprefix("swift.")})')
 EOF
     exit 0

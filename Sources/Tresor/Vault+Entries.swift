@@ -12,6 +12,7 @@ public struct SaveOutcome: Sendable {
     /// The entry had changed since it was read and the two versions were merged field by field; these
     /// are the merge's decisions (losing values are in the entry's history).
     public var resolutions: [MergeResolution]
+    /// Whether the edit was merged with a version committed since it was read.
     public var merged: Bool
     /// Where the entry ended up when it had been moved meanwhile, or was re-created elsewhere because
     /// its path had been taken by another entry.

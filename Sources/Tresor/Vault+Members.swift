@@ -19,7 +19,9 @@ package enum KeyCredential {
 
 /// A member as `member ls` shows it.
 public struct Member: Equatable, Sendable {
+    /// The member's name (its recipient key slot's label).
     public var name: String
+    /// The member's public key (its recipient key slot).
     public var publicKey: RecipientKey
     /// Whether the identity that unlocked this process is this member.
     public var isThisDevice: Bool

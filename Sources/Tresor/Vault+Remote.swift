@@ -152,11 +152,15 @@ extension Vault {
         Vault.privatizeTree(root)
     }
 
+    /// Removes the remote `name` from the repository's configuration.
+    /// - Throws: `VaultError.git` (no such remote).
     public func removeRemote(name: String) throws {
         let repo = try repository()
         try Vault.git { try repo.removeRemote(name: name) }
     }
 
+    /// The repository's remotes (name and URL), in git's order.
+    /// - Throws: `VaultError.git`.
     public func remotes() throws -> [GitRemote] {
         let repo = try repository()
         return try Vault.git { try repo.remotes() }

@@ -22,7 +22,9 @@ struct ScopeKeys {
 
 /// A scope as `scope ls` shows it.
 public struct ScopeInfo: Equatable, Sendable {
+    /// The scope's id, as its header names it.
     public var id: String
+    /// The folder of entries the scope seals.
     public var folder: String
     /// The names of its members (recipient slots).
     public var members: [String]

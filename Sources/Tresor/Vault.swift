@@ -209,6 +209,7 @@ public final class Vault {
         return authenticator
     }
 
+    /// Whether any key is held: the vault key, or the keys of some scopes.
     public var isUnlocked: Bool { cipher != nil || !scopeKeys.isEmpty }
 
     /// Whether this process holds the vault key (a scope-only member does not, Spec/FORMAT.md §3.12.4).
