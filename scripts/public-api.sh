@@ -58,3 +58,11 @@ walk(root)
 print(f'{sys.argv[2]:<18} {counts["public"]:>7} {counts["cases"]:>7} {counts["package"]:>8} {counts["p-cases"]:>8}')
 EOF
 done
+
+# The proof of the app face: Examples/QuickStart type-checks as a module outside this package (no -package-name),
+# so it uses nothing that is `package`.
+if swiftc -typecheck Examples/QuickStart/main.swift "${includes[@]}" -target "$target"; then
+    echo "Examples/QuickStart type-checks outside the package"
+else
+    echo "public-api.sh: Examples/QuickStart uses declarations an app does not see" >&2; exit 1
+fi
