@@ -1,6 +1,8 @@
 // The public face of the Tresor library. An app (or the `tresor` CLI) imports `Tresor` alone: the value types
 // it needs from the implementation layers are re-exported here, one by one, and nothing else of TresorCore or
 // TresorGit is visible to it. TresorInterchange (importers and exporters) is part of the face as a whole.
+// Some of the types below are `package` (VaultHeader, RecipientSlot, FileSystem, Envelope, ProcessHardening): the
+// CLI and the tests see them through these lines, an app does not (scripts/public-api.sh counts what it sees).
 
 // Entries and their values (Spec/FORMAT.md §4–§5).
 @_exported import struct TresorCore.Entry

@@ -3,12 +3,12 @@ import Foundation
 import TresorCore
 
 /// Keys the agent held for a vault copy, and how long it would have kept them.
-public struct HeldKeys {
-    public var keys: SessionKeys
+package struct HeldKeys {
+    package var keys: SessionKeys
     /// The idle timeout the keys were put with (0: none).
-    public var idle: TimeInterval
+    package var idle: TimeInterval
     /// Seconds left until the hard timeout.
-    public var remaining: TimeInterval
+    package var remaining: TimeInterval
 }
 
 /// Why the agent could not be used.
@@ -29,17 +29,17 @@ public enum AgentProblem: Equatable, Sendable {
 
 /// Talks to the agent at `socketPath`: one connection per request. Keys are named by the vault's id and the
 /// canonical path of its copy, so two copies of one vault (clones share the id) are held apart.
-public struct KeyAgent {
-    public let socketPath: String
+package struct KeyAgent {
+    package let socketPath: String
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    package init(socketPath: String) { self.socketPath = socketPath }
 
     /// The longest socket path the system takes.
-    public static var maximumSocketPathBytes: Int { UnixSocket.maximumPathBytes }
+    package static var maximumSocketPathBytes: Int { UnixSocket.maximumPathBytes }
 
     /// `$TRESOR_AGENT_SOCKET`; else `$XDG_RUNTIME_DIR/tresor/agent.sock` (the login session's runtime directory,
     /// removed at logout); else `/tmp/tresor-UID/agent.sock`.
-    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let s = environment["TRESOR_AGENT_SOCKET"], !s.isEmpty { return s }
         if let r = environment["XDG_RUNTIME_DIR"], !r.isEmpty, FileSystem.kind(r) == .directory { return r + "/tresor/agent.sock" }
         return "/tmp/tresor-\(getuid())/agent.sock"
@@ -48,7 +48,7 @@ public struct KeyAgent {
     /// Makes the socket's directory (0700) if it is missing, and checks that it is a directory of this user that
     /// no one else can enter (in /tmp someone else could have made it first).
     /// - Throws: `VaultError.agent(.directoryNotPrivate)`.
-    public func prepareDirectory() throws {
+    package func prepareDirectory() throws {
         let dir = (socketPath as NSString).deletingLastPathComponent
         if FileSystem.kind(dir) == .missing, mkdir(dir, 0o700) != 0, errno != EEXIST {
             throw VaultError.agent(.socket(SocketError(call: .bind, path: dir, errno: errno)))
@@ -61,7 +61,7 @@ public struct KeyAgent {
 
     /// Waits until no agent holds this socket's lock (an agent ending — it dropped its last keys — can still take a
     /// connection it then closes). Returns whether none holds it within `timeout` seconds.
-    public func waitUntilEnded(timeout: TimeInterval) -> Bool {
+    package func waitUntilEnded(timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let fd = open(socketPath + ".lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW)
@@ -75,7 +75,7 @@ public struct KeyAgent {
     }
 
     /// Whether an agent answers at the socket.
-    public var isRunning: Bool { (try? UnixSocket.connect(to: socketPath)) != nil }
+    package var isRunning: Bool { (try? UnixSocket.connect(to: socketPath)) != nil }
 
     /// The id and canonical root of a vault copy: what its keys are held under.
     static func copyName(_ vault: Vault) -> (id: String, root: String) {
@@ -114,7 +114,7 @@ public struct KeyAgent {
     /// The keys the agent holds for this copy of the vault, nil when it holds none (or no agent runs). The caller
     /// checks them against the header (`Vault.unlock(session:)` does).
     /// - Throws: `VaultError.agent` when an agent answers but the exchange fails.
-    public func keys(for vault: Vault) throws -> HeldKeys? {
+    package func keys(for vault: Vault) throws -> HeldKeys? {
         let reply: AgentMessage
         do { reply = try request(message(.get, for: vault)) } catch VaultError.agent(.notRunning) { return nil }
         guard reply.kind == .ok, reply.vaultKey != nil || !reply.scopeKeys.isEmpty else { return nil }
@@ -126,7 +126,7 @@ public struct KeyAgent {
     /// seconds without use (0: never for idleness) and after `timeout` seconds in any case.
     /// - Throws: `VaultError.vaultLocked` when it holds no key, `.agent(.formatTooOld)` for a version 1 vault,
     ///   `.agent` when the agent cannot be reached.
-    public func put(_ vault: Vault, idle: TimeInterval, timeout: TimeInterval) throws {
+    package func put(_ vault: Vault, idle: TimeInterval, timeout: TimeInterval) throws {
         guard vault.header.version >= 2 else { throw VaultError.agent(.formatTooOld(version: vault.header.version)) }
         try prepareDirectory()
         var m = try keysMessage(.put, of: vault)
@@ -140,7 +140,7 @@ public struct KeyAgent {
     /// it held any. Nothing is given to an agent that held none, and no agent is started.
     /// - Throws: `VaultError.agent` when an agent answers but the exchange fails.
     @discardableResult
-    public func replaceKeys(of vault: Vault) throws -> Bool {
+    package func replaceKeys(of vault: Vault) throws -> Bool {
         guard vault.isUnlocked, FileSystem.kind(socketPath) != .missing else { return false }
         try prepareDirectory()
         do { return try request(try keysMessage(.replace, of: vault)).kind == .ok } catch VaultError.agent(.notRunning) { return false }
@@ -156,19 +156,19 @@ public struct KeyAgent {
 
     /// Whether the agent still holds keys for this copy of the vault; unlike `keys(for:)` this does not count as a
     /// use (a program that watches for `tresor lock` does not keep the keys from timing out).
-    public func holdsKeys(for vault: Vault) -> Bool {
+    package func holdsKeys(for vault: Vault) -> Bool {
         (try? request(message(.check, for: vault)))?.kind == .ok
     }
 
     /// Makes the agent forget this copy's keys. Returns whether it held any.
     @discardableResult
-    public func drop(_ vault: Vault) throws -> Bool {
+    package func drop(_ vault: Vault) throws -> Bool {
         do { return try request(message(.drop, for: vault)).kind == .ok } catch VaultError.agent(.notRunning) { return false }
     }
 
     /// Makes the agent forget every key (it then ends). Returns how many vault copies it held.
     @discardableResult
-    public func dropAll() throws -> Int {
+    package func dropAll() throws -> Int {
         do { return Int(try request(AgentMessage(.dropAll)).count ?? 0) } catch VaultError.agent(.notRunning) { return 0 }
     }
 }

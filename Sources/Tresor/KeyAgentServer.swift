@@ -6,7 +6,7 @@ import TresorCore
 /// (locked memory, zeroed when dropped). It returns — and the process ends — when it holds no keys (after `lock`,
 /// or when the last ones timed out), when its socket is removed or replaced (logind removes `$XDG_RUNTIME_DIR` when
 /// the user's last login session ends), or, before any key arrived, after `startGrace` seconds.
-public enum KeyAgentServer {
+package enum KeyAgentServer {
     private struct Held {
         var keys: SessionKeys
         var idle: Double
@@ -30,7 +30,7 @@ public enum KeyAgentServer {
     /// Serves requests at `socketPath` until there is nothing left to serve (see above).
     /// - Throws: `VaultError.agent(.alreadyRunning)` when another agent serves the socket; `.agent(.socket)` when it
     ///   cannot listen; `.agent(.directoryNotPrivate)`.
-    public static func serve(socketPath: String, startGrace: TimeInterval = 10) throws {
+    package static func serve(socketPath: String, startGrace: TimeInterval = 10) throws {
         let agent = KeyAgent(socketPath: socketPath)
         try agent.prepareDirectory()
         // One agent per socket: the lock is held for the agent's life and dropped by the kernel when it ends.

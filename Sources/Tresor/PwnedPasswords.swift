@@ -22,21 +22,21 @@ public enum PwnedPasswordsProblem: Equatable, Sendable {
 /// - a folder of range files named by the first 5 hex digits (`ABCDE.txt` or `ABCDE`), each of
 ///   `SUFFIX:COUNT` lines with the other 35 digits: only the one range file is read.
 /// No network is used. Look-ups take the SHA-1 in locked memory and print nothing.
-public final class PwnedPasswords {
+package final class PwnedPasswords {
     enum Shape { case file(FileHandle, size: UInt64), folder(String) }
 
     /// The file or folder given.
-    public let path: String
+    package let path: String
     let shape: Shape
     /// Bytes read so far: a search reads a few kilobytes, whatever the size of the file.
-    public private(set) var bytesRead: UInt64 = 0
+    package private(set) var bytesRead: UInt64 = 0
     /// The longest line accepted (40 digits, a count of up to 20 digits, CR LF).
     static let maxLine = 64
     /// Below this span the search reads the span and scans it.
     static let scanWindow: UInt64 = 4096
 
     /// Opens a Pwned Passwords file or range folder. - Throws: `VaultError.pwnedPasswords`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -56,7 +56,7 @@ public final class PwnedPasswords {
 
     /// How many times the password whose SHA-1 is `digest` (20 bytes) was seen, 0 if never.
     /// - Throws: `VaultError.pwnedPasswords` for an unreadable or malformed file or folder.
-    public func count(sha1 digest: SecretBytes) throws -> UInt64 {
+    package func count(sha1 digest: SecretBytes) throws -> UInt64 {
         precondition(digest.count == 20)
         switch shape {
         case .file(let handle, let size): return try searchFile(handle, size: size, digest)
@@ -65,7 +65,7 @@ public final class PwnedPasswords {
     }
 
     /// How many times `password` was seen (its SHA-1 is computed from its UTF-8 bytes in locked memory).
-    public func count(password: SecretBytes) throws -> UInt64 {
+    package func count(password: SecretBytes) throws -> UInt64 {
         try count(sha1: LibCrypto.digest(.sha1, of: password))
     }
 

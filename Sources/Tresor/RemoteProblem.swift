@@ -5,11 +5,15 @@ import TresorGit
 
 /// Why a file or commit from a remote was refused (Spec/MERGE.md §13.3). Nothing was merged.
 public enum RemoteProblem: Equatable, Sendable {
+    /// A symbolic link (git mode 120000).
     case symlink
+    /// An executable file (git mode 100755).
     case executable
+    /// A submodule (a commit inside the tree).
     case submodule
     /// A mode git does not write for files or folders.
     case strangeMode(UInt32)
+    /// A file larger than `limit` bytes.
     case tooLarge(limit: Int)
     /// A name git itself refuses or hides: empty, `.`, `..`, `.git` in any case, containing `/` or NUL.
     case nameGitRefuses
@@ -17,7 +21,9 @@ public enum RemoteProblem: Equatable, Sendable {
     case foreignFile
     /// The same name twice in one folder, or names out of git's order.
     case duplicateName
+    /// Folders nested deeper than `limit`.
     case tooDeep(limit: Int)
+    /// More than `limit` files in the tree.
     case tooManyFiles(limit: Int)
     /// The same file content at a second path (an entry names one path inside; a copy can only be a trick).
     case sameFileTwice(other: String)
@@ -35,8 +41,11 @@ public enum RemoteProblem: Equatable, Sendable {
 
 /// A commit that was not made by a holder of the vault key, with the paths it changes.
 public struct ForeignCommit: Equatable, Sendable {
+    /// The commit id (hexadecimal).
     public var id: String
+    /// The first line of the commit's message.
     public var summary: String
+    /// The vault-relative paths the commit changes.
     public var paths: [String]
 }
 

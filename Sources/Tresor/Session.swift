@@ -4,26 +4,26 @@ import TresorCore
 
 /// The keys a session holds: the vault key when the process that unlocked held it, and the keys of the scopes it
 /// held (Spec/FORMAT.md §3.12.4) by scope id.
-public struct SessionKeys {
-    public var vaultKey: SecretBytes?
-    public var scopeKeys: [String: SecretBytes]
+package struct SessionKeys {
+    package var vaultKey: SecretBytes?
+    package var scopeKeys: [String: SecretBytes]
 }
 
 /// A session file holds the vault key and the scope keys encrypted with a random 256-bit token; the token lives
 /// only in the user's environment (`TRESOR_SESSION_<vault>`, or `TRESOR_SESSION`). Either half alone reveals
 /// nothing about the keys.
-public enum Session {
+package enum Session {
     /// The variable scripts set by hand (`--raw`); looked at after the vault's own variable.
-    public static let environmentVariable = "TRESOR_SESSION"
+    package static let environmentVariable = "TRESOR_SESSION"
 
     /// The variable that holds the token of one vault's session, so several vaults can be unlocked in one shell:
     /// `TRESOR_SESSION_` and the first 12 hex digits of the vault id.
-    public static func environmentVariable(vaultID: String) -> String {
+    package static func environmentVariable(vaultID: String) -> String {
         environmentVariable + "_" + String(vaultID.lowercased().filter(\.isHexDigit).prefix(12))
     }
 
     /// The session token for a vault in `environment`: its own variable first, then `TRESOR_SESSION`.
-    public static func token(vaultID: String, environment: [String: String]) -> String? {
+    package static func token(vaultID: String, environment: [String: String]) -> String? {
         for name in [environmentVariable(vaultID: vaultID), environmentVariable] {
             if let token = environment[name], !token.isEmpty { return token }
         }
@@ -32,7 +32,7 @@ public enum Session {
 
     /// Where session files live: `$TRESOR_SESSION_DIR`, else `/dev/shm/tresor-UID` (memory, not disk),
     /// else `$XDG_RUNTIME_DIR/tresor`, else `$TMPDIR/tresor-UID`. Created 0700.
-    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let d = environment["TRESOR_SESSION_DIR"], !d.isEmpty { return d }
         if FileSystem.kind("/dev/shm") == .directory { return "/dev/shm/tresor-\(getuid())" }
         if let r = environment["XDG_RUNTIME_DIR"], !r.isEmpty { return r + "/tresor" }
@@ -55,7 +55,7 @@ public enum Session {
 
     /// Stores the keys `vault` holds (its vault key, if held, and its scope keys) for `timeout` seconds and returns
     /// the token to export. - Throws: `VaultError.vaultLocked` when it holds no key.
-    public static func start(vault: Vault, timeout: TimeInterval, directory dir: String) throws -> String {
+    package static func start(vault: Vault, timeout: TimeInterval, directory dir: String) throws -> String {
         let key = vault.vaultKeyIfHeld
         let scopes = vault.scopeKeys.sorted { $0.key < $1.key }
         guard key != nil || !scopes.isEmpty else { throw VaultError.vaultLocked }
@@ -104,14 +104,14 @@ public enum Session {
 
     /// The vault key of a live session, or a `VaultError.session` saying why not (expired, locked, bad token);
     /// `VaultError.needsVaultKey` for the session of a scope-only member.
-    public static func vaultKey(token: String, vaultID: String, directory dir: String) throws -> SecretBytes {
+    package static func vaultKey(token: String, vaultID: String, directory dir: String) throws -> SecretBytes {
         guard let key = try keys(token: token, vaultID: vaultID, directory: dir).vaultKey else { throw VaultError.needsVaultKey }
         return key
     }
 
     /// The keys of a live session, or a `VaultError.session` saying why not (expired, locked, bad token).
     /// An expired session file is removed.
-    public static func keys(token: String, vaultID: String, directory dir: String) throws -> SessionKeys {
+    package static func keys(token: String, vaultID: String, directory dir: String) throws -> SessionKeys {
         guard let tokenKey = parseToken(token) else { throw VaultError.session(.notAToken) }
         let path = file(for: vaultID, in: dir)
         guard FileSystem.kind(path) == .file,
@@ -153,7 +153,7 @@ public enum Session {
 
     /// Removes the session file of a vault. Returns whether one existed.
     @discardableResult
-    public static func end(vaultID: String, directory dir: String) -> Bool {
+    package static func end(vaultID: String, directory dir: String) -> Bool {
         unlink(file(for: vaultID, in: dir)) == 0
     }
 

@@ -8,19 +8,23 @@ import TresorGit
 public struct RollbackReport: Sendable, Equatable {
     /// `vault`, or the folder of a scope.
     public var domain: String
-    /// The clock last taken from the remote, and the one it showed.
+    /// The clock last taken from the remote.
     public var from: Clock
+    /// The earlier clock the remote showed.
     public var to: Clock
 }
 
 /// What one sync did, for the CLI to print (README "Sync").
 public struct SyncOutcome: Sendable {
+    /// The name of the remote synced with.
     public var remote: String
     /// The remote had nothing new and this replica nothing to send: one ref advertisement was all.
     public var upToDate = false
     /// Something came from the remote (fast-forward or join).
     public var pulled = false
+    /// Something was sent to the remote (this replica's commits, or the join).
     public var pushed = false
+    /// The local branch moved forward to the remote's state without a join.
     public var fastForwarded = false
     /// Entry paths the join changed relative to the local vault.
     public var mergedEntries: [String] = []
@@ -30,8 +34,9 @@ public struct SyncOutcome: Sendable {
     public var recoveryRef: String?
     /// Attempts made (1 when the remote did not move meanwhile).
     public var rounds = 0
-    /// Pack bytes received by fetches and sent by pushes, over all attempts (the ref advertisements not counted).
+    /// Pack bytes received by fetches, over all attempts (the ref advertisements not counted).
     public var bytesReceived = 0
+    /// Pack bytes sent by pushes, over all attempts.
     public var bytesSent = 0
     /// How many times the remote moved between a fetch and the push.
     public var remoteChanges = 0

@@ -3,24 +3,24 @@ import Foundation
 import TresorCore
 
 /// What `Vault.audit` checks.
-public struct AuditOptions {
+package struct AuditOptions {
     /// A password unchanged for this many days or more is old.
-    public var maxAgeDays: Int
+    package var maxAgeDays: Int
     /// Offline Pwned Passwords data; nil skips the breach check.
-    public var pwnedPasswords: PwnedPasswords?
+    package var pwnedPasswords: PwnedPasswords?
     /// A password scoring below this (0–4) is weak.
-    public var minimumScore: Int
+    package var minimumScore: Int
     /// The time ages are measured to.
-    public var now: Timestamp
+    package var now: Timestamp
 
-    public init(maxAgeDays: Int = 365, pwnedPasswords: PwnedPasswords? = nil, minimumScore: Int = 3, now: Timestamp = .now()) {
+    package init(maxAgeDays: Int = 365, pwnedPasswords: PwnedPasswords? = nil, minimumScore: Int = 3, now: Timestamp = .now()) {
         self.maxAgeDays = maxAgeDays; self.pwnedPasswords = pwnedPasswords; self.minimumScore = minimumScore; self.now = now
     }
 }
 
 /// One reason an entry needs attention. None of them holds a password or anything derived from one
 /// that outlives the audit.
-public enum AuditFinding: Equatable, Sendable {
+package enum AuditFinding: Equatable, Sendable {
     /// The estimator's score is below the minimum; the weaknesses name kinds, never password text.
     case weak(score: Int, guessesLog10: Double, weaknesses: [StrengthWeakness])
     /// The same password is the password of these other entries too.
@@ -36,7 +36,7 @@ public enum AuditFinding: Equatable, Sendable {
     case insecureURL(scheme: String?, host: String?)
 
     /// A stable name for scripts: `weak`, `reused`, `old`, `breached`, `no-password`, `insecure-url`.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .weak: return "weak"
         case .reused: return "reused"
@@ -49,23 +49,23 @@ public enum AuditFinding: Equatable, Sendable {
 }
 
 /// One audited entry and what was found (nothing, when `findings` is empty).
-public struct AuditedEntry: Sendable {
-    public let path: EntryPath
-    public internal(set) var findings: [AuditFinding]
+package struct AuditedEntry: Sendable {
+    package let path: EntryPath
+    package internal(set) var findings: [AuditFinding]
 }
 
 /// The result of `Vault.audit`: findings per entry in path order, and entries that could not be read.
-public struct AuditReport {
+package struct AuditReport {
     /// Every entry audited, in path order.
-    public internal(set) var entries: [AuditedEntry]
+    package internal(set) var entries: [AuditedEntry]
     /// Entries that could not be decrypted, with why; they were not audited.
-    public internal(set) var failures: [(path: EntryPath, error: VaultError)]
+    package internal(set) var failures: [(path: EntryPath, error: VaultError)]
 
     /// Entries with at least one finding.
-    public var flagged: [AuditedEntry] { entries.filter { !$0.findings.isEmpty } }
+    package var flagged: [AuditedEntry] { entries.filter { !$0.findings.isEmpty } }
 
     /// How many findings there are of each reason (`AuditFinding.reason`).
-    public var totals: [String: Int] {
+    package var totals: [String: Int] {
         var t: [String: Int] = [:]
         for entry in entries { for f in entry.findings { t[f.reason, default: 0] += 1 } }
         return t
@@ -80,7 +80,7 @@ extension Vault {
     /// `modified` time (Spec/FORMAT.md §5.3).
     /// - Throws: `VaultError.session` when locked, `VaultError.pwnedPasswords` for unusable breach data,
     ///   the `GeneratorError` of missing estimator data.
-    public func audit(prefix: String? = nil, options: AuditOptions = AuditOptions()) throws -> AuditReport {
+    package func audit(prefix: String? = nil, options: AuditOptions = AuditOptions()) throws -> AuditReport {
         let decrypted = try readAll(prefix: prefix)
         let estimates = try estimateAll(decrypted.map { try? $0.result.get() })
         let key = SecretBytes.random(count: 32)

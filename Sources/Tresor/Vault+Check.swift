@@ -5,6 +5,7 @@ import TresorGit
 
 /// One problem found by `check`, attached to the file it concerns.
 public struct CheckProblem: Equatable, Sendable {
+    /// What is wrong with the file.
     public enum Kind: Equatable, Sendable {
         /// The listing found a file that is not an entry it can read (bad name, link, not a regular file).
         case listing(StoreProblem)
@@ -28,6 +29,7 @@ public struct CheckProblem: Equatable, Sendable {
 
     /// Vault-relative file path.
     public let file: String
+    /// What is wrong with it.
     public let kind: Kind
 }
 
@@ -44,6 +46,7 @@ public struct UncheckedEntry: Equatable, Sendable {
 public struct CheckReport: Sendable {
     /// Entries decrypted and checked in full.
     public var entriesChecked = 0
+    /// Every problem found, by file.
     public var problems: [CheckProblem] = []
     /// Entries under keys not held: not problems.
     public var notChecked: [UncheckedEntry] = []

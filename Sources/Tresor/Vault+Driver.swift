@@ -6,7 +6,7 @@ import TresorGit
 extension Vault {
     /// The text git shows for an entry file in diffs: every field and the history, one per line.
     /// Without a key (locked vault) it says so instead of failing, so `git log -p` still works.
-    public func textconv(_ bytes: [UInt8]) -> String {
+    package func textconv(_ bytes: [UInt8]) -> String {
         guard let env = try? Envelope.parse(bytes) else { return "(not a Tresor entry file)\n" }
         // The nonce differs between versions, so git still shows that a locked entry changed.
         let version = Data(env.nonce.prefix(6)).base64EncodedString()
@@ -27,7 +27,7 @@ extension Vault {
     /// `base` is ignored: the join needs none (Spec/MERGE.md §12).
     /// - Throws: `VaultError.differentEntriesAtOnePath` when the two sides are different entries (different ids): only a
     ///   sync can keep both, by renaming one.
-    public func mergeEntryFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: EntryPath) throws -> ([UInt8], [MergeResolution]) {
+    package func mergeEntryFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: EntryPath) throws -> ([UInt8], [MergeResolution]) {
         let cipher = try cipher(for: path, header: header)
         func open(_ b: [UInt8], _ side: String) throws -> Entry {
             do { return try cipher.open(b, expectedPath: nil) } catch let e as CoreError { throw VaultError.entry(path: "\(path) (\(side))", e) }
@@ -44,7 +44,7 @@ extension Vault {
     /// Joins two versions of `.tresor/vault.json` (Spec/MERGE.md §8). Ours must be authentic under this process's vault
     /// key; theirs under it too, or (a rekey on their side) under the key this process's credential opens from it. The
     /// result is under the newer epoch's key; a header that is neither side's is authenticated with it.
-    public func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
+    package func mergeHeaderFiles(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) throws -> ([UInt8], [MergeResolution]) {
         let ourKey = try currentVaultKey()
         do {
             let o = try VaultHeader.parse(ours), t = try VaultHeader.parse(theirs)

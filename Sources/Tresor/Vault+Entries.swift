@@ -12,6 +12,7 @@ public struct SaveOutcome: Sendable {
     /// The entry had changed since it was read and the two versions were merged field by field; these
     /// are the merge's decisions (losing values are in the entry's history).
     public var resolutions: [MergeResolution]
+    /// Whether the edit was merged with a version committed since it was read.
     public var merged: Bool
     /// Where the entry ended up when it had been moved meanwhile, or was re-created elsewhere because
     /// its path had been taken by another entry.
@@ -41,7 +42,7 @@ extension Vault {
 
     /// An existing entry's path; `entryRemoved` when the vault's history has an entry there (its removal or move is
     /// the last commit that touched it), else `entryNotFound` with close names.
-    public func existingPath(_ raw: String) throws -> EntryPath {
+    package func existingPath(_ raw: String) throws -> EntryPath {
         let p = try Vault.parsePath(raw)
         switch store.kind(of: p) {
         case .file: return p
@@ -58,7 +59,7 @@ extension Vault {
 
     /// Up to three entry paths close to `text`: the path without a `.json` typed after it, the same name in
     /// another folder, a substring, or a small edit distance.
-    public func suggestions(for text: String) -> [String] {
+    package func suggestions(for text: String) -> [String] {
         let all = store.entryPaths().paths.map(\.string)
         var exact: [String] = []
         if text.hasSuffix(EntryPath.fileExtension), all.contains(String(text.dropLast(EntryPath.fileExtension.count))) {
@@ -97,11 +98,11 @@ extension Vault {
 
     /// An existing file or folder in the work tree whose name differs from one of `path`'s components only
     /// by case or normalisation (Spec/FORMAT.md §4.3), or nil.
-    public func caseCollision(for path: EntryPath) -> String? { store.caseCollision(for: path) }
+    package func caseCollision(for path: EntryPath) -> String? { store.caseCollision(for: path) }
 
     /// Refuses early when the vault cannot be changed (a copy without its `.git`).
     /// - Throws: `VaultError.notARepository`.
-    public func checkWritable() throws { _ = try repository() }
+    package func checkWritable() throws { _ = try repository() }
 
     /// Decrypts one entry from the work tree, checking that its inner path matches its file.
     public func read(_ path: EntryPath) throws -> Entry {
@@ -145,7 +146,7 @@ extension Vault {
 
     /// An early check, before asking a person anything, that `path` can be created (the transaction
     /// checks again). - Throws: `VaultError.entryExists` (unless `force`), `.caseCollision`, `.entry`.
-    public func checkNew(_ path: EntryPath, force: Bool) throws {
+    package func checkNew(_ path: EntryPath, force: Bool) throws {
         // Before asking anything: the key that will seal it (Spec/FORMAT.md §3.12.3).
         if isUnlocked { _ = try cipher(for: path, header: header) }
         switch store.kind(of: path) {
@@ -159,11 +160,11 @@ extension Vault {
 
     /// The change an edit made before its transaction makes (a person at an editor): stamped now by this clone, with
     /// `Dot.placeholder`, which the transaction that saves it replaces by its own dot.
-    public var pendingChange: Change { Change(time: Timestamp.now(), origin: deviceID, dot: .placeholder) }
+    package var pendingChange: Change { Change(time: Timestamp.now(), origin: deviceID, dot: .placeholder) }
 
     /// A new entry at `path` holding `fields`, each stamped now by this clone (`deviceID`); not yet saved.
     /// - Throws: `VaultError.entry` for a field name or value the format does not allow (Spec/FORMAT.md §5).
-    public func makeEntry(_ path: EntryPath, fields: [String: FieldValue]) throws -> Entry {
+    package func makeEntry(_ path: EntryPath, fields: [String: FieldValue]) throws -> Entry {
         let change = pendingChange
         var entry = Entry(path: path, change: change)
         do {

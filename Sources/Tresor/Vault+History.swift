@@ -7,6 +7,7 @@ import TresorGit
 public struct EntryChange: Sendable {
     /// What a commit did to an entry.
     public enum Kind: String, Sendable {
+        /// The commit created, changed or removed the entry.
         case added, changed, removed
         /// A merge commit (sync) that changed the entry.
         case merged
@@ -16,7 +17,9 @@ public struct EntryChange: Sendable {
         case unreadable
     }
 
+    /// The commit (id, author, time, message).
     public let commit: GitCommit
+    /// What the commit did to the entry.
     public let kind: Kind
     /// Field names whose value differs from the version before (never the values).
     public let fields: [String]

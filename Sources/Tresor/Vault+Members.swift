@@ -4,7 +4,7 @@ import TresorCore
 import TresorGit
 
 /// What opens a vault key slot: a passphrase or an identity.
-public enum KeyCredential {
+package enum KeyCredential {
     case passphrase(SecretBytes)
     case identity(Identity)
 
@@ -19,20 +19,22 @@ public enum KeyCredential {
 
 /// A member as `member ls` shows it.
 public struct Member: Equatable, Sendable {
+    /// The member's name (its recipient key slot's label).
     public var name: String
+    /// The member's public key (its recipient key slot).
     public var publicKey: RecipientKey
     /// Whether the identity that unlocked this process is this member.
     public var isThisDevice: Bool
 }
 
 /// What a rekey did.
-public struct RekeyOutcome: Equatable, Sendable {
-    public var entries: Int
-    public var members: Int
+package struct RekeyOutcome: Equatable, Sendable {
+    package var entries: Int
+    package var members: Int
     /// The new key's epoch.
-    public var generation: UInt64
+    package var generation: UInt64
     /// Slots of unknown types that were dropped (they could not be rewrapped).
-    public var droppedOtherSlots: Int
+    package var droppedOtherSlots: Int
 }
 
 extension Vault {
@@ -46,7 +48,7 @@ extension Vault {
 
     /// Adds a recipient key slot sealed to `publicKey`: one slot, no entry is re-encrypted. Commits "Add member NAME".
     /// - Throws: `VaultError.formatTooOld` before `upgrade`, `.header(.memberExists)`, `.header(.malformed)` for a bad name.
-    public func addMember(_ name: String, publicKey: RecipientKey) throws {
+    package func addMember(_ name: String, publicKey: RecipientKey) throws {
         let key = try currentVaultKey()
         let authenticator = try requireAuthenticator()
         try transaction { txn in
@@ -62,7 +64,7 @@ extension Vault {
     /// that member's identity (Spec/FORMAT.md §3.11). `passphrase` wraps the new key in the passphrase slot.
     /// - Throws: `VaultError.header(.noSuchMember)`, and what `rekey` throws.
     @discardableResult
-    public func removeMember(_ name: String, passphrase: SecretBytes, level: KDFLevel) throws -> RekeyOutcome {
+    package func removeMember(_ name: String, passphrase: SecretBytes, level: KDFLevel) throws -> RekeyOutcome {
         try rekey(passphrase: passphrase, level: level, removing: name)
     }
 
@@ -75,7 +77,7 @@ extension Vault {
     /// - Throws: `VaultError.vaultLocked`, `.entry` for an entry that does not open, `.noKeyFor` for an open scope not
     ///   held, transaction errors.
     @discardableResult
-    public func rekey(passphrase: SecretBytes, level: KDFLevel, removing member: String? = nil) throws -> RekeyOutcome {
+    package func rekey(passphrase: SecretBytes, level: KDFLevel, removing member: String? = nil) throws -> RekeyOutcome {
         let oldCipher = try requireCipher()
         let oldKey = try currentVaultKey()
         let outcome = try transaction { txn -> RekeyOutcome in
@@ -136,18 +138,18 @@ extension Vault {
 }
 
 /// What a removed member could have read and may have copied (`tresor audit --removed`).
-public struct RemovedMemberExposure: Sendable {
+package struct RemovedMemberExposure: Sendable {
     /// The commit that removed the member.
-    public var removal: GitCommit
+    package var removal: GitCommit
     /// Current entries that existed while the member was one, with the fields whose values have not changed
     /// since (by the field's `modified` time): the values to rotate.
-    public var entries: [(path: EntryPath, fields: [String])]
+    package var entries: [(path: EntryPath, fields: [String])]
 }
 
 extension Vault {
     /// The entries member `name` could read before their removal whose values are still current.
     /// - Throws: `VaultError.header(.noSuchMember)` if no commit removed such a member.
-    public func exposure(ofRemoved name: String) throws -> RemovedMemberExposure {
+    package func exposure(ofRemoved name: String) throws -> RemovedMemberExposure {
         let repo = try repository()
         let commits = try Vault.git { try repo.log(path: VaultHeader.relativePath) }
         func hasMember(_ rev: String) -> Bool {

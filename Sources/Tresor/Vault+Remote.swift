@@ -148,15 +148,19 @@ extension Vault {
     }
 
     /// Sets files to 0600 and folders to 0700 (git checks files out with the umask, usually 0644).
-    public func fixPermissions() {
+    package func fixPermissions() {
         Vault.privatizeTree(root)
     }
 
+    /// Removes the remote `name` from the repository's configuration.
+    /// - Throws: `VaultError.git` (no such remote).
     public func removeRemote(name: String) throws {
         let repo = try repository()
         try Vault.git { try repo.removeRemote(name: name) }
     }
 
+    /// The repository's remotes (name and URL), in git's order.
+    /// - Throws: `VaultError.git`.
     public func remotes() throws -> [GitRemote] {
         let repo = try repository()
         return try Vault.git { try repo.remotes() }

@@ -22,7 +22,9 @@ struct ScopeKeys {
 
 /// A scope as `scope ls` shows it.
 public struct ScopeInfo: Equatable, Sendable {
+    /// The scope's id, as its header names it.
     public var id: String
+    /// The folder of entries the scope seals.
     public var folder: String
     /// The names of its members (recipient slots).
     public var members: [String]
@@ -199,7 +201,7 @@ extension Vault {
     /// - Throws: `VaultError.vaultLocked` without the vault key, `.scopeNests`, `.header`, transaction errors.
     /// - Returns: how many entries were re-encrypted.
     @discardableResult
-    public func createScope(_ folder: EntryPath, members: [(name: String, key: RecipientKey)], closed: Bool = false) throws -> Int {
+    package func createScope(_ folder: EntryPath, members: [(name: String, key: RecipientKey)], closed: Bool = false) throws -> Int {
         let vaultKey = try currentVaultKey()
         let authenticator = try requireAuthenticator()
         let oldCipher = try requireCipher()
@@ -242,7 +244,7 @@ extension Vault {
     /// Adds a member to the scope at `folder`: one recipient slot sealed to `publicKey`, the scope header's next
     /// generation authenticated under the scope key; no entry changes (Spec/FORMAT.md §3.12.5). Commits "Add member NAME to scope FOLDER".
     /// - Throws: `VaultError.noSuchScope`, `.noKeyFor` without the scope key, `.header(.memberExists)`.
-    public func addMember(_ name: String, publicKey: RecipientKey, toScope folder: String) throws {
+    package func addMember(_ name: String, publicKey: RecipientKey, toScope folder: String) throws {
         let id = try scopeID(folder: folder)
         guard let keys = scopeKeys[id] else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
         try transaction { txn in
@@ -262,7 +264,7 @@ extension Vault {
     /// - Throws: `VaultError.noSuchScope`, `.noKeyFor`, `.needsVaultKey` (an open scope, without the vault key),
     ///   `.header(.noSuchMember)`, transaction errors.
     @discardableResult
-    public func removeMember(_ name: String, fromScope folder: String) throws -> RekeyOutcome {
+    package func removeMember(_ name: String, fromScope folder: String) throws -> RekeyOutcome {
         let id = try scopeID(folder: folder)
         guard scopeKeys[id] != nil else { throw VaultError.noKeyFor(path: header.scopes[id] ?? folder, scope: header.scopes[id]) }
         // An open scope's new key is wrapped again for the holders of the vault key: that needs the vault key.
@@ -311,7 +313,7 @@ extension Vault {
     /// that the scope's key is again one that only holders of the current vault key and its members get (Spec/AUTH.md §9).
     /// One commit. Returns whether there was anything to rekey. Needs the vault key.
     @discardableResult
-    public func rekeyStaleScopes() throws -> Bool {
+    package func rekeyStaleScopes() throws -> Bool {
         guard let vaultKey = vaultKeyIfHeld else { return false }
         let earlier = (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
         let stale = header.scopes.keys.filter { id in
@@ -341,7 +343,7 @@ extension Vault {
     ///   (a holder of the vault key alone cannot remove a closed scope), transaction errors.
     /// - Returns: how many entries were re-encrypted.
     @discardableResult
-    public func removeScope(_ folder: String) throws -> Int {
+    package func removeScope(_ folder: String) throws -> Int {
         let id = try scopeID(folder: folder)
         let authenticator = try requireAuthenticator()
         let vaultCipher = try requireCipher()

@@ -6,7 +6,9 @@ import TresorCore
 /// One entry of a search: `entry` is nil when its payload cannot contain the text searched for (only its
 /// path may match); otherwise the entry read, or why it could not be.
 public struct SearchCandidate: Sendable {
+    /// The entry's path.
     public var path: EntryPath
+    /// The entry read, or why it could not be; nil when its payload cannot contain the text.
     public var entry: Result<Entry, VaultError>?
 }
 

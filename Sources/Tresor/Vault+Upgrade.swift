@@ -9,7 +9,7 @@ extension Vault {
     /// keys, and every domain gets its state record. One commit; other replicas convert their own copy the same way (two
     /// conversions of one tree are the same state) or follow on sync. Needs the vault key and every scope's key.
     /// - Throws: `VaultError.vaultLocked`, `.noKeyFor` for a scope whose key is not held, `.entry`, `.header`.
-    public func upgrade() throws {
+    package func upgrade() throws {
         guard header.version < FormatVersion.header else { return }
         let vaultKey = try currentVaultKey()
         for (id, folder) in header.scopes where scopeKeys[id] == nil { throw VaultError.noKeyFor(path: folder, scope: folder) }

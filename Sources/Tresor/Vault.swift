@@ -13,14 +13,14 @@ public final class Vault {
     public let root: String
     let store: EntryStore
     /// The header as the work tree has it (re-read after changes).
-    public internal(set) var header: VaultHeader
+    package internal(set) var header: VaultHeader
     private var openedRepository: GitRepository?
     /// Set by `clone` when it made the directory, so a failed clone can remove it.
     var createdDirectory = false
     private var vaultKey: SecretBytes?
     /// What unlocked the vault in this process (passphrase or identity), if not a session: what opens the
     /// new key when a sync meets a vault rekeyed elsewhere. Set it to offer one after unlocking otherwise.
-    public var credential: KeyCredential?
+    package var credential: KeyCredential?
     /// Set by a sync that merged two concurrent rekeys where this replica removed a member the other rekey
     /// kept: the sync rekeys again before it pushes.
     var pendingRekey = false
@@ -33,7 +33,7 @@ public final class Vault {
     var scopeKeys: [String: ScopeKeys] = [:]
     /// Scopes (id → folder) whose header has a slot for this process's identity that a replica without the vault key
     /// has not accepted (Spec/FORMAT.md §3.12.6): left closed until `acceptScope`.
-    public internal(set) var offeredScopes: [String: String] = [:]
+    package internal(set) var offeredScopes: [String: String] = [:]
 
     /// How long a change waits for another process's change to finish, in seconds.
     public var lockTimeout: TimeInterval = 20
@@ -190,7 +190,7 @@ public final class Vault {
     /// whose scope the vault header lists and whose scope header is authentic under it (Spec/FORMAT.md §3.12.4); a
     /// key of a scope removed or rekeyed since the session began is left out.
     /// - Throws: as `unlock(vaultKey:)`; `VaultError.session(.wrongToken)` when no key of the session opens anything.
-    public func unlock(session: SessionKeys) throws {
+    package func unlock(session: SessionKeys) throws {
         if let key = session.vaultKey { try unlock(vaultKey: key) }
         for (id, key) in session.scopeKeys.sorted(by: { $0.key < $1.key }) where scopeKeys[id] == nil && header.scopes[id] != nil {
             guard let s = try? scopeHeader(id), let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil else { continue }
@@ -212,6 +212,7 @@ public final class Vault {
         return authenticator
     }
 
+    /// Whether any key is held: the vault key, or the keys of some scopes.
     public var isUnlocked: Bool { cipher != nil || !scopeKeys.isEmpty }
 
     /// Whether this process holds the vault key (a scope-only member does not, Spec/FORMAT.md §3.12.4).

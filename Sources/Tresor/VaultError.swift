@@ -16,17 +16,22 @@ public enum VaultError: Error, Equatable, Sendable {
     case notARepository(directory: String)
     /// The remote has no vault header.
     case notAVaultRemote(url: String)
+    /// `create` found a vault in `directory` already.
     case alreadyAVault(directory: String)
     /// A `clone` into `directory` was killed before it finished; cloning again replaces what it left.
     case interruptedClone(directory: String)
+    /// `create` or `clone` into a `directory` that holds files.
     case directoryNotEmpty(directory: String)
+    /// `path` exists and is not a directory.
     case notADirectory(path: String)
 
     // Entries
+    /// No entry at `path`; `suggestions` are existing paths close to it.
     case entryNotFound(path: String, suggestions: [String])
     /// No entry at `path` now, but the vault's history has one: `commit` (its one-line `summary`, its `date`) is the
     /// last commit that touched it — its removal, or its move elsewhere.
     case entryRemoved(path: String, commit: String, summary: String, date: Date)
+    /// An entry already exists at `path`.
     case entryExists(path: String)
     /// `path` differs from the existing `existing` only by case or Unicode normalisation.
     case caseCollision(path: String, existing: String)
@@ -44,6 +49,7 @@ public enum VaultError: Error, Equatable, Sendable {
     // Keys and sessions
     /// A failure with `.tresor/vault.json`.
     case header(CoreError)
+    /// The passphrase opens no key slot of the vault.
     case wrongPassphrase
     /// The vault's header has format `version`; this needs `required` (`upgrade`).
     case formatTooOld(version: Int, required: Int)
@@ -73,11 +79,13 @@ public enum VaultError: Error, Equatable, Sendable {
     /// The remote holds a newer key of the vault that this replica's credential does not open: the member was removed
     /// (`byPassphrase`: the passphrase was replaced with a rekey elsewhere).
     case removedFromVault(remote: String, byPassphrase: Bool)
+    /// A session token could not give the keys.
     case session(SessionProblem)
     /// The key agent could not be used (README "The agent").
     case agent(AgentProblem)
 
     // Git and sync
+    /// A git operation failed (libgit2 code and class inside).
     case git(GitError)
     /// A revision (`--at`) that names no commit.
     case unknownRevision(String)
@@ -121,10 +129,12 @@ public enum SessionProblem: Equatable, Sendable {
     case notAToken
     /// No session file for this vault: locked, or never unlocked.
     case noSession
+    /// The session ended at that time.
     case expired(at: Timestamp)
     /// The token does not open this vault's session file.
     case wrongToken
     /// The session directory is not a 0700 directory of this user.
     case directoryNotPrivate(String)
+    /// The session file at `path` could not be written.
     case cannotWrite(path: String, reason: String)
 }

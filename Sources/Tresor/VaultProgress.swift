@@ -22,6 +22,7 @@ public enum VaultProgress: Sendable, Equatable {
     }
 }
 
+/// Called with each step of a long operation (clone, sync, check, read all), on the calling thread.
 public typealias VaultProgressHandler = (VaultProgress) -> Void
 
 extension Optional where Wrapped == VaultProgressHandler {

@@ -78,7 +78,7 @@ public final class VaultTransaction {
     }
 
     /// The vault header as of this transaction.
-    public func header() throws -> VaultHeader {
+    package func header() throws -> VaultHeader {
         // Read from git once: every `put` asks which key seals its entry (Spec/FORMAT.md §3.12.3).
         if baseHeaderBytes == nil, staged[VaultHeader.relativePath] == nil { baseHeaderBytes = .some(try file(VaultHeader.relativePath)) }
         let current = staged[VaultHeader.relativePath] ?? baseHeaderBytes ?? nil
@@ -105,7 +105,7 @@ public final class VaultTransaction {
 
     /// An existing file or folder whose name differs from one of `path`'s components only by case or
     /// Unicode normalisation (Spec/FORMAT.md §4.3), or nil.
-    public func caseCollision(for path: EntryPath) throws -> String? {
+    package func caseCollision(for path: EntryPath) throws -> String? {
         var folder = ""
         let parts = path.components
         for (i, part) in parts.enumerated() {
@@ -161,7 +161,7 @@ public final class VaultTransaction {
     }
 
     /// Stages a new vault header.
-    public func putHeader(_ header: VaultHeader) {
+    package func putHeader(_ header: VaultHeader) {
         staged[VaultHeader.relativePath] = .some(header.serialized())
     }
 

@@ -18,7 +18,7 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     /// The ssh user when neither the URL nor the ssh config names one (`git@host:…` names `git`).
     public var sshUsername: String
     /// Host aliases, users, ports and identity files (`~/.ssh/config`).
-    public var sshConfig: SSHConfig
+    package var sshConfig: SSHConfig
     /// Ask `git credential fill` for https credentials before `httpsUsername`/`httpsToken`.
     public var useGitCredentialHelper: Bool
     public var httpsUsername: String?
@@ -27,7 +27,7 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
     public var sslCAFile: String?
     public var sslCAPath: String?
 
-    public init(
+    package init(
         useSSHAgent: Bool = true,
         sshKeyFiles: [String] = [],
         sshUsername: String = "git",

@@ -4,21 +4,21 @@ import Foundation
 
 /// One path the merge could not decide, with the file as it was at each side (`nil` where the
 /// file did not exist: both sides added it, or one side deleted it while the other changed it).
-public struct GitConflict: Sendable, Equatable {
+package struct GitConflict: Sendable, Equatable {
     /// A file version taking part in a conflict.
-    public struct Version: Sendable, Equatable {
+    package struct Version: Sendable, Equatable {
         /// The blob's hex id.
-        public var id: String
-        public var contents: [UInt8]
+        package var id: String
+        package var contents: [UInt8]
     }
 
-    public var path: String
+    package var path: String
     /// The common ancestor's version (index stage 1).
-    public var ancestor: Version?
+    package var ancestor: Version?
     /// Our version (stage 2).
-    public var ours: Version?
+    package var ours: Version?
     /// Their version (stage 3).
-    public var theirs: Version?
+    package var theirs: Version?
 }
 
 /// A merged tree still in memory: clean paths are merged, conflicted ones wait for
@@ -26,13 +26,13 @@ public struct GitConflict: Sendable, Equatable {
 ///
 /// Renames are not detected: a moved file is a deletion plus an addition, so every conflict
 /// concerns one path.
-public final class GitMergeResult {
+package final class GitMergeResult {
     let repository: GitRepository
     /// An in-memory index owned by no repository (libgit2's merge output).
     let index: GitHandle
 
     /// The conflicts not yet resolved, sorted by path.
-    public private(set) var conflicts: [GitConflict] = []
+    package private(set) var conflicts: [GitConflict] = []
 
     init(repository: GitRepository, index: GitHandle) throws {
         self.repository = repository
@@ -41,10 +41,10 @@ public final class GitMergeResult {
     }
 
     /// Whether any conflict is left.
-    public var hasConflicts: Bool { !conflicts.isEmpty }
+    package var hasConflicts: Bool { !conflicts.isEmpty }
 
     /// Every path of the merged result that is not in conflict, sorted.
-    public func paths() -> [String] {
+    package func paths() -> [String] {
         index.withPointer { idx in
             (0..<git_index_entrycount(idx)).compactMap { number in
                 guard let entry = git_index_get_byindex(idx, number), git_index_entry_stage(entry) == 0,
@@ -55,14 +55,14 @@ public final class GitMergeResult {
     }
 
     /// The merged contents of `path`, or `nil` if it is absent or still in conflict.
-    public func contents(at path: String) throws -> [UInt8]? {
+    package func contents(at path: String) throws -> [UInt8]? {
         guard let entry = index.withPointer({ git_index_get_bypath($0, path, 0)?.pointee }) else { return nil }
         return try repository.blobContents(entry.id)
     }
 
     /// Sets `path` to `contents` in the merged result (a new blob in the object database),
     /// resolving its conflict if it has one. Throws `GitError.invalidPath`.
-    public func write(_ contents: [UInt8], at path: String) throws {
+    package func write(_ contents: [UInt8], at path: String) throws {
         let relative = try GitRepository.validated(path)
         let blobID = try GitRepository.oid(try repository.writeBlob(contents))
         // A stage-0 entry does not clear stages 1–3, so drop the conflict first.
@@ -79,7 +79,7 @@ public final class GitMergeResult {
     }
 
     /// Removes `path` from the merged result, resolving its conflict if it has one.
-    public func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         let relative = try GitRepository.validated(path)
         try clearConflict(relative)
         try index.withPointer { try check(git_index_remove($0, relative, 0), "removing \"\(relative)\" from the merge",
@@ -97,7 +97,7 @@ public final class GitMergeResult {
 
     /// Writes the merged tree to the object database and returns its id.
     /// - Throws: `GitError.unresolvedConflicts` while conflicts are left.
-    public func writeTree() throws -> String {
+    package func writeTree() throws -> String {
         guard !hasConflicts else { throw GitError.unresolvedConflicts(paths: conflicts.map(\.path)) }
         var treeID = git_oid()
         try index.withPointer { idx in

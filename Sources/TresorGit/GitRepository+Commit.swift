@@ -4,19 +4,19 @@ internal import CGit2
 import Foundation
 
 /// How a commit is authenticated: extra header fields whose values are computed from the commit's content without them.
-public struct GitCommitAuthentication {
+package struct GitCommitAuthentication {
     /// The fields (name, value) for a commit content; written after the `committer` line in this order.
-    public var fields: ([UInt8]) throws -> [(name: String, value: String)]
-    public init(field: String, tag: @escaping ([UInt8]) throws -> String) { self.fields = { [(field, try tag($0))] } }
-    public init(fields: @escaping ([UInt8]) throws -> [(name: String, value: String)]) { self.fields = fields }
+    package var fields: ([UInt8]) throws -> [(name: String, value: String)]
+    package init(field: String, tag: @escaping ([UInt8]) throws -> String) { self.fields = { [(field, try tag($0))] } }
+    package init(fields: @escaping ([UInt8]) throws -> [(name: String, value: String)]) { self.fields = fields }
 }
 
 /// One change to a tree: a regular file at `path` (a blob already in the object database), or no file there.
-public enum GitTreeChange: Sendable, Equatable {
+package enum GitTreeChange: Sendable, Equatable {
     case put(path: String, blob: String)
     case remove(path: String)
 
-    public var path: String {
+    package var path: String {
         switch self {
         case .put(let path, _), .remove(let path): return path
         }
@@ -25,7 +25,7 @@ public enum GitTreeChange: Sendable, Equatable {
 
 extension GitRepository {
     /// Stores `bytes` as a blob and returns its hex id. Nothing else changes.
-    public func writeBlob(_ bytes: [UInt8]) throws -> String {
+    package func writeBlob(_ bytes: [UInt8]) throws -> String {
         if let openPack { return try writeBlobIntoOpenPack(openPack, bytes).hex }
         var id = git_oid()
         try withRepo { repo in
@@ -40,12 +40,12 @@ extension GitRepository {
     /// database; returns the new tree's id. Folders that become empty disappear. Costs one tree per folder
     /// on each changed path, whatever the size of the rest of the tree.
     /// - Throws: `GitError.invalidPath`, `GitError.unknownRevision`.
-    public func tree(from rev: String?, applying changes: [GitTreeChange]) throws -> String {
+    package func tree(from rev: String?, applying changes: [GitTreeChange]) throws -> String {
         try updatedTree(try rev.map { try tree(of: commit(forRevision: $0)) } ?? emptyTree(), changes)
     }
 
     /// The tree `id` with `changes` applied, written to the object database (as `tree(from:applying:)`).
-    public func tree(fromTree id: String, applying changes: [GitTreeChange]) throws -> String {
+    package func tree(fromTree id: String, applying changes: [GitTreeChange]) throws -> String {
         var oid = try Self.oid(id)
         let base = try GitHandle("reading tree \(id)", owner: self, free: git_tree_free) { out in withRepo { git_tree_lookup(&out, $0, &oid) } }
         return try updatedTree(base, changes)
@@ -87,7 +87,7 @@ extension GitRepository {
     /// Writes a commit object with the given tree and parents; no ref moves. Returns its id.
     /// With `authentication`, the commit carries an extra header field whose value `tag` computes from
     /// the commit's content without that field (what `authenticationField(of:)` gives back).
-    public func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil,
+    package func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil,
                             authentication: GitCommitAuthentication? = nil) throws -> String {
         var oid = try Self.oid(treeID)
         let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
@@ -156,7 +156,7 @@ extension GitRepository {
     }
 
     /// The raw content of commit `rev` (what git hashes after `commit <size>\0`). - Throws: `GitError.unknownRevision`.
-    public func rawCommit(_ rev: String) throws -> [UInt8] {
+    package func rawCommit(_ rev: String) throws -> [UInt8] {
         let id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
         return try rawObject(id.hex)
     }
@@ -167,7 +167,7 @@ extension GitRepository {
     /// the message, so a field moved there would keep verifying under a new commit id): the field must be
     /// a single line of the header, before the first empty line, and must occur there once.
     /// - Throws: `GitError.unknownRevision`.
-    public func authenticationField(_ field: String, of rev: String) throws -> (value: String, content: [UInt8])? {
+    package func authenticationField(_ field: String, of rev: String) throws -> (value: String, content: [UInt8])? {
         let id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
         let bytes = try rawObject(id.hex)
         let prefix = Array((field + " ").utf8)
@@ -193,7 +193,7 @@ extension GitRepository {
     /// `new` as one compare-and-swap: git's ref lock, then the check that the branch still is `old`.
     /// - Throws: `GitError.branchMoved` if it is not `old` any more; `GitError.locked` when another
     ///   process holds the ref's lock file.
-    public func moveBranch(from old: String?, to new: String, log message: String) throws {
+    package func moveBranch(from old: String?, to new: String, log message: String) throws {
         try moveRef(try headBranch(), from: old, to: new, log: message)
     }
 
@@ -234,7 +234,7 @@ extension GitRepository {
     }
 
     /// The id of the commit HEAD points to, or `nil` on an unborn branch (no commit yet).
-    public func headCommitID() throws -> String? {
+    package func headCommitID() throws -> String? {
         var id = git_oid()
         let result = try withRepo { try check(git_reference_name_to_id(&id, $0, "HEAD"), "reading HEAD",
                                               allowing: [GIT_ENOTFOUND.code, GIT_EUNBORNBRANCH.code]) }
@@ -280,7 +280,7 @@ extension GitRepository {
 
     /// The blob id of the file at `path` in commit `rev`, or `nil` if no file is there.
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
-    public func blobID(at rev: String, path: String) throws -> String? {
+    package func blobID(at rev: String, path: String) throws -> String? {
         let tree = try tree(of: commit(forRevision: rev))
         return try tree.withPointer { treePointer in
             guard let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free, acquire: {
@@ -294,7 +294,7 @@ extension GitRepository {
 
     /// The bytes of the file at `path` in commit `rev`, or `nil` if no file is there.
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
-    public func blob(at rev: String, path: String) throws -> [UInt8]? {
+    package func blob(at rev: String, path: String) throws -> [UInt8]? {
         try blobID(at: rev, path: path).map { try blob(id: $0) }
     }
 
@@ -311,7 +311,7 @@ extension GitRepository {
     }
 
     /// The blob id git would give the file at `path` (absolute), without storing it.
-    public func hashFile(_ path: String) throws -> String {
+    package func hashFile(_ path: String) throws -> String {
         var id = git_oid()
         try check(git_odb_hashfile(&id, path, GIT_OBJECT_BLOB), "hashing \"\(path)\"")
         return id.hex
@@ -331,7 +331,7 @@ extension GitRepository {
     /// - Throws: `GitError.invalidPath`, `.fileNotFound`; `.nothingToCommit` when `allowEmpty` is false
     ///   and the tree equals the parent's; `.branchMoved` if HEAD moved meanwhile.
     @discardableResult
-    public func commit(
+    package func commit(
         message: String, adding: [String], removing: [String] = [], signature: GitSignature? = nil, allowEmpty: Bool = false
     ) throws -> String {
         var changes: [GitTreeChange] = []
@@ -358,7 +358,7 @@ extension GitRepository {
     }
 
     /// The tree id of commit `rev`.
-    public func treeEntriesID(of rev: String) throws -> String {
+    package func treeEntriesID(of rev: String) throws -> String {
         try commit(forRevision: rev).withPointer { git_commit_tree_id($0).pointee.hex }
     }
 

@@ -13,7 +13,7 @@ extension GitRepository {
     /// - Parameter limit: at most this many commits, counted after filtering by `path`.
     /// - Returns: an empty list on an unborn branch.
     /// `scanning`: look at no more than that many commits, newest first by time (for a quick answer on a long history).
-    public func log(path: String? = nil, limit: Int? = nil, scanning: Int? = nil) throws -> [GitCommit] {
+    package func log(path: String? = nil, limit: Int? = nil, scanning: Int? = nil) throws -> [GitCommit] {
         guard try headCommitID() != nil else { return [] }
         return try walk(from: ["HEAD"], hiding: [], limit: limit, scanning: scanning) { commit in
             if let path, try !changes(path, in: commit) { return .skip }
@@ -22,7 +22,7 @@ extension GitRepository {
     }
 
     /// Commits reachable from `tips` but not from `hidden`, newest first (git's `tips ^hidden`).
-    public func commits(from tips: [String], excluding hidden: [String]) throws -> [GitCommit] {
+    package func commits(from tips: [String], excluding hidden: [String]) throws -> [GitCommit] {
         try walk(from: tips, hiding: hidden, limit: nil) { _ in .take }
     }
 
@@ -107,14 +107,14 @@ extension GitRepository {
     /// The paths commit `id` changed relative to its first parent (every file for a root commit),
     /// sorted by path. Moves without content change are reported as `.renamed(from:)`.
     /// Throws `GitError.unknownRevision` if `id` names no commit.
-    public func changes(in id: String) throws -> [GitChange] {
+    package func changes(in id: String) throws -> [GitChange] {
         let parent = try commitInfo(id).parents.first
         return try changes(from: parent, to: id, detectRenames: true)
     }
 
     /// The paths whose file differs between commits `old` (`nil`: nothing) and `new`, sorted by path.
     /// With `detectRenames`, moves without content change are reported as `.renamed(from:)`.
-    public func changes(from old: String?, to new: String, detectRenames: Bool = false) throws -> [GitChange] {
+    package func changes(from old: String?, to new: String, detectRenames: Bool = false) throws -> [GitChange] {
         let newTree = try tree(of: commit(forRevision: new))
         let oldTree = try old.map { try tree(of: commit(forRevision: $0)) }
         let diff = try GitHandle("comparing trees", owner: self, free: git_diff_free) { out in
@@ -151,7 +151,7 @@ extension GitRepository {
 
     /// Paths whose index or work-tree state differs from HEAD, untracked files included and
     /// ignored ones excluded; sorted, relative, with `/` separators. Walks the whole work tree.
-    public func uncommittedPaths() throws -> [String] {
+    package func uncommittedPaths() throws -> [String] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "preparing a status check")
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR

@@ -5,14 +5,14 @@ import Foundation
 extension GitRepository {
     /// The commit id `rev` names (a hex id, "HEAD~1", "main", "refs/remotes/origin/main"),
     /// or `nil` if it names no commit.
-    public func resolve(_ rev: String) -> String? {
+    package func resolve(_ rev: String) -> String? {
         guard let commit = try? commit(forRevision: rev) else { return nil }
         return commit.withPointer { git_commit_id($0).pointee.hex }
     }
 
     /// The best common ancestor of two commits, or `nil` if their histories share none.
     /// Throws `GitError.unknownRevision` if either names no commit.
-    public func mergeBase(_ a: String, _ b: String) throws -> String? {
+    package func mergeBase(_ a: String, _ b: String) throws -> String? {
         var one = try commit(forRevision: a).withPointer { git_commit_id($0).pointee }
         var two = try commit(forRevision: b).withPointer { git_commit_id($0).pointee }
         var base = git_oid()
@@ -28,7 +28,7 @@ extension GitRepository {
     }
 
     /// Whether commit `descendant` contains commit `ancestor` (equal commits count).
-    public func contains(_ descendant: String, _ ancestor: String) throws -> Bool {
+    package func contains(_ descendant: String, _ ancestor: String) throws -> Bool {
         var d = try commit(forRevision: descendant).withPointer { git_commit_id($0).pointee }
         var a = try commit(forRevision: ancestor).withPointer { git_commit_id($0).pointee }
         if d.isSame(as: a) { return true }
@@ -38,7 +38,7 @@ extension GitRepository {
     /// Merges the trees of `ours` and `theirs` against `base` (`nil` for unrelated histories:
     /// then both sides count as added). Nothing on disk changes except new objects.
     /// Throws `GitError.unknownRevision` for a revision that names no commit.
-    public func mergeTrees(base: String?, ours: String, theirs: String) throws -> GitMergeResult {
+    package func mergeTrees(base: String?, ours: String, theirs: String) throws -> GitMergeResult {
         let baseTree = try base.map { try tree(of: commit(forRevision: $0)) }
         let ourTree = try tree(of: commit(forRevision: ours))
         let theirTree = try tree(of: commit(forRevision: theirs))
@@ -75,7 +75,7 @@ extension GitRepository {
     /// Points the reference `name` (which must start with `refs/`, e.g.
     /// `refs/tresor/pre-sync/20240101T120000Z`) at the commit `rev` names, replacing any old value.
     /// Throws `GitError.unknownRevision`, or `GitError.libgit2` for an invalid name.
-    public func setRef(name: String, to rev: String) throws {
+    package func setRef(name: String, to rev: String) throws {
         guard name.hasPrefix("refs/") else {
             throw GitError.libgit2(code: GIT_EINVALIDSPEC.code, message: "reference names must start with \"refs/\"",
                                    context: "setting \"\(name)\"")
@@ -87,14 +87,14 @@ extension GitRepository {
     }
 
     /// Deletes the reference `name` if it exists.
-    public func deleteRef(name: String) throws {
+    package func deleteRef(name: String) throws {
         let result = try withRepo { try check(git_reference_remove($0, name), "removing \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
         if result != 0 { git_error_clear() }
     }
 
     /// The references whose names match `glob` (e.g. `refs/remotes/*`), with the commit each points at
     /// (symbolic references resolved; references that name no commit are left out).
-    public func references(matching glob: String) throws -> [(name: String, commit: String)] {
+    package func references(matching glob: String) throws -> [(name: String, commit: String)] {
         let iterator = try GitHandle("listing references", owner: self, free: git_reference_iterator_free) { out in
             withRepo { git_reference_iterator_glob_new(&out, $0, glob) }
         }

@@ -11,7 +11,7 @@ extension GitRepository {
     /// The objects are readable inside `body` as usual. Objects no commit written in `body` reaches, and
     /// everything if `body` throws, are not stored.
     /// - Throws: what `body` throws; `GitError` if the pack cannot be written.
-    public func writingObjectsAsOnePack<R>(_ body: () throws -> R) throws -> R {
+    package func writingObjectsAsOnePack<R>(_ body: () throws -> R) throws -> R {
         try withRepo { repo in
             var odb: OpaquePointer?
             try check(git_repository_odb(&odb, repo), "opening the object database")

@@ -15,16 +15,16 @@ public struct GitRemote: Sendable, Equatable {
 
 extension GitRepository {
     /// The one branch Tresor syncs.
-    public static let mainBranch = "refs/heads/main"
+    package static let mainBranch = "refs/heads/main"
 
     /// The remote-tracking ref that `fetch(remote:credentials:)` updates, e.g. `refs/remotes/origin/main`.
-    public static func trackingRef(remote: String) -> String {
+    package static func trackingRef(remote: String) -> String {
         "refs/remotes/\(remote)/main"
     }
 
     /// Adds a remote with git's usual fetch refspec. Throws `GitError.remoteExists`, or
     /// `GitError.libgit2` for an invalid name or URL.
-    public func addRemote(name: String, url: String) throws {
+    package func addRemote(name: String, url: String) throws {
         do {
             _ = try GitHandle("adding remote \"\(name)\"", owner: self, free: git_remote_free) { out in
                 withRepo { git_remote_create(&out, $0, name, url) }
@@ -35,7 +35,7 @@ extension GitRepository {
     }
 
     /// Removes a remote and its remote-tracking refs. Throws `GitError.remoteNotFound`.
-    public func removeRemote(name: String) throws {
+    package func removeRemote(name: String) throws {
         let result = try withRepo { try check(git_remote_delete($0, name), "removing remote \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
         if result == GIT_ENOTFOUND.code {
             git_error_clear()
@@ -44,7 +44,7 @@ extension GitRepository {
     }
 
     /// The configured remotes, sorted by name.
-    public func remotes() throws -> [GitRemote] {
+    package func remotes() throws -> [GitRemote] {
         var names = git_strarray()
         try withRepo { _ = try check(git_remote_list(&names, $0), "listing remotes") }
         return try takeStrArray(&names).sorted().map { name in
@@ -72,20 +72,20 @@ extension GitRepository {
     /// empty) is not an error: then `destination` is left as it was.
     /// - Throws: `GitError.remoteNotFound`, `.unreachable`, `.authenticationFailed`,
     ///   `.unsupportedSSHKey` or `.hostKeyRejected`.
-    public func fetch(remote name: String = "origin", into destination: String? = nil,
+    package func fetch(remote name: String = "origin", into destination: String? = nil,
                       credentials: GitCredentials = .standard(), progress: GitProgressHandler? = nil) throws {
         try fetch(url: try url(ofRemote: name), into: destination ?? Self.trackingRef(remote: name), credentials: credentials,
                   remoteName: name, progress: progress)
     }
 
     /// The URL of the remote `name`. Throws `GitError.remoteNotFound`.
-    public func url(ofRemote name: String) throws -> String {
+    package func url(ofRemote name: String) throws -> String {
         try lookupRemote(name).withPointer { git_remote_url($0).map { String(cString: $0) } } ?? ""
     }
 
     /// Downloads the ref `source` (default `main`) of the repository at `url` into the ref `destination`;
     /// nothing else changes. The errors name `remoteName`; `progress` hears of the objects received.
-    public func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
+    package func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
                       remoteName name: String, progress: GitProgressHandler? = nil) throws {
         let session = RemoteSession(credentials: credentials, url: url, progress: progress)
         let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
@@ -110,7 +110,7 @@ extension GitRepository {
     /// The commit the remote's `main` names, read from its ref advertisement alone (one round trip; nothing is
     /// downloaded), nil when the remote has no `main`.
     /// - Throws: the errors of `fetch`.
-    public func remoteMain(url: String, credentials: GitCredentials, remoteName name: String) throws -> String? {
+    package func remoteMain(url: String, credentials: GitCredentials, remoteName name: String) throws -> String? {
         let session = RemoteSession(credentials: credentials, url: url)
         let anonymous = try GitHandle("preparing to reach \"\(name)\"", owner: self, free: git_remote_free) { out in
             withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
@@ -142,7 +142,7 @@ extension GitRepository {
     /// - Throws: `GitError.pushRejected` if the remote has commits we lack, refuses the update (libgit2 reports the latter
     ///   only through a callback: `git_remote_push` still returns 0), or moved away from the lease;
     ///   `.unknownRevision` if there is nothing to push; the errors of `fetch`.
-    public func push(remote name: String = "origin", credentials: GitCredentials = .standard(), lease: String?? = nil,
+    package func push(remote name: String = "origin", credentials: GitCredentials = .standard(), lease: String?? = nil,
                      progress: GitProgressHandler? = nil) throws {
         let remote = try lookupRemote(name)
         guard let head = resolve(Self.mainBranch) else { throw GitError.unknownRevision("main") }
@@ -213,7 +213,7 @@ extension GitRepository {
     /// checked out when the remote has it; an empty remote gives a repository on an unborn
     /// `main`. On failure, whatever was created is removed again.
     /// - Throws: `GitError.destinationNotEmpty`, and the errors of `fetch`.
-    public static func clone(
+    package static func clone(
         url: String, to path: String, credentials: GitCredentials = .standard(), progress: GitProgressHandler? = nil
     ) throws -> GitRepository {
         let files = FileManager.default

@@ -3,13 +3,13 @@ internal import CGit2
 import Foundation
 
 /// One entry of a commit's tree, as stored (nothing is checked out).
-public struct GitTreeEntry: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case file, executable, symlink, submodule, other }
+package struct GitTreeEntry: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable { case file, executable, symlink, submodule, other }
     /// Path with `/` separators, relative to the root.
-    public var path: String
-    public var kind: Kind
+    package var path: String
+    package var kind: Kind
     /// The object's hex id (a blob for files and links).
-    public var id: String
+    package var id: String
 }
 
 private final class TreeCollector {
@@ -19,12 +19,12 @@ private final class TreeCollector {
 extension GitRepository {
     /// Every non-directory entry of the tree of commit `rev`, sorted by path.
     /// Throws `GitError.unknownRevision` if `rev` names no commit.
-    public func treeEntries(at rev: String) throws -> [GitTreeEntry] {
+    package func treeEntries(at rev: String) throws -> [GitTreeEntry] {
         try treeEntries(of: tree(of: commit(forRevision: rev)), context: rev)
     }
 
     /// Every non-directory entry of the tree `treeID`, sorted by path.
-    public func treeEntries(ofTree treeID: String) throws -> [GitTreeEntry] {
+    package func treeEntries(ofTree treeID: String) throws -> [GitTreeEntry] {
         var oid = try Self.oid(treeID)
         let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
             withRepo { git_tree_lookup(&out, $0, &oid) }
@@ -62,7 +62,7 @@ extension GitRepository {
 
     /// The names directly inside folder `folder` ("" for the root) of commit `rev`, each with whether it
     /// is a folder; empty when there is no such folder. Reads only the trees on the way.
-    public func folderNames(at rev: String, folder: String) throws -> [(name: String, isFolder: Bool)] {
+    package func folderNames(at rev: String, folder: String) throws -> [(name: String, isFolder: Bool)] {
         let root = try tree(of: commit(forRevision: rev))
         let tree: GitHandle
         if folder.isEmpty {
@@ -89,7 +89,7 @@ extension GitRepository {
     }
 
     /// The size in bytes of the blob `id`, without reading it.
-    public func blobSize(id: String) throws -> Int {
+    package func blobSize(id: String) throws -> Int {
         var oid = try GitRepository.oid(id)
         let blob = try GitHandle("reading blob \(id)", owner: self, free: git_blob_free) { out in
             withRepo { git_blob_lookup(&out, $0, &oid) }
@@ -98,7 +98,7 @@ extension GitRepository {
     }
 
     /// The contents of the blob `id`.
-    public func blob(id: String) throws -> [UInt8] {
+    package func blob(id: String) throws -> [UInt8] {
         try blobContents(try GitRepository.oid(id))
     }
 
@@ -109,7 +109,7 @@ extension GitRepository {
     }
 
     /// The commit `rev` names. Throws `GitError.unknownRevision`.
-    public func commitInfo(_ rev: String) throws -> GitCommit {
+    package func commitInfo(_ rev: String) throws -> GitCommit {
         Self.describe(try commit(forRevision: rev))
     }
 }
@@ -122,7 +122,7 @@ extension GitRepository {
     /// `knownBlobs` gives, for paths whose work-tree file the caller has just written from (or checked
     /// against) a blob, that blob's id: such a file is staged from its `lstat` data and the id, without
     /// reading and hashing it again.
-    public func refreshIndex(paths: [String], knownBlobs: [String: String] = [:]) throws {
+    package func refreshIndex(paths: [String], knownBlobs: [String: String] = [:]) throws {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
@@ -150,7 +150,7 @@ extension GitRepository {
     /// entry (git does not compare the device either), and was not modified in or after the moment the
     /// index was written (git's rule for "racily clean" entries, which it hashes again). Other paths are
     /// left out, for the caller to hash.
-    public func indexedBlobIDs(of paths: [String]) throws -> [String: String] {
+    package func indexedBlobIDs(of paths: [String]) throws -> [String: String] {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
@@ -229,7 +229,7 @@ extension GitRepository {
     /// Makes the whole work tree and index match HEAD, overwriting local changes (files 0600, folders
     /// 0700). For a fresh clone; callers must know nothing uncommitted is there to lose.
     /// `progress` hears of the files written (done, total).
-    public func checkoutHead(progress: ((Int, Int) -> Void)? = nil) throws {
+    package func checkoutHead(progress: ((Int, Int) -> Void)? = nil) throws {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
@@ -257,18 +257,18 @@ private final class CheckoutProgressBox {
 }
 
 /// The kind of a git object.
-public enum GitObjectKind: Sendable, Equatable { case commit, tree, blob, tag, other }
+package enum GitObjectKind: Sendable, Equatable { case commit, tree, blob, tag, other }
 
 /// One entry of a tree object exactly as stored: the name's bytes (unchecked), the mode and the object id.
-public struct GitRawTreeEntry: Sendable, Equatable {
-    public var name: [UInt8]
-    public var mode: UInt32
-    public var id: String
+package struct GitRawTreeEntry: Sendable, Equatable {
+    package var name: [UInt8]
+    package var mode: UInt32
+    package var id: String
 }
 
 extension GitRepository {
     /// The kind and size of object `id`, without reading its contents.
-    public func objectHeader(_ id: String) throws -> (kind: GitObjectKind, size: Int) {
+    package func objectHeader(_ id: String) throws -> (kind: GitObjectKind, size: Int) {
         var oid = try Self.oid(id)
         let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
             withRepo { git_repository_odb(&out, $0) }
@@ -291,7 +291,7 @@ extension GitRepository {
     /// `/`, empty, duplicated, out of order), which libgit2's own tree reader refuses or hides.
     /// - Throws: `GitError.malformedTree` for bytes that are not a tree; `.libgit2` if the object is missing
     ///   or is larger than `limit` bytes.
-    public func rawTree(_ id: String, limit: Int) throws -> [GitRawTreeEntry] {
+    package func rawTree(_ id: String, limit: Int) throws -> [GitRawTreeEntry] {
         let (kind, size) = try objectHeader(id)
         guard kind == .tree else { throw GitError.malformedTree(id: id, reason: "not a tree object") }
         guard size <= limit else { throw GitError.malformedTree(id: id, reason: "larger than \(limit) bytes") }

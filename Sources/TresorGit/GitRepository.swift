@@ -5,14 +5,14 @@ import Foundation
 /// A non-bare git repository, driven through libgit2 (no `git` executable is needed).
 ///
 /// Not thread-safe: use one instance from one thread at a time.
-public final class GitRepository {
+package final class GitRepository {
     let handle: GitHandle
     /// The in-memory backend of `writingObjectsAsOnePack` while it runs: blobs go straight into it.
     var openPack: UnsafeMutablePointer<git_odb_backend>?
     /// The commits written while `openPack` is set: the pack holds what they reach that is new.
     var packedCommits: [git_oid] = []
     /// The absolute path of the work tree, without a trailing slash.
-    public let workdir: String
+    package let workdir: String
 
     /// Runs `body` with the `git_repository` pointer.
     func withRepo<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
@@ -45,13 +45,13 @@ public final class GitRepository {
     /// Creates a new non-bare repository whose work tree is `path` (made if missing), with HEAD
     /// on the unborn branch `main`.
     /// Throws `GitError.alreadyExists` if `path` already holds a repository.
-    public static func create(at path: String) throws -> GitRepository {
+    package static func create(at path: String) throws -> GitRepository {
         try GitRepository(handle: initialize(at: path, bare: false))
     }
 
     /// Creates an empty bare repository at `path` (a remote to push to), HEAD on the unborn `main`.
     /// Throws `GitError.alreadyExists` if `path` already holds a repository.
-    public static func createBare(at path: String) throws {
+    package static func createBare(at path: String) throws {
         _ = try initialize(at: path, bare: true)
     }
 
@@ -60,7 +60,7 @@ public final class GitRepository {
     /// repository. It knows this repository's HEAD and what its remotes were last seen holding, so a fetch into it
     /// downloads only what is new (a path's transport hides only the commits these refs name, not their history: HEAD
     /// alone, when it holds changes not pushed yet, would have it send everything).
-    public func makeQuarantine(at path: String) throws -> GitRepository {
+    package func makeQuarantine(at path: String) throws -> GitRepository {
         _ = try Self.initialize(at: path, bare: true)
         // The object database reads its alternates when it opens: write them, then open.
         let objects = withRepo { String(cString: git_repository_path($0)) } + "objects"
@@ -115,7 +115,7 @@ public final class GitRepository {
     /// Opens the repository whose work tree is `path`. Parent directories are not searched.
     /// Throws `GitError.notARepository` if there is none (or it is bare), `GitError.notOwned` if
     /// another user owns it.
-    public static func open(at path: String) throws -> GitRepository {
+    package static func open(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()
         do {
             let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
@@ -133,7 +133,7 @@ public final class GitRepository {
 
     /// Sets `key` (such as `user.name`) in the repository's own `.git/config`.
     /// Throws `GitError.libgit2` for an invalid key or an unwritable file.
-    public func setConfig(_ key: String, _ value: String) throws {
+    package func setConfig(_ key: String, _ value: String) throws {
         let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) { out in
             withRepo { git_repository_config(&out, $0) }
         }
@@ -145,7 +145,7 @@ public final class GitRepository {
 
     /// The value of `key` as git sees it (repository, then global and system files), or `nil` if it
     /// is unset or unreadable.
-    public func config(_ key: String) -> String? {
+    package func config(_ key: String) -> String? {
         try? configValue(key)
     }
 

@@ -28,8 +28,8 @@ public struct GitCommit: Sendable, Equatable {
 }
 
 /// A path changed by a commit, relative to the work tree with `/` separators.
-public struct GitChange: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct GitChange: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case added
         case modified
         case deleted
@@ -38,10 +38,10 @@ public struct GitChange: Sendable, Equatable {
         case renamed(from: String)
     }
 
-    public var path: String
-    public var kind: Kind
+    package var path: String
+    package var kind: Kind
 
-    public init(path: String, kind: Kind) {
+    package init(path: String, kind: Kind) {
         self.path = path
         self.kind = kind
     }

@@ -5,7 +5,7 @@ import Foundation
 /// offer. `Host` patterns (`*`, `?`, `!`) select blocks; for each keyword the first value found wins, except
 /// `IdentityFile`, whose values add up. `Match` blocks are skipped; `ProxyJump` and `ProxyCommand` are not
 /// followed (libssh2 connects directly).
-public struct SSHConfig: Sendable, Equatable {
+package struct SSHConfig: Sendable, Equatable {
     struct Option: Sendable, Equatable {
         var keyword: String   // lowercased
         var value: String
@@ -24,39 +24,39 @@ public struct SSHConfig: Sendable, Equatable {
     var localUser: String
 
     /// What the configuration says about one host.
-    public struct Host: Sendable, Equatable {
+    package struct Host: Sendable, Equatable {
         /// The name to connect to (`HostName`, with `%h` replaced), or the alias itself.
-        public var hostName: String
-        public var user: String?
-        public var port: Int?
+        package var hostName: String
+        package var user: String?
+        package var port: Int?
         /// `IdentityFile` values, with `~` and `%d %h %r %u` expanded, in the order given.
-        public var identityFiles: [String]
+        package var identityFiles: [String]
         /// `IdentitiesOnly yes`: offer only `identityFiles`, not the agent or the default keys.
-        public var identitiesOnly: Bool
+        package var identitiesOnly: Bool
         /// Keywords set for the host that are not followed (`ProxyJump`, `ProxyCommand`), as written in the file.
-        public var notFollowed: [String] = []
+        package var notFollowed: [String] = []
     }
 
     /// An empty configuration (nothing rewritten).
-    public init(home: String = NSHomeDirectory(), localUser: String = SSHConfig.currentUser) {
+    package init(home: String = NSHomeDirectory(), localUser: String = SSHConfig.currentUser) {
         self.home = home
         self.localUser = localUser
     }
 
     /// Parses configuration text; `Include` names files relative to `home/.ssh`.
-    public init(text: String, home: String, localUser: String = SSHConfig.currentUser) {
+    package init(text: String, home: String, localUser: String = SSHConfig.currentUser) {
         self.init(home: home, localUser: localUser)
         blocks = [Block(patterns: ["*"])]
         parse(text, depth: 0)
     }
 
     /// `home/.ssh/config`, or an empty configuration when there is none or it cannot be read.
-    public static func load(home: String) -> SSHConfig {
+    package static func load(home: String) -> SSHConfig {
         guard let text = try? String(contentsOfFile: home + "/.ssh/config", encoding: .utf8) else { return SSHConfig(home: home) }
         return SSHConfig(text: text, home: home)
     }
 
-    public static var currentUser: String {
+    package static var currentUser: String {
         if let pw = getpwuid(getuid()), let name = pw.pointee.pw_name { return String(cString: name) }
         return ProcessInfo.processInfo.environment["USER"] ?? ""
     }
@@ -160,7 +160,7 @@ public struct SSHConfig: Sendable, Equatable {
     }
 
     /// The settings for `host` (an alias or a real name), first value winning.
-    public func host(_ host: String) -> Host {
+    package func host(_ host: String) -> Host {
         var values: [String: String] = [:]
         var identities: [String] = []
         for block in blocks where !block.skipped && Self.matches(host, patterns: block.patterns) {
@@ -202,7 +202,7 @@ public struct SSHConfig: Sendable, Equatable {
 
     /// An ssh remote URL (`ssh://[user@]host[:port]/path` or scp-like `[user@]host:path`) with the host's
     /// configuration applied, as a `ssh://` URL libgit2 can use, and the host's settings; `nil` for other URLs.
-    public func resolve(url: String) -> (url: String, host: Host)? {
+    package func resolve(url: String) -> (url: String, host: Host)? {
         guard let target = SSHTarget(url) else { return nil }
         let settings = host(target.host)
         let user = target.user ?? settings.user

@@ -2,7 +2,7 @@
 import CNcurses
 
 /// What the user did: a key, the mouse wheel or a click, or the terminal changing size.
-public enum Key: Equatable, Sendable {
+package enum Key: Equatable, Sendable {
     /// A printable character (letters, digits, punctuation, space, any script).
     case character(Character)
     /// Ctrl with a letter, given as the lowercase letter (`control("s")` is Ctrl-S).

@@ -3,7 +3,7 @@ import CNcurses
 
 /// The roles text plays. Each has a colour form and a monochrome form, so every screen reads the same
 /// with `NO_COLOR` set or on a terminal without colours.
-public enum Style: Int, CaseIterable, Sendable {
+package enum Style: Int, CaseIterable, Sendable {
     case normal
     /// The top bar.
     case title
@@ -27,11 +27,11 @@ public enum Style: Int, CaseIterable, Sendable {
 
 /// Whether to use colour: `.automatic` uses it when the terminal has colours and `NO_COLOR` is unset or empty
 /// (https://no-color.org), `.monochrome` never.
-public enum ColorMode: Sendable {
+package enum ColorMode: Sendable {
     case automatic, monochrome
 
     /// `.monochrome` when `NO_COLOR` is set to a non-empty value, else `.automatic`.
-    public static func from(environment: [String: String]) -> ColorMode {
+    package static func from(environment: [String: String]) -> ColorMode {
         if let v = environment["NO_COLOR"], !v.isEmpty { return .monochrome }
         return .automatic
     }

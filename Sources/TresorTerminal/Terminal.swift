@@ -6,20 +6,20 @@ import Foundation
 /// on `refresh()`, where ncurses sends only what changed. While it exists the terminal shows the alternate
 /// screen (where the terminfo entry has one), so nothing drawn stays in the scrollback.
 /// Not thread-safe: use it from one thread.
-public final class Terminal {
+package final class Terminal {
     private var screen: OpaquePointer?
     private let window: UnsafeMutablePointer<WINDOW>
     private let palette: Palette
     private var stopped = false
 
     /// Whether styles are drawn in colour (false with `NO_COLOR` or on a monochrome terminal).
-    public var usesColor: Bool { palette.usesColor }
+    package var usesColor: Bool { palette.usesColor }
 
     /// Starts ncurses on standard input and output: raw keys (Ctrl-C and Ctrl-Z arrive as keys), no echo,
     /// keypad and mouse decoding, invisible cursor.
     /// - Throws: `TerminalError.notATerminal` when stdin or stdout is not a terminal,
     ///   `.unknownTerminal` when `$TERM` has no terminfo entry.
-    public init(colors: ColorMode) throws {
+    package init(colors: ColorMode) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalError.notATerminal }
         setlocale(LC_ALL, "")
         // Entry names are UTF-8 whatever the environment says; a C locale would show them as bytes.
@@ -49,7 +49,7 @@ public final class Terminal {
     deinit { stop() }
 
     /// Blanks the screen and gives the terminal back (leaves the alternate screen). Idempotent.
-    public func stop() {
+    package func stop() {
         guard !stopped else { return }
         stopped = true
         werase(window)
@@ -62,17 +62,17 @@ public final class Terminal {
     // MARK: Geometry and drawing
 
     /// Rows and columns of the terminal now (after a `.resize` key they are the new size).
-    public var rows: Int { Int(tresor_getmaxy(window)) }
-    public var columns: Int { Int(tresor_getmaxx(window)) }
+    package var rows: Int { Int(tresor_getmaxy(window)) }
+    package var columns: Int { Int(tresor_getmaxx(window)) }
 
     /// Clears the drawing buffer (the terminal changes on `refresh`).
-    public func erase() { werase(window) }
+    package func erase() { werase(window) }
 
     /// Draws `text` at a position, cut to `width` columns (default: to the right edge) with "…" when it
     /// does not fit, and padded with spaces to `width` when `pad` is set. Control characters are shown as "?".
     /// `highlight` adds reverse video (the selection). Returns the columns used.
     @discardableResult
-    public func put(_ text: String, row: Int, column: Int, width: Int? = nil, style: Style = .normal,
+    package func put(_ text: String, row: Int, column: Int, width: Int? = nil, style: Style = .normal,
                     highlight: Bool = false, pad: Bool = false) -> Int {
         guard row >= 0, row < rows, column >= 0, column < columns else { return 0 }
         let room = min(width ?? (columns - column), columns - column)
@@ -91,14 +91,14 @@ public final class Terminal {
     }
 
     /// Paints `width` columns of a row in a style (a bar, the selection background).
-    public func fill(row: Int, column: Int = 0, width: Int? = nil, style: Style = .normal, highlight: Bool = false) {
+    package func fill(row: Int, column: Int = 0, width: Int? = nil, style: Style = .normal, highlight: Bool = false) {
         let w = width ?? (columns - column)
         guard w > 0 else { return }
         put(String(repeating: " ", count: w), row: row, column: column, width: w, style: style, highlight: highlight)
     }
 
     /// Shows the text cursor at a position (while editing text), or hides it with nil.
-    public func showCursor(row: Int?, column: Int?) {
+    package func showCursor(row: Int?, column: Int?) {
         if let row, let column {
             wmove(window, Int32(row), Int32(column))
             curs_set(1)
@@ -108,11 +108,11 @@ public final class Terminal {
     }
 
     /// Sends the changes since the last refresh to the terminal.
-    public func refresh() { wrefresh(window) }
+    package func refresh() { wrefresh(window) }
 
     /// Clears the terminal itself, not only the buffer: the next refresh repaints every cell, so nothing
     /// drawn before (a revealed password) survives in any cell the new frame leaves blank.
-    public func wipe() {
+    package func wipe() {
         werase(window)
         clearok(window, true)
         wrefresh(window)
@@ -122,7 +122,7 @@ public final class Terminal {
 
     /// Waits for the next key, at most `milliseconds` (nil: until one comes). Returns nil on timeout or
     /// for input it does not know.
-    public func readKey(timeout milliseconds: Int?) -> Key? {
+    package func readKey(timeout milliseconds: Int?) -> Key? {
         wtimeout(window, Int32(milliseconds ?? -1))
         var value: UInt32 = 0
         let rc = tresor_get_wch(window, &value)
@@ -134,7 +134,7 @@ public final class Terminal {
 
     /// Gives the terminal back in the state it was in before ncurses started (cooked mode, normal
     /// screen), runs `body` (an editor), then takes it back and repaints everything.
-    public func suspend<T>(_ body: () throws -> T) rethrows -> T {
+    package func suspend<T>(_ body: () throws -> T) rethrows -> T {
         def_prog_mode()
         endwin()
         defer {

@@ -2,7 +2,7 @@
 import Foundation
 
 /// Errors of the terminal layer. Cases carry data; the CLI words the messages.
-public enum TerminalError: Error, Equatable, Sendable {
+package enum TerminalError: Error, Equatable, Sendable {
     /// Standard input or output is not a terminal (a pipe, a file).
     case notATerminal
     /// ncurses has no description of `$TERM` (the value, possibly empty).

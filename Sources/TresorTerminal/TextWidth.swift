@@ -3,16 +3,16 @@ import CNcurses
 
 /// Column arithmetic for terminal text. Widths come from the C library's `wcwidth`, so the locale
 /// must be set (`Terminal.start` does it); CJK characters take two columns, combining marks none.
-public enum TextWidth {
+package enum TextWidth {
     /// Columns one scalar takes: 0 for combining marks and other zero-width characters, 2 for wide ones.
     /// Control characters count 0 here; `sanitized` replaces them before display.
-    public static func columns(_ scalar: Unicode.Scalar) -> Int {
+    package static func columns(_ scalar: Unicode.Scalar) -> Int {
         if scalar.value < 0x7F { return scalar.value >= 0x20 ? 1 : 0 }
         return max(0, Int(tresor_wcwidth(scalar.value)))
     }
 
     /// Columns the text takes.
-    public static func width(_ text: String) -> Int {
+    package static func width(_ text: String) -> Int {
         var total = 0
         for s in text.unicodeScalars { total += columns(s) }
         return total
@@ -20,7 +20,7 @@ public enum TextWidth {
 
     /// The text with characters a terminal would act on replaced: tabs by a space, other control
     /// characters (C0, DEL, C1) by "?", so names from elsewhere can never move the cursor or change modes.
-    public static func sanitized(_ text: String) -> String {
+    package static func sanitized(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsReplacement) else { return text }
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {
@@ -36,7 +36,7 @@ public enum TextWidth {
 
     /// The longest prefix of `text` that fits in `width` columns, ending in "…" when cut, and its width.
     /// Combining marks stay with the character they follow.
-    public static func fit(_ text: String, width: Int) -> (text: String, width: Int) {
+    package static func fit(_ text: String, width: Int) -> (text: String, width: Int) {
         guard width > 0 else { return ("", 0) }
         let total = self.width(text)
         if total <= width { return (text, total) }
@@ -53,13 +53,13 @@ public enum TextWidth {
     }
 
     /// `text` fitted to `width` and padded with spaces to exactly `width` columns.
-    public static func padded(_ text: String, width: Int) -> String {
+    package static func padded(_ text: String, width: Int) -> String {
         let (t, w) = fit(text, width: width)
         return w < width ? t + String(repeating: " ", count: width - w) : t
     }
 
     /// Splits text into lines of at most `width` columns, breaking at spaces where it can.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         guard width > 0 else { return [] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -4,20 +4,20 @@ import TresorCore
 
 /// One request of the browserpass host protocol: the JSON object, and the `contents` member a `save` carries,
 /// decoded straight into zeroing memory (in the object it is blanked).
-public struct BrowserRequest {
-    public let object: [String: JSONValue]
-    public let contents: SecretText?
+package struct BrowserRequest {
+    package let object: [String: JSONValue]
+    package let contents: SecretText?
 
-    public var action: String? { object["action"]?.stringValue }
-    public var storeID: String? { object["storeId"]?.stringValue }
-    public var file: String? { object["file"]?.stringValue }
+    package var action: String? { object["action"]?.stringValue }
+    package var storeID: String? { object["storeId"]?.stringValue }
+    package var file: String? { object["file"]?.stringValue }
 
     /// Why a request is not one JSON object (the parser's words).
-    public struct Malformed: Error, Equatable { public let reason: String }
+    package struct Malformed: Error, Equatable { package let reason: String }
 
     /// Parses `bytes` (the caller wipes them; the value of a top-level `contents` string is overwritten here).
     /// - Throws: `Malformed` for what is not one JSON object.
-    public init(parsing bytes: inout [UInt8]) throws {
+    package init(parsing bytes: inout [UInt8]) throws {
         var contents: SecretText?
         if let range = BrowserRequest.topLevelString("contents", in: bytes) {
             contents = bytes[range].withUnsafeBytes { BrowserRequest.decodeString($0) }

@@ -16,13 +16,13 @@ import TresorCore
 /// The contents are pass's format, which the extension parses: the password on the first line, then `login: USER`,
 /// `url: URL` (the entry's URL on that host) and `otp: otpauth://…` when the entry has them. Nothing else of the
 /// entry is given out.
-public enum BrowserStore {
+package enum BrowserStore {
     /// The folder of entries without an http(s) URL.
-    public static let noURLFolder = "(no url)"
+    package static let noURLFolder = "(no url)"
     static let dotLeader: Unicode.Scalar = "\u{2024}"
 
     /// The hosts (with a non-default port) of the entry's http(s) URLs, each once, in the entry's order.
-    public static func hosts(of entry: Entry) -> [String] {
+    package static func hosts(of entry: Entry) -> [String] {
         var seen: [String] = []
         for url in entry.list("urls").compactMap(SiteURL.init) where ["http", "https"].contains(url.scheme) && !seen.contains(url.hostAndPort) {
             seen.append(url.hostAndPort)
@@ -31,7 +31,7 @@ public enum BrowserStore {
     }
 
     /// Whether the entry is served: it has a password, and neither it nor the user name spans several lines.
-    public static func isServed(_ entry: Entry) -> Bool {
+    package static func isServed(_ entry: Entry) -> Bool {
         guard let password = entry.secret("password"), !password.isEmpty, oneLine(password) else { return false }
         return entry.secret("username").map(oneLine) ?? true
     }
@@ -39,7 +39,7 @@ public enum BrowserStore {
     static func oneLine(_ t: SecretText) -> Bool { t.withUTF8 { !$0.contains(0x0A) && !$0.contains(0x0D) } }
 
     /// The file names the entry is listed under (empty when it is not served).
-    public static func files(for entry: Entry) -> [String] {
+    package static func files(for entry: Entry) -> [String] {
         guard isServed(entry) else { return [] }
         let name = encode(entry.path) + ".gpg"
         let hosts = hosts(of: entry)
@@ -47,7 +47,7 @@ public enum BrowserStore {
     }
 
     /// The folders of `files` (each prefix that ends before a `/`), sorted, each once: the extension's `tree`.
-    public static func directories(of files: [String]) -> [String] {
+    package static func directories(of files: [String]) -> [String] {
         var out = Set<String>()
         for f in files {
             var prefix = ""
@@ -75,7 +75,7 @@ public enum BrowserStore {
 
     /// The host (nil under `(no url)`) and entry path of a file name the extension sends back.
     /// - Throws: `IntegrationError.browserFile`.
-    public static func parse(file: String) throws -> (host: String?, path: EntryPath) {
+    package static func parse(file: String) throws -> (host: String?, path: EntryPath) {
         func fail(_ p: IntegrationError.BrowserFileProblem) -> IntegrationError { .browserFile(file: file, problem: p) }
         guard file.hasSuffix(".gpg") else { throw fail(.fileExtension) }
         let stem = file.dropLast(4)
@@ -94,7 +94,7 @@ public enum BrowserStore {
     }
 
     /// The text the extension parses, for the entry as listed under `host` (nil: `(no url)`).
-    public static func contents(of entry: Entry, host: String?) -> SecretBytes {
+    package static func contents(of entry: Entry, host: String?) -> SecretBytes {
         var out = SecretByteBuilder()
         if let p = entry.secret("password") { p.withUTF8 { out.append($0) } }
         out.append(0x0A)
@@ -117,15 +117,15 @@ public enum BrowserStore {
 
     /// What a `save` sends, taken apart: the first line is the password; `login:`/`username:`/`user:`, `url:` (and the
     /// extension's other names for it), `otp:`/`totp:` (or a bare otpauth:// line) are fields; other lines are notes.
-    public struct SavedText {
-        public var password: SecretText?
-        public var username: SecretText?
-        public var urls: [String] = []
-        public var otp: SecretText?
-        public var other: [String] = []
+    package struct SavedText {
+        package var password: SecretText?
+        package var username: SecretText?
+        package var urls: [String] = []
+        package var otp: SecretText?
+        package var other: [String] = []
     }
 
-    public static func parse(contents: SecretText) -> SavedText {
+    package static func parse(contents: SecretText) -> SavedText {
         var saved = SavedText()
         contents.withUTF8 { all in
             var lines: [UnsafeRawBufferPointer] = []
@@ -163,7 +163,7 @@ extension Vault {
     /// Every file name the extension is shown (sorted), from the local search cache (only entries changed since
     /// the last search or listing are decrypted again). Entries that cannot be read are left out.
     /// - Throws: `VaultError.vaultLocked`.
-    public func browserFiles() throws -> [String] {
+    package func browserFiles() throws -> [String] {
         var files: [String] = []
         for candidate in try searchCandidates(lowercasedNeedle: "").candidates {
             guard case .success(let entry)? = candidate.entry else { continue }
@@ -174,7 +174,7 @@ extension Vault {
 
     /// The entry a file name names, checked to be listed under that name.
     /// - Throws: `IntegrationError.browserFile`, and the errors of `read`.
-    public func browserEntry(file: String) throws -> (entry: Entry, host: String?) {
+    package func browserEntry(file: String) throws -> (entry: Entry, host: String?) {
         let (host, path) = try BrowserStore.parse(file: file)
         let entry = try read(try existingPath(path.string))
         guard BrowserStore.isServed(entry) else { throw IntegrationError.browserFile(file: file, problem: .notServed(path: path.string)) }
@@ -190,7 +190,7 @@ extension Vault {
     /// changed in the entry listed under that name (other lines not yet in its notes are added to them). One commit.
     /// - Throws: `IntegrationError.browserFile`, and the errors of `add` and `edit`.
     @discardableResult
-    public func saveFromBrowser(file: String, contents: SecretText) throws -> EntryPath {
+    package func saveFromBrowser(file: String, contents: SecretText) throws -> EntryPath {
         let (host, path) = try BrowserStore.parse(file: file)
         let saved = BrowserStore.parse(contents: contents)
         var changes: [String: FieldValue?] = [:]

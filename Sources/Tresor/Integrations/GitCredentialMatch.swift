@@ -4,14 +4,14 @@ import TresorCore
 
 /// What git asks for: the attributes of `git credential` (protocol, host with `:port`, path with
 /// `credential.useHttpPath`, username).
-public struct GitCredentialQuery: Equatable, Sendable {
-    public var scheme: String
-    public var host: String
-    public var path: String?
-    public var username: String?
+package struct GitCredentialQuery: Equatable, Sendable {
+    package var scheme: String
+    package var host: String
+    package var path: String?
+    package var username: String?
 
     /// From git's `key=value` lines; nil without protocol and host. Unknown keys are ignored, as git asks of helpers.
-    public init?(attributes: [String: String]) {
+    package init?(attributes: [String: String]) {
         guard let p = attributes["protocol"], let h = attributes["host"], !p.isEmpty, !h.isEmpty else { return nil }
         scheme = p.lowercased()
         // git writes the port only when the URL has one; the default port is the same site.
@@ -24,7 +24,7 @@ public struct GitCredentialQuery: Equatable, Sendable {
 
     /// How well `url` matches: nil when it does not; otherwise higher is better (a URL path that matches more of
     /// git's path; without a path from git, a URL for the whole host first).
-    public func score(_ url: SiteURL) -> Int? {
+    package func score(_ url: SiteURL) -> Int? {
         guard url.scheme == scheme, url.hostAndPort == host else { return nil }
         func strip(_ p: String) -> String { p.hasSuffix(".git") ? String(p.dropLast(4)) : p }
         let urlPath = strip(url.path)
@@ -37,10 +37,10 @@ public struct GitCredentialQuery: Equatable, Sendable {
 }
 
 /// An entry that answers a query: its user name and password.
-public struct GitCredentialAnswer: Sendable {
-    public var path: EntryPath
-    public var username: SecretText?
-    public var password: SecretText
+package struct GitCredentialAnswer: Sendable {
+    package var path: EntryPath
+    package var username: SecretText?
+    package var password: SecretText
 }
 
 extension Vault {
@@ -48,7 +48,7 @@ extension Vault {
     /// that contains git's, with `credential.useHttpPath`) and, when git names one, the same user name. Ties go to
     /// the first path. Entries that cannot be read are skipped.
     /// - Throws: `VaultError.vaultLocked`.
-    public func gitCredential(for query: GitCredentialQuery) throws -> GitCredentialAnswer? {
+    package func gitCredential(for query: GitCredentialQuery) throws -> GitCredentialAnswer? {
         var best: (score: Int, answer: GitCredentialAnswer)?
         // Entries whose decrypted text does not contain the host need not be parsed.
         for candidate in try searchCandidates(lowercasedNeedle: query.host).candidates {

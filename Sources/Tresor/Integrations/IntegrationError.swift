@@ -3,7 +3,7 @@ import Foundation
 
 /// Every failure of a secret reference, an ssh key kept in an entry, or the ssh agent. The cases say what failed
 /// and where; the CLI phrases them.
-public enum IntegrationError: Error, Equatable, Sendable {
+package enum IntegrationError: Error, Equatable, Sendable {
     /// `reference` is not a `tresor://` reference: `problem` says why.
     case invalidReference(reference: String, problem: ReferenceProblem)
     /// The entry of `reference` has no field `field`; `available` are the fields it has.
@@ -24,7 +24,7 @@ public enum IntegrationError: Error, Equatable, Sendable {
     /// A file name the browser extension sent (`HOST/ENTRY.gpg`) that names no entry served to it: `problem` says why.
     case browserFile(file: String, problem: BrowserFileProblem)
 
-    public enum BrowserFileProblem: Equatable, Sendable {
+    package enum BrowserFileProblem: Equatable, Sendable {
         /// It does not end in `.gpg`.
         case fileExtension
         /// It has no `/` after the host.
@@ -39,7 +39,7 @@ public enum IntegrationError: Error, Equatable, Sendable {
         case otp(OTPError)
     }
 
-    public enum ReferenceProblem: Equatable, Sendable {
+    package enum ReferenceProblem: Equatable, Sendable {
         /// It does not start with `tresor://`.
         case scheme
         /// Fewer than two components (an entry path and a field).
@@ -56,12 +56,12 @@ public enum IntegrationError: Error, Equatable, Sendable {
         case field(reason: String)
     }
 
-    public enum ValueProblem: Equatable, Sendable {
+    package enum ValueProblem: Equatable, Sendable {
         /// A NUL byte, which an environment variable cannot hold.
         case nulByte
     }
 
-    public enum SSHKeyProblem: Equatable, Sendable {
+    package enum SSHKeyProblem: Equatable, Sendable {
         /// The entry has no such field.
         case missing
         /// Not an OpenSSH private key (`-----BEGIN OPENSSH PRIVATE KEY-----`); `pem` when it is an older PEM key.
@@ -76,7 +76,7 @@ public enum IntegrationError: Error, Equatable, Sendable {
         case malformed
     }
 
-    public enum SSHAgentRequest: Equatable, Sendable {
+    package enum SSHAgentRequest: Equatable, Sendable {
         case add, remove
     }
 }

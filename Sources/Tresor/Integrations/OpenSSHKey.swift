@@ -6,13 +6,13 @@ import TresorCore
 /// (nistp256/384/521) or RSA. Only what the agent protocol needs is kept: the public key blob (to remove it again)
 /// and the private key in the agent's encoding, which for these types is the file's own (type name, then the key's
 /// fields), held in zeroing memory. Keys protected by a passphrase are refused: the vault already encrypts them.
-public struct OpenSSHKey: Sendable {
+package struct OpenSSHKey: Sendable {
     /// `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`, …
-    public let type: String
+    package let type: String
     /// The public key blob (SSH wire encoding), as `SSH2_AGENTC_REMOVE_IDENTITY` names the key.
-    public let publicBlob: [UInt8]
+    package let publicBlob: [UInt8]
     /// The comment `ssh-keygen -C` stored (may be empty).
-    public let comment: String
+    package let comment: String
     /// The type name and private fields in the agent's encoding (RFC 4253 strings and mpints), without the comment.
     let privateFields: SecretBytes
 
@@ -29,7 +29,7 @@ public struct OpenSSHKey: Sendable {
 
     /// Parses the key in `text` (the field `field` of entry `path`, named in errors).
     /// - Throws: `IntegrationError.sshKey` saying what is wrong.
-    public init(_ text: SecretText, path: String, field: String) throws {
+    package init(_ text: SecretText, path: String, field: String) throws {
         func fail(_ p: IntegrationError.SSHKeyProblem) -> IntegrationError { .sshKey(path: path, field: field, problem: p) }
         let decoded: SecretBytes = try text.withUTF8 { t in
             guard let b = OpenSSHKey.find(OpenSSHKey.begin, in: t), let e = OpenSSHKey.find(OpenSSHKey.end, in: t), e > b else {
@@ -72,7 +72,7 @@ public struct OpenSSHKey: Sendable {
     }
 
     /// `SHA256:…` as `ssh-add -l` prints the key's fingerprint.
-    public var fingerprint: String {
+    package var fingerprint: String {
         let digest = publicBlob.withUnsafeBytes { LibCrypto.digest(.sha256, $0) }
         var b64 = Data(digest).base64EncodedString()
         while b64.hasSuffix("=") { b64.removeLast() }

@@ -3,8 +3,8 @@ import Foundation
 import TresorCore
 
 /// The running ssh-agent (or any agent speaking its protocol) at a Unix socket.
-public struct SSHAgentClient {
-    public let socket: String
+package struct SSHAgentClient {
+    package let socket: String
 
     static let addIdentity: UInt8 = 17            // SSH2_AGENTC_ADD_IDENTITY
     static let removeIdentity: UInt8 = 18         // SSH2_AGENTC_REMOVE_IDENTITY
@@ -17,14 +17,14 @@ public struct SSHAgentClient {
     static let maxReply = 256 * 1024
 
     /// The agent `SSH_AUTH_SOCK` names. - Throws: `IntegrationError.sshAgentUnavailable` when it is unset.
-    public init(environment: [String: String]) throws {
+    package init(environment: [String: String]) throws {
         guard let s = environment["SSH_AUTH_SOCK"], !s.isEmpty else { throw IntegrationError.sshAgentUnavailable(socket: nil, errno: 0) }
         socket = s
     }
 
     /// Adds `key` with `comment`; `lifetime` (seconds) and `confirm` become the agent's constraints.
     /// - Throws: `IntegrationError.sshAgentUnavailable`, `.sshAgentProtocol`, `.sshAgentRefused`.
-    public func add(_ key: OpenSSHKey, comment: String, lifetime: UInt32?, confirm: Bool) throws {
+    package func add(_ key: OpenSSHKey, comment: String, lifetime: UInt32?, confirm: Bool) throws {
         var m = SecretByteBuilder(capacity: key.privateFields.count + comment.utf8.count + 32)
         m.append(lifetime != nil || confirm ? SSHAgentClient.addConstrained : SSHAgentClient.addIdentity)
         key.privateFields.withBytes { m.append($0) }
@@ -38,7 +38,7 @@ public struct SSHAgentClient {
     }
 
     /// Removes the identity whose public key blob is `publicBlob`.
-    public func remove(publicBlob: [UInt8]) throws {
+    package func remove(publicBlob: [UInt8]) throws {
         var m = SecretByteBuilder(capacity: publicBlob.count + 8)
         m.append(SSHAgentClient.removeIdentity)
         SSHAgentClient.appendString(publicBlob, to: &m)

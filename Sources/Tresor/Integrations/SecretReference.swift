@@ -7,23 +7,23 @@ import TresorCore
 /// byte may be written `%XX` (a space `%20`, a `}` in a template `%7D`). Entry paths cannot hold a `/` in a component,
 /// so the last component is always the field: `tresor://Email/gmail/password`, `tresor://Bank/ing/pin`,
 /// `tresor://Servers/web/api%2Ftoken` (the field `api/token`).
-public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
-    public static let scheme = "tresor://"
+package struct SecretReference: Hashable, Sendable, CustomStringConvertible {
+    package static let scheme = "tresor://"
 
     /// The entry path.
-    public let path: EntryPath
+    package let path: EntryPath
     /// The field name (`password`, `username`, `urls`, `notes`, `tags`, `otp` or a custom field).
-    public let field: String
+    package let field: String
     /// The reference as it was written.
-    public let text: String
+    package let text: String
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// Whether `text` is meant as a reference (starts with `tresor://`), valid or not.
-    public static func isReference(_ text: String) -> Bool { text.hasPrefix(scheme) }
+    package static func isReference(_ text: String) -> Bool { text.hasPrefix(scheme) }
 
     /// Parses `text`. - Throws: `IntegrationError.invalidReference` naming what is wrong.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         func fail(_ p: IntegrationError.ReferenceProblem) -> IntegrationError { .invalidReference(reference: text, problem: p) }
         guard text.hasPrefix(SecretReference.scheme) else { throw fail(.scheme) }
         let rest = text.utf8.dropFirst(SecretReference.scheme.utf8.count)
@@ -48,7 +48,7 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The reference to `field` of `path`, encoded as described above (only what must be encoded is).
-    public init(path: EntryPath, field: String) {
+    package init(path: EntryPath, field: String) {
         self.path = path
         self.field = field
         text = SecretReference.scheme + path.string.split(separator: "/").map { SecretReference.encode(String($0), slash: false) }
@@ -96,7 +96,7 @@ extension Vault {
     /// item per line. Results in the order of `references`.
     /// - Throws: the first failure in that order: `VaultError.entryNotFound` (and the errors of `read`) for a missing
     ///   entry, `IntegrationError.noSuchField` for a missing field.
-    public func resolve(_ references: [SecretReference]) throws -> [SecretText] {
+    package func resolve(_ references: [SecretReference]) throws -> [SecretText] {
         var entries: [EntryPath: Entry] = [:]
         var values: [SecretText] = []
         for ref in references {

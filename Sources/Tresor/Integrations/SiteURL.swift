@@ -4,20 +4,20 @@ import Foundation
 /// An entry URL as the browser host and git's credential helper compare it. A URL without a scheme
 /// (`github.com/org`) is taken as https. The host is lowercased; a port is kept only when it is not the scheme's
 /// default (443 for https, 80 for http), so `https://example.org:443` and `https://example.org` are one site.
-public struct SiteURL: Equatable, Sendable {
-    public let scheme: String
-    public let host: String
-    public let port: Int?
+package struct SiteURL: Equatable, Sendable {
+    package let scheme: String
+    package let host: String
+    package let port: Int?
     /// The path without its leading and trailing `/` (empty for a whole site).
-    public let path: String
+    package let path: String
     /// The URL as the entry holds it.
-    public let text: String
+    package let text: String
 
     /// `host` with `:port` when there is a port: how git names a host, and how the browser host lists it.
-    public var hostAndPort: String { port.map { "\(host):\($0)" } ?? host }
+    package var hostAndPort: String { port.map { "\(host):\($0)" } ?? host }
 
     /// Parses `text`; nil when it names no host.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let full = trimmed.contains("://") ? trimmed : "https://" + trimmed
         guard let c = URLComponents(string: full), let scheme = c.scheme?.lowercased(), var host = c.host?.lowercased(), !host.isEmpty else {

@@ -4,9 +4,9 @@ import Foundation
 /// One message between `tresor` and its key agent. On the wire: a 4-byte big-endian length, then version 1, the
 /// kind, and fields as tag (1 byte), length (2 bytes big-endian), value. The whole message, keys included, is
 /// built and parsed in `SecretBytes`; a key is copied from it into a buffer of its own.
-public struct AgentMessage {
+package struct AgentMessage {
     /// What a request asks, or what a reply says.
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// Keep these keys for a vault copy (replaces what was held for it).
         case put = 0x50          // "P"
         /// The keys held for a vault copy.
@@ -28,29 +28,29 @@ public struct AgentMessage {
     }
 
     /// Field tags.
-    public enum Tag: UInt8, Sendable {
+    package enum Tag: UInt8, Sendable {
         case vaultID = 1, root = 2, vaultKey = 3, scopeKey = 4, idleSeconds = 5, remainingSeconds = 6, count = 7
     }
 
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The largest message either side accepts.
-    public static let maximumBytes = 64 * 1024
+    package static let maximumBytes = 64 * 1024
 
-    public var kind: Kind
+    package var kind: Kind
     /// The vault's id and the canonical path of its copy: together they name what the keys belong to.
-    public var vaultID = ""
-    public var root = ""
-    public var vaultKey: SecretBytes?
+    package var vaultID = ""
+    package var root = ""
+    package var vaultKey: SecretBytes?
     /// Scope id (36 ASCII bytes) → scope key.
-    public var scopeKeys: [String: SecretBytes] = [:]
-    public var idleSeconds: UInt64?
-    public var remainingSeconds: UInt64?
-    public var count: UInt64?
+    package var scopeKeys: [String: SecretBytes] = [:]
+    package var idleSeconds: UInt64?
+    package var remainingSeconds: UInt64?
+    package var count: UInt64?
 
-    public init(_ kind: Kind) { self.kind = kind }
+    package init(_ kind: Kind) { self.kind = kind }
 
     /// The message on the wire, length prefix included.
-    public func encoded() -> SecretBytes {
+    package func encoded() -> SecretBytes {
         var body = SecretByteBuilder(capacity: 256)
         body.append(Self.version)
         body.append(kind.rawValue)
@@ -83,7 +83,7 @@ public struct AgentMessage {
 
     /// Reads one message from `socket`. - Throws: `SocketError` when reading fails, `AgentMessageError` for a
     /// message that is too long or does not parse.
-    public static func read(from socket: UnixSocket) throws -> AgentMessage {
+    package static func read(from socket: UnixSocket) throws -> AgentMessage {
         let prefix = try socket.read(count: 4)
         let length = prefix.withBytes { b in Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3]) }
         guard length >= 2, length <= maximumBytes else { throw AgentMessageError.malformed }
@@ -91,7 +91,7 @@ public struct AgentMessage {
     }
 
     /// A message body (without the length prefix). - Throws: `AgentMessageError.malformed`.
-    public static func parse(_ body: SecretBytes) throws -> AgentMessage {
+    package static func parse(_ body: SecretBytes) throws -> AgentMessage {
         try body.withBytes { b in
             guard b.count >= 2, b[0] == version, let kind = Kind(rawValue: b[1]) else { throw AgentMessageError.malformed }
             var message = AgentMessage(kind)
@@ -132,10 +132,10 @@ public struct AgentMessage {
     }
 
     /// Writes the message to `socket`. - Throws: `SocketError`.
-    public func write(to socket: UnixSocket) throws { try socket.write(encoded()) }
+    package func write(to socket: UnixSocket) throws { try socket.write(encoded()) }
 }
 
 /// A message the agent or its client could not read.
-public enum AgentMessageError: Error, Equatable, Sendable {
+package enum AgentMessageError: Error, Equatable, Sendable {
     case malformed
 }

@@ -12,21 +12,21 @@ public struct SocketError: Error, Equatable, Sendable {
 }
 
 /// One socket descriptor, closed when the object goes away. The descriptor is lent only inside the methods.
-public final class UnixSocket {
+package final class UnixSocket {
     private var fd: Int32
     /// The path it is bound or connected to.
-    public let path: String
+    package let path: String
 
     private init(fd: Int32, path: String) { self.fd = fd; self.path = path }
 
     deinit { close() }
 
-    public func close() {
+    package func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
 
     /// The longest path a socket address holds (the terminating NUL excluded).
-    public static let maximumPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    package static let maximumPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     private static func address(_ path: String) throws -> sockaddr_un {
         var address = sockaddr_un()
@@ -48,7 +48,7 @@ public final class UnixSocket {
 
     /// A listening socket at `path` (which must not exist), created with mode 0600 whatever the umask.
     /// - Throws: `SocketError`.
-    public static func listen(at path: String, backlog: Int32 = 16) throws -> UnixSocket {
+    package static func listen(at path: String, backlog: Int32 = 16) throws -> UnixSocket {
         var address = try address(path)
         let fd = try newDescriptor(path)
         let socket = UnixSocket(fd: fd, path: path)
@@ -65,7 +65,7 @@ public final class UnixSocket {
 
     /// A connection to the socket at `path`. - Throws: `SocketError` (`.connect` with ENOENT or ECONNREFUSED when
     /// nothing listens there).
-    public static func connect(to path: String) throws -> UnixSocket {
+    package static func connect(to path: String) throws -> UnixSocket {
         var address = try address(path)
         let fd = try newDescriptor(path)
         let socket = UnixSocket(fd: fd, path: path)
@@ -78,7 +78,7 @@ public final class UnixSocket {
 
     /// Waits up to `timeout` seconds for a connection; nil when none came (or a signal interrupted the wait).
     /// - Throws: `SocketError` when accepting fails.
-    public func accept(timeout: TimeInterval) throws -> UnixSocket? {
+    package func accept(timeout: TimeInterval) throws -> UnixSocket? {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, Int32(max(0, min(timeout, 3600)) * 1000))
         guard ready > 0 else { return nil }
@@ -94,20 +94,20 @@ public final class UnixSocket {
 
     /// The user id of the connected peer (`SO_PEERCRED`), set by the kernel at connect time: it cannot be forged.
     /// - Throws: `SocketError`.
-    public func peerUserID() throws -> UInt32 {
+    package func peerUserID() throws -> UInt32 {
         guard let uid = ProcessHardening.peerUserID(socket: fd) else { throw SocketError(call: .peer, path: path, errno: errno) }
         return uid
     }
 
     /// Reads and writes give up after `seconds` (`SO_RCVTIMEO`/`SO_SNDTIMEO`), so a silent peer never blocks.
-    public func setTimeout(_ seconds: TimeInterval) {
+    package func setTimeout(_ seconds: TimeInterval) {
         var t = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Writes all of `bytes`. - Throws: `SocketError`.
-    public func write(_ bytes: SecretBytes) throws {
+    package func write(_ bytes: SecretBytes) throws {
         try bytes.withBytes { b in
             var off = 0
             while off < b.count {
@@ -120,7 +120,7 @@ public final class UnixSocket {
 
     /// Reads exactly `count` bytes into a zeroing buffer. - Throws: `SocketError` (`.read` with errno 0 when the
     /// peer closed early).
-    public func read(count: Int) throws -> SecretBytes {
+    package func read(count: Int) throws -> SecretBytes {
         let out = SecretBytes(count: count)
         try out.withMutableBytes { b in
             var off = 0

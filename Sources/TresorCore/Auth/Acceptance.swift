@@ -32,60 +32,60 @@ public struct AcceptanceRefusal: Error, Equatable, Sendable {
 }
 
 /// A key of one domain at one epoch.
-public struct EpochKey: Sendable {
-    public var epoch: UInt64
-    public var key: SecretBytes
-    public init(epoch: UInt64, key: SecretBytes) { self.epoch = epoch; self.key = key }
+package struct EpochKey: Sendable {
+    package var epoch: UInt64
+    package var key: SecretBytes
+    package init(epoch: UInt64, key: SecretBytes) { self.epoch = epoch; self.key = key }
 }
 
 /// What a replica keeps to judge tips (Spec/AUTH.md §3): the newest epoch it has seen published per domain, and the
 /// clock it last took from the remote per domain.
-public struct TrustRecord: Equatable, Sendable {
-    public var published: [String: UInt64]
+package struct TrustRecord: Equatable, Sendable {
+    package var published: [String: UInt64]
     /// Domain → clock last taken from (or pushed to) the remote in question.
-    public var remote: [String: Clock]
+    package var remote: [String: Clock]
     /// For a replica without the vault key: the scopes it accepted (Spec/AUTH.md §7.3); nil when it holds the vault key.
-    public var scopesAccepted: Set<String>?
-    public init(published: [String: UInt64] = [:], remote: [String: Clock] = [:], scopesAccepted: Set<String>? = nil) {
+    package var scopesAccepted: Set<String>?
+    package init(published: [String: UInt64] = [:], remote: [String: Clock] = [:], scopesAccepted: Set<String>? = nil) {
         self.published = published; self.remote = remote; self.scopesAccepted = scopesAccepted
     }
 }
 
 /// What the acceptance rule says about one domain of an accepted tip.
-public struct DomainVerdict: Sendable {
+package struct DomainVerdict: Sendable {
     /// Its tags verified under a key this replica holds or followed; false: checked for shape only (Spec/AUTH.md §7.1).
-    public var verified: Bool
+    package var verified: Bool
     /// The tip's domain clock against the replica's own.
-    public var relation: ClockRelation
+    package var relation: ClockRelation
     /// Older than what this replica last took from the remote (`rolled-back`).
-    public var rolledBack: Bool
+    package var rolledBack: Bool
     /// The tip's epoch of the domain.
-    public var epoch: UInt64
+    package var epoch: UInt64
     /// The key the domain verified under (the key held, an earlier one kept, or a newer one followed).
-    public var key: SecretBytes?
+    package var key: SecretBytes?
     /// The key is newer than the one the replica held: it follows a rekey (Spec/FORMAT.md §11.5).
-    public var followsRekey: Bool
+    package var followsRekey: Bool
     /// `older-epoch`: under a key before the replica's own (its rekey is not published yet).
-    public var olderEpoch: Bool
+    package var olderEpoch: Bool
     /// `offered-scope`: a scope this replica, without the vault key, has not accepted.
-    public var offered: Bool
-    public var clock: Clock
+    package var offered: Bool
+    package var clock: Clock
 }
 
 /// The acceptance rule of Spec/AUTH.md §5. Pure: no network, no git, no clock; fails closed.
-public enum Acceptance {
+package enum Acceptance {
     /// The replica's own state of a domain.
-    public struct LocalDomain: Sendable {
-        public var epoch: UInt64
-        public var clock: Clock
-        public init(epoch: UInt64, clock: Clock) { self.epoch = epoch; self.clock = clock }
+    package struct LocalDomain: Sendable {
+        package var epoch: UInt64
+        package var clock: Clock
+        package init(epoch: UInt64, clock: Clock) { self.epoch = epoch; self.clock = clock }
     }
 
     /// Decides about `tip` (Spec/AUTH.md §5). `held`: the keys this replica holds per domain (its current key and the
     /// earlier ones it keeps); `opened`: keys its credential opened from the tip's headers, per domain; `local`: its
     /// HEAD's epoch and clock per domain.
     /// - Returns: per domain, the verdict. - Throws: `AcceptanceRefusal` naming the first rule broken.
-    public static func decide(tip: TipTree, vaultID: String, held: [String: [EpochKey]], opened: [String: [EpochKey]],
+    package static func decide(tip: TipTree, vaultID: String, held: [String: [EpochKey]], opened: [String: [EpochKey]],
                               trust: TrustRecord, local: [String: LocalDomain]) throws -> [String: DomainVerdict] {
         try TreeShape.check(tip.items)
         // vault-header, different-vault, format-version

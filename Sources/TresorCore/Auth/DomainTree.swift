@@ -2,24 +2,24 @@
 import Foundation
 
 /// One entry of a git tree object.
-public struct RawTreeEntry: Sendable, Equatable {
-    public var name: [UInt8]
-    public var mode: UInt32
+package struct RawTreeEntry: Sendable, Equatable {
+    package var name: [UInt8]
+    package var mode: UInt32
     /// 40 lowercase hex digits.
-    public var id: String
-    public init(name: [UInt8], mode: UInt32, id: String) { self.name = name; self.mode = mode; self.id = id }
+    package var id: String
+    package init(name: [UInt8], mode: UInt32, id: String) { self.name = name; self.mode = mode; self.id = id }
 }
 
 /// Where `DomainTree` reads tree objects from: the entries of the tree at a folder of a commit (nil when there is no
 /// such folder).
-public protocol TreeSource {
+package protocol TreeSource {
     func entries(of folder: [String]) throws -> [RawTreeEntry]?
 }
 
 /// Spec/FORMAT.md §11.6: the id of a domain's tree, rebuilding only the trees on the way to what is left out.
-public enum DomainTree {
+package enum DomainTree {
     /// The git id of a tree holding `entries` (sorted here into git's order).
-    public static func treeID(_ entries: [RawTreeEntry]) throws -> String {
+    package static func treeID(_ entries: [RawTreeEntry]) throws -> String {
         var content: [UInt8] = []
         for e in entries.sorted(by: { gitOrder($0) .lexicographicallyPrecedes(gitOrder($1)) }) {
             guard let id = StateRecord.hexBytes(e.id), id.count == 20 else { throw CoreError.malformed("object id is not 40 hex digits") }
@@ -33,7 +33,7 @@ public enum DomainTree {
 
     /// The id of domain `domain`'s tree in the commit `source` reads, under a vault header whose scopes are `scopes`.
     /// - Throws: what `source` throws; `CoreError.malformed` for a bad object id.
-    public static func id(domain: String, scopes: [String: String], source: TreeSource) throws -> String {
+    package static func id(domain: String, scopes: [String: String], source: TreeSource) throws -> String {
         if domain == Domain.vault {
             var removed: [[String]] = [[EntryStore.metadataDirectory, "state"], [EntryStore.metadataDirectory, "scopes"]]
             removed += scopes.values.map { $0.split(separator: "/").map(String.init) }
@@ -71,7 +71,7 @@ public enum DomainTree {
 
 extension TipTree: TreeSource {
     /// The entries of the tree at `folder`, as the tip's items list them.
-    public func entries(of folder: [String]) throws -> [RawTreeEntry]? {
+    package func entries(of folder: [String]) throws -> [RawTreeEntry]? {
         let found = items.filter { $0.folder == folder }.map { RawTreeEntry(name: $0.name, mode: $0.mode, id: $0.id) }
         if found.isEmpty && !folder.isEmpty { return nil }
         return found
@@ -79,12 +79,12 @@ extension TipTree: TreeSource {
 }
 
 /// The trees of a set of files given as path → blob id (a commit about to be written).
-public final class FileMapTree: TreeSource {
+package final class FileMapTree: TreeSource {
     private var files: [[String]: [RawTreeEntry]] = [:]
     private var folders: [[String]: Set<String>] = [:]
     private var ids: [[String]: String] = [:]
 
-    public init(_ blobs: [String: String]) {
+    package init(_ blobs: [String: String]) {
         for (path, blob) in blobs {
             let parts = path.split(separator: "/").map(String.init)
             let folder = Array(parts.dropLast())
@@ -95,7 +95,7 @@ public final class FileMapTree: TreeSource {
         if folders[[]] == nil { folders[[]] = [] }
     }
 
-    public func entries(of folder: [String]) throws -> [RawTreeEntry]? {
+    package func entries(of folder: [String]) throws -> [RawTreeEntry]? {
         guard let subfolders = folders[folder] else { return nil }
         var out = files[folder] ?? []
         for name in subfolders { out.append(RawTreeEntry(name: Array(name.utf8), mode: 0o40000, id: try id(of: folder + [name]))) }

@@ -2,43 +2,43 @@
 import Foundation
 
 /// Everything `Acceptance.decide` reads of a tip: no git, no network (Spec/AUTH.md §5 *inputs*).
-public struct TipTree: Sendable {
+package struct TipTree: Sendable {
     /// One entry of one tree object, as the object lists it.
-    public struct Item: Sendable, Equatable {
+    package struct Item: Sendable, Equatable {
         /// The folder's components from the root (empty for the root tree).
-        public var folder: [String]
+        package var folder: [String]
         /// The name's raw bytes.
-        public var name: [UInt8]
-        public var mode: UInt32
+        package var name: [UInt8]
+        package var mode: UInt32
         /// The object id (40 hex digits).
-        public var id: String
+        package var id: String
         /// The blob's size in bytes (0 for a folder).
-        public var size: Int
-        public init(folder: [String], name: [UInt8], mode: UInt32, id: String, size: Int) {
+        package var size: Int
+        package init(folder: [String], name: [UInt8], mode: UInt32, id: String, size: Int) {
             self.folder = folder; self.name = name; self.mode = mode; self.id = id; self.size = size
         }
 
         /// The path from the root, the name decoded as UTF-8 (invalid bytes replaced: such a name is refused anyway).
-        public var path: String {
+        package var path: String {
             let n = String(decoding: name, as: UTF8.self)
             return folder.isEmpty ? n : folder.joined(separator: "/") + "/" + n
         }
     }
 
     /// Every entry of every tree, each tree's entries in the order the tree object lists them, folders before their content.
-    public var items: [Item]
+    package var items: [Item]
     /// Path → bytes of `.tresor/vault.json`, `.tresor/scopes/*.json` and `.tresor/state/*.json`.
-    public var smallFiles: [String: [UInt8]]
+    package var smallFiles: [String: [UInt8]]
 
-    public init(items: [Item], smallFiles: [String: [UInt8]]) { self.items = items; self.smallFiles = smallFiles }
+    package init(items: [Item], smallFiles: [String: [UInt8]]) { self.items = items; self.smallFiles = smallFiles }
 
     /// The files (mode 100644) with their blob ids and sizes.
-    public var files: [TreeFile] {
+    package var files: [TreeFile] {
         items.filter { $0.mode == 0o100644 }.map { TreeFile(path: $0.path, blob: $0.id, mode: $0.mode, size: $0.size) }
     }
 
     /// Whether a path is one whose bytes `smallFiles` must hold.
-    public static func isSmallFile(_ path: String) -> Bool {
+    package static func isSmallFile(_ path: String) -> Bool {
         path == VaultHeader.relativePath || ScopeHeader.scopeID(ofPath: path) != nil || StateRecord.domain(ofPath: path) != nil
     }
 }

@@ -2,14 +2,14 @@
 import Foundation
 
 /// Rules `tree-shape` and `foreign-file` of Spec/AUTH.md §5.2 on every entry of every tree of a tip.
-public enum TreeShape {
+package enum TreeShape {
     /// Files a tree may hold.
-    public static let maxFiles = 200_000
+    package static let maxFiles = 200_000
     /// Folders on the way to an entry file (an entry path has at most 16 components).
-    public static let maxDepth = EntryPath.maxDepth
+    package static let maxDepth = EntryPath.maxDepth
 
     /// Checks every item (Spec/AUTH.md §5.2). - Throws: `AcceptanceRefusal`.
-    public static func check(_ items: [TipTree.Item]) throws {
+    package static func check(_ items: [TipTree.Item]) throws {
         var previous: [[String]: [UInt8]] = [:]
         var count = 0
         // A folder with a name git refuses is refused naming the first file in it (the offending file), or itself when

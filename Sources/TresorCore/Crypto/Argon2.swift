@@ -4,16 +4,16 @@ import Foundation
 
 /// libargon2's Argon2 with every parameter a KDBX 4 file can name (Spec: the KeePass KDF parameters
 /// `S`, `P`, `M`, `I`, `V`, `K`, `A`). Tresor's own vault key uses libsodium's Argon2id (`Sodium.argon2id`).
-public enum Argon2 {
+package enum Argon2 {
     /// The Argon2 variants this wrapper runs.
-    public enum Variant: Sendable {
+    package enum Variant: Sendable {
         case argon2d, argon2id
         var code: Int32 { self == .argon2d ? Int32(Argon2_d.rawValue) : Int32(Argon2_id.rawValue) }
     }
 
     /// Derives `length` bytes. `memoryKiB` is in KiB; `version` is 0x10 or 0x13.
     /// - Throws: `CryptoError.kdfFailed` when libargon2 refuses the parameters or runs out of memory.
-    public static func hash(_ variant: Variant, password: SecretBytes, salt: [UInt8], iterations: UInt32, memoryKiB: UInt32,
+    package static func hash(_ variant: Variant, password: SecretBytes, salt: [UInt8], iterations: UInt32, memoryKiB: UInt32,
                             parallelism: UInt32, version: UInt32, secret: [UInt8] = [], associatedData: [UInt8] = [],
                             length: Int = 32) throws -> SecretBytes {
         let out = SecretBytes(count: length)

@@ -4,14 +4,14 @@ import Foundation
 /// Splits a raw commit object into C, its content without every `tresor-auth` and `tresor-auth-<scope id>` header
 /// line, and the values of those fields; when a field appears twice or has a continuation line the commit carries no
 /// tag at all (nil fields). Every tag also covers the names of the fields (`VaultAuthenticator.commitTag(_:fields:)`).
-public enum CommitTags {
-    public static let vaultField = VaultAuthenticator.commitField
+package enum CommitTags {
+    package static let vaultField = VaultAuthenticator.commitField
 
     /// The field of scope `scopeID`'s tag.
-    public static func field(scopeID: String) -> String { vaultField + "-" + scopeID }
+    package static func field(scopeID: String) -> String { vaultField + "-" + scopeID }
 
     /// - Returns: C and the fields (name → value) found in the commit's header.
-    public static func split(_ raw: [UInt8]) -> (content: [UInt8], fields: [String: String]?) {
+    package static func split(_ raw: [UInt8]) -> (content: [UInt8], fields: [String: String]?) {
         var kept: [UInt8] = [], fields: [String: String] = [:], broken = false
         var lineStart = 0, inHeader = true, lastField: String?
         let prefix = Array(vaultField.utf8)

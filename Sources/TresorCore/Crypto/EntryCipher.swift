@@ -2,7 +2,7 @@
 import Foundation
 
 /// Encrypts and decrypts entries under one vault key. Holds only the derived entry subkey.
-public final class EntryCipher: @unchecked Sendable {
+package final class EntryCipher: @unchecked Sendable {
     /// `crypto_kdf` context and subkey id of the entry key (Spec/FORMAT.md §2.3).
     static let kdfContext = "tresorv1"
     static let entryKeyID: UInt64 = 1
@@ -11,24 +11,24 @@ public final class EntryCipher: @unchecked Sendable {
     private let previous: EntryCipher?
     /// Whether `open` also reads envelope version 1 (a vault of format 1–4 not converted yet, read only): its values get
     /// the placeholder dot. Set once, before the cipher is shared.
-    public var readsVersion1 = false
+    package var readsVersion1 = false
 
     /// - Throws: `CryptoError` if the vault key has the wrong length.
-    public init(vaultKey: SecretBytes) throws {
+    package init(vaultKey: SecretBytes) throws {
         entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
         previous = nil
     }
 
     /// A cipher that seals with `vaultKey` and opens with it or, failing that, with `previous`: for reading
     /// commits from before a rekey. Never for checking what arrives from elsewhere.
-    public init(vaultKey: SecretBytes, previous: EntryCipher) throws {
+    package init(vaultKey: SecretBytes, previous: EntryCipher) throws {
         entryKey = try Sodium.deriveSubkey(from: vaultKey, id: EntryCipher.entryKeyID, context: EntryCipher.kdfContext)
         self.previous = previous
     }
 
     /// The entry as file bytes, with a fresh random nonce.
     /// The payload is serialised straight into zeroing memory (field values never pass through a `String`).
-    public func seal(_ entry: Entry) throws -> [UInt8] {
+    package func seal(_ entry: Entry) throws -> [UInt8] {
         try seal(entry.payloadJSON().canonicalSecretBytes(), id: entry.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
     }
 
@@ -48,13 +48,13 @@ public final class EntryCipher: @unchecked Sendable {
     /// An entry file of `other`'s key as a file of this key, same id and payload, fresh nonce: one decryption
     /// and one encryption, the payload is not parsed (rekey, Spec/FORMAT.md §3.11).
     /// - Throws: `CoreError` if the file does not parse or open with `other`.
-    public func reseal(_ bytes: [UInt8], from other: EntryCipher) throws -> [UInt8] {
+    package func reseal(_ bytes: [UInt8], from other: EntryCipher) throws -> [UInt8] {
         let env = try Envelope.parse(bytes)
         return try seal(try other.openPayload(env), id: env.id, nonce: Sodium.randomBytes(Sodium.nonceBytes))
     }
 
     /// Decrypts the payload of parsed file bytes into a zeroing buffer.
-    public func openPayload(_ env: Envelope) throws -> SecretBytes {
+    package func openPayload(_ env: Envelope) throws -> SecretBytes {
         do { return try Sodium.open(env.ciphertext, key: entryKey, nonce: env.nonce, ad: env.associatedData) }
         catch {
             if let previous { return try previous.openPayload(env) }
@@ -64,7 +64,7 @@ public final class EntryCipher: @unchecked Sendable {
 
     /// Parses, decrypts and checks an entry file. When `expectedPath` is given the inner path must equal it.
     /// - Throws: `CoreError` of the first rule broken (Spec/FORMAT.md §6.2 order).
-    public func open(_ bytes: [UInt8], expectedPath: EntryPath?) throws -> Entry {
+    package func open(_ bytes: [UInt8], expectedPath: EntryPath?) throws -> Entry {
         let env = try Envelope.parse(bytes, acceptingVersion1: readsVersion1)
         if env.version == FormatVersion.entryVersion1 { return try openVersion1(bytes, expectedPath: expectedPath, dot: .placeholder) }
         let plaintext = try openPayload(env)
@@ -74,7 +74,7 @@ public final class EntryCipher: @unchecked Sendable {
     /// Opens an entry file of a vault of version 1–4 (envelope version 1, Spec/FORMAT.md §6) and gives every value the
     /// dot `dot`: converting a vault (§11.10).
     /// - Throws: `CoreError` of the first rule broken.
-    public func openVersion1(_ bytes: [UInt8], expectedPath: EntryPath?, dot: Dot) throws -> Entry {
+    package func openVersion1(_ bytes: [UInt8], expectedPath: EntryPath?, dot: Dot) throws -> Entry {
         // A reader of version 1 files checks the version first (Spec/FORMAT.md §6.2).
         if let v = (try? JSONValue.parse(bytes))?.objectValue?["version"]?.uint64Value, v != UInt64(FormatVersion.entryVersion1) {
             throw CoreError.unsupportedVersion(Int(clamping: v))
@@ -96,7 +96,7 @@ public final class EntryCipher: @unchecked Sendable {
     /// The entry of a decrypted payload (as `openPayload` gives it) of an entry file with envelope id `id`.
     /// The payload is parsed in place; field values go straight into zeroing buffers (`SecretText`).
     /// - Throws: `CoreError` of the first payload rule broken (Spec/FORMAT.md §5.5, §6.2).
-    public func entry(id: String, payload bytes: UnsafeRawBufferPointer, expectedPath: EntryPath?) throws -> Entry {
+    package func entry(id: String, payload bytes: UnsafeRawBufferPointer, expectedPath: EntryPath?) throws -> Entry {
         let payload: JSONValue
         do { payload = try JSONValue.parsePayload(bytes) }
         catch { throw CoreError.malformed("decrypted payload is not JSON") }

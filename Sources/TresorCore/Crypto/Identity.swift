@@ -29,12 +29,12 @@ public struct Identity: Sendable {
 
     /// The identity file's bytes: plain, or with the secret key wrapped under `passphrase`.
     /// - Throws: `CryptoError` if Argon2id fails.
-    public func serialized(passphrase: SecretBytes?, level: KDFLevel = .moderate) throws -> [UInt8] {
+    package func serialized(passphrase: SecretBytes?, level: KDFLevel = .moderate) throws -> [UInt8] {
         try serialized(passphrase: passphrase, kdf: KDFParameters(level: level), nonce: Sodium.randomBytes(Sodium.nonceBytes))
     }
 
     /// With explicit salt and nonce: for Spec/vectors and tests only.
-    public func serialized(passphrase: SecretBytes?, kdf: KDFParameters, nonce: [UInt8]) throws -> [UInt8] {
+    package func serialized(passphrase: SecretBytes?, kdf: KDFParameters, nonce: [UInt8]) throws -> [UInt8] {
         var o: [String: JSONValue] = ["format": .string(Self.formatName), "version": .integer(1), "publicKey": .string(publicKey.text)]
         if let passphrase {
             try kdf.validate()

@@ -25,9 +25,9 @@ public enum HashFunction: String, Sendable, CaseIterable {
 }
 
 /// Thin wrappers over libcrypto. Keys and plaintexts are `SecretBytes`; failures are `CryptoError`.
-public enum LibCrypto {
+package enum LibCrypto {
     /// HMAC of `message` under `key` (RFC 2104).
-    public static func hmac(_ hash: HashFunction, key: SecretBytes, message: [UInt8]) -> [UInt8] {
+    package static func hmac(_ hash: HashFunction, key: SecretBytes, message: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         key.withBytes { k in
@@ -39,7 +39,7 @@ public enum LibCrypto {
     }
 
     /// The digest of `bytes` (public data, such as a data file).
-    public static func digest(_ hash: HashFunction, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func digest(_ hash: HashFunction, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         _ = EVP_Digest(bytes.baseAddress, bytes.count, &out, &length, hash.md, nil)
@@ -48,7 +48,7 @@ public enum LibCrypto {
 
     /// The digest of a secret, kept in locked memory: an unsalted hash of a password is as sensitive
     /// as the password (Have I Been Pwned look-ups use its SHA-1).
-    public static func digest(_ hash: HashFunction, of secret: SecretBytes) -> SecretBytes {
+    package static func digest(_ hash: HashFunction, of secret: SecretBytes) -> SecretBytes {
         let out = SecretBytes(count: hash.byteCount)
         out.withMutableBytes { o in
             secret.withBytes { s in
@@ -61,7 +61,7 @@ public enum LibCrypto {
 
     /// HMAC of a secret message under a secret key, kept in locked memory (for comparing secrets by a
     /// keyed hash without printing or storing them).
-    public static func hmac(_ hash: HashFunction, key: SecretBytes, secret message: SecretBytes) -> SecretBytes {
+    package static func hmac(_ hash: HashFunction, key: SecretBytes, secret message: SecretBytes) -> SecretBytes {
         let out = SecretBytes(count: hash.byteCount)
         out.withMutableBytes { o in
             key.withBytes { k in
@@ -77,7 +77,7 @@ public enum LibCrypto {
 
     /// AES-256-CBC with PKCS#7 padding. - Throws: `CryptoError.badLength` for a key or IV of the wrong
     /// size, `.authenticationFailed` when the padding is wrong (a wrong key, as far as the caller can tell).
-    public static func aes256CBCDecrypt(_ ciphertext: [UInt8], key: SecretBytes, iv: [UInt8]) throws -> SecretBytes {
+    package static func aes256CBCDecrypt(_ ciphertext: [UInt8], key: SecretBytes, iv: [UInt8]) throws -> SecretBytes {
         try aes256CBC(encrypt: false, ciphertext, key: key, iv: iv)
     }
 
@@ -120,7 +120,7 @@ public enum LibCrypto {
 
     /// Encrypts the 32 bytes of `block` `rounds` times with AES-256-ECB under `key`, in place (KeePass's
     /// AES-KDF transform).
-    public static func aes256ECBRounds(_ block: SecretBytes, key: [UInt8], rounds: UInt64) throws {
+    package static func aes256ECBRounds(_ block: SecretBytes, key: [UInt8], rounds: UInt64) throws {
         guard key.count == 32 else { throw CryptoError.badLength("AES-256 key") }
         guard block.count % 16 == 0 else { throw CryptoError.badLength("AES block") }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.kdfFailed }

@@ -3,22 +3,22 @@ internal import CProcess
 import Foundation
 
 /// Process-wide settings for a program that holds secrets in memory.
-public enum ProcessHardening {
+package enum ProcessHardening {
     /// Sets `RLIMIT_CORE` to 0 and `PR_SET_DUMPABLE` to 0: a crash writes no core file, and other processes
     /// of the user can neither attach a debugger nor read this process's memory through /proc. Returns
     /// whether both took effect. Programs started later (an editor) are not affected.
     @discardableResult
-    public static func disableCoreDumps() -> Bool { tresor_disable_core_dumps() == 0 }
+    package static func disableCoreDumps() -> Bool { tresor_disable_core_dumps() == 0 }
 
     /// Whether `name` is an environment variable that carries a secret or the way to one: a session token
     /// (`TRESOR_SESSION`, `TRESOR_SESSION_<id>`), the passphrase file, the git token.
-    public static func isSecretVariable(_ name: String) -> Bool {
+    package static func isSecretVariable(_ name: String) -> Bool {
         name.hasPrefix("TRESOR_SESSION") || name == "TRESOR_PASSPHRASE_FILE" || name == "TRESOR_GIT_TOKEN"
     }
 
     /// This process's environment without those variables: what a program tresor starts (an editor, a
     /// clipboard tool, gpg) gets, so none of them can open the vault.
-    public static func environmentWithoutSecrets() -> [String: String] {
+    package static func environmentWithoutSecrets() -> [String: String] {
         ProcessInfo.processInfo.environment.filter { !isSecretVariable($0.key) }
     }
 

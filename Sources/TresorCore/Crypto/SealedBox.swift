@@ -3,20 +3,20 @@ internal import CSodium
 import Foundation
 
 extension Sodium {
-    public static let publicKeyBytes = Int(crypto_box_publickeybytes())
-    public static let secretKeyBytes = Int(crypto_box_secretkeybytes())
+    package static let publicKeyBytes = Int(crypto_box_publickeybytes())
+    package static let secretKeyBytes = Int(crypto_box_secretkeybytes())
     /// What `crypto_box_seal` adds to the plaintext: an ephemeral public key and a Poly1305 tag.
-    public static let sealBytes = Int(crypto_box_sealbytes())
+    package static let sealBytes = Int(crypto_box_sealbytes())
 
     /// A new X25519 secret key (32 random bytes, `crypto_box_keypair`).
-    public static func newSecretKey() -> SecretBytes {
+    package static func newSecretKey() -> SecretBytes {
         ensureInitialized()
         return SecretBytes.random(count: secretKeyBytes)
     }
 
     /// The X25519 public key of `secretKey` (`crypto_scalarmult_base`).
     /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
-    public static func publicKey(of secretKey: SecretBytes) throws -> [UInt8] {
+    package static func publicKey(of secretKey: SecretBytes) throws -> [UInt8] {
         ensureInitialized()
         guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength("secret key") }
         var pk = [UInt8](repeating: 0, count: publicKeyBytes)
@@ -27,7 +27,7 @@ extension Sodium {
 
     /// `crypto_box_seal`: `plaintext` encrypted to `publicKey` with a fresh ephemeral key pair.
     /// - Throws: `CryptoError.badLength`, `.authenticationFailed` for an unusable public key.
-    public static func sealBox(_ plaintext: SecretBytes, publicKey: [UInt8]) throws -> [UInt8] {
+    package static func sealBox(_ plaintext: SecretBytes, publicKey: [UInt8]) throws -> [UInt8] {
         ensureInitialized()
         guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength("public key") }
         var out = [UInt8](repeating: 0, count: plaintext.count + sealBytes)
@@ -40,7 +40,7 @@ extension Sodium {
 
     /// `crypto_box_seal_open` into a zeroing buffer.
     /// - Throws: `CryptoError.authenticationFailed` for another recipient's box or any changed byte.
-    public static func openSealedBox(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws -> SecretBytes {
+    package static func openSealedBox(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws -> SecretBytes {
         ensureInitialized()
         guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength("public key") }
         guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength("secret key") }
@@ -57,7 +57,7 @@ extension Sodium {
     }
 
     /// Unkeyed BLAKE2b of `outputLength` bytes (`crypto_generichash`): key fingerprints and checksums.
-    public static func hash(_ message: [UInt8], outputLength: Int = 32) -> [UInt8] {
+    package static func hash(_ message: [UInt8], outputLength: Int = 32) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: outputLength)
         _ = message.withUnsafeBufferPointer { m in crypto_generichash(&out, outputLength, m.baseAddress, UInt64(m.count), nil, 0) }

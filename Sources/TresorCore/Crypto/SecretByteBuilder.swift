@@ -3,26 +3,26 @@ import Foundation
 
 /// A growing byte buffer in `SecretBytes`: every outgrown buffer is zeroed when released, so the bytes are
 /// never in an ordinary array or `String`. `finish()` returns them in a buffer of their exact size.
-public struct SecretByteBuilder {
+package struct SecretByteBuilder {
     private var buffer: SecretBytes
     /// Number of bytes appended so far.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// An empty builder with room for `capacity` bytes before it first grows.
-    public init(capacity: Int = 1024) { buffer = SecretBytes(count: max(capacity, 16)) }
+    package init(capacity: Int = 1024) { buffer = SecretBytes(count: max(capacity, 16)) }
 
-    public mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         reserve(count + 1)
         buffer.withMutableBytes { $0[count] = byte }
         count += 1
     }
 
-    public mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
+    package mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
         for b in bytes { append(b) }
     }
 
     /// Appends raw bytes (the caller's buffer, e.g. a `SecretText`'s).
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         reserve(count + bytes.count)
         buffer.withMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[count..<count + bytes.count]).copyMemory(from: bytes) }
@@ -30,10 +30,10 @@ public struct SecretByteBuilder {
     }
 
     /// Appends the UTF-8 of a text that is not secret (a label, a field name).
-    public mutating func append(_ text: String) { append(contentsOf: text.utf8) }
+    package mutating func append(_ text: String) { append(contentsOf: text.utf8) }
 
     /// Appends a secret text, its line breaks followed by `indent` (for indented multi-line values).
-    public mutating func append(_ text: SecretText, indentingLinesBy indent: String = "") {
+    package mutating func append(_ text: SecretText, indentingLinesBy indent: String = "") {
         text.withUTF8 { b in
             guard !indent.isEmpty else { append(b); return }
             for c in b {
@@ -45,7 +45,7 @@ public struct SecretByteBuilder {
 
     /// One read(2) of up to `chunk` bytes from `descriptor` straight into the buffer. Returns what read(2)
     /// returns: the number of bytes appended, 0 at end of input, -1 with `errno` set.
-    public mutating func append(readingFrom descriptor: Int32, chunk: Int = 4096) -> Int {
+    package mutating func append(readingFrom descriptor: Int32, chunk: Int = 4096) -> Int {
         reserve(count + chunk)
         let start = count
         let n = buffer.withMutableBytes { read(descriptor, $0.baseAddress! + start, chunk) }
@@ -67,7 +67,7 @@ public struct SecretByteBuilder {
     }
 
     /// The bytes appended, in a buffer of their exact size.
-    public func finish() -> SecretBytes {
+    package func finish() -> SecretBytes {
         let out = SecretBytes(overwrittenCount: count)
         let n = count
         if n > 0 { out.withMutableBytes { dst in buffer.withBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[0..<n])) } } }

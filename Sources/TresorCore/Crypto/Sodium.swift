@@ -3,7 +3,7 @@ internal import CSodium
 import Foundation
 
 /// Failures of the crypto layer; callers add the file or entry they were working on.
-public enum CryptoError: Error, Equatable {
+package enum CryptoError: Error, Equatable {
     /// Authentication failed: wrong key, or the ciphertext or its additional data was changed.
     case authenticationFailed
     /// Argon2id could not run with the given parameters (usually: not enough memory).
@@ -13,16 +13,16 @@ public enum CryptoError: Error, Equatable {
 }
 
 /// Thin, safe wrappers over libsodium. Spec/FORMAT.md §2 names each primitive.
-public enum Sodium {
+package enum Sodium {
     private static let initialized: Bool = { sodium_init() >= 0 }()
 
     /// Calls `sodium_init` once; aborts if libsodium cannot initialise (no entropy source).
-    public static func ensureInitialized() {
+    package static func ensureInitialized() {
         guard initialized else { fatalError("libsodium failed to initialise") }
     }
 
-    public static let keyBytes = 32
-    public static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
+    package static let keyBytes = 32
+    package static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
     static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
     static let saltBytes = Int(crypto_pwhash_saltbytes())
     /// Argon2id's own lower bounds (libsodium `crypto_pwhash_argon2id_*_MIN`).
@@ -30,7 +30,7 @@ public enum Sodium {
     static let minMem = UInt64(crypto_pwhash_argon2id_memlimit_min())
 
     /// `count` random bytes (not secret: nonces, salts, ids).
-    public static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: count)
         out.withUnsafeMutableBytes { if count > 0 { randombytes_buf($0.baseAddress!, count) } }
@@ -45,7 +45,7 @@ public enum Sodium {
 
     /// Argon2id13 (`crypto_pwhash`) of `passphrase` into a 32-byte key.
     /// - Throws: `CryptoError.kdfFailed` when libsodium refuses (out of memory, bad limits).
-    public static func argon2id(passphrase: SecretBytes, salt: [UInt8], ops: UInt64, mem: UInt64) throws -> SecretBytes {
+    package static func argon2id(passphrase: SecretBytes, salt: [UInt8], ops: UInt64, mem: UInt64) throws -> SecretBytes {
         ensureInitialized()
         guard salt.count == saltBytes else { throw CryptoError.badLength("salt") }
         let key = SecretBytes(count: keyBytes)
@@ -65,7 +65,7 @@ public enum Sodium {
     }
 
     /// XChaCha20-Poly1305-IETF encryption; returns ciphertext || 16-byte tag.
-    public static func seal(_ plaintext: SecretBytes, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> [UInt8] {
+    package static func seal(_ plaintext: SecretBytes, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> [UInt8] {
         ensureInitialized()
         guard key.count == keyBytes else { throw CryptoError.badLength("key") }
         guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
@@ -92,7 +92,7 @@ public enum Sodium {
 
     /// XChaCha20-Poly1305-IETF decryption into a zeroing buffer.
     /// - Throws: `CryptoError.authenticationFailed` on a wrong key or any changed byte.
-    public static func open(_ ciphertext: [UInt8], key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
+    package static func open(_ ciphertext: [UInt8], key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
         try ciphertext.withUnsafeBytes { try open($0, key: key, nonce: nonce, ad: ad) }
     }
 
@@ -195,12 +195,12 @@ public enum Sodium {
     }
 
     /// Overwrites an ordinary byte array with zeros (`sodium_memzero`).
-    public static func wipe(_ bytes: inout [UInt8]) {
+    package static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if $0.count > 0 { sodium_memzero($0.baseAddress!, $0.count) } }
     }
 
     /// Overwrites `data` with zeros.
-    public static func wipe(_ data: inout Data) {
+    package static func wipe(_ data: inout Data) {
         data.withUnsafeMutableBytes { if $0.count > 0 { sodium_memzero($0.baseAddress!, $0.count) } }
     }
 }

@@ -4,9 +4,9 @@ import Foundation
 
 /// A Salsa20 or ChaCha20 (IETF, 96-bit nonce) key stream that XORs data in order, keeping its position
 /// across calls: KeePass encrypts protected values with one continuous stream in document order.
-public final class StreamCipher {
+package final class StreamCipher {
     /// The stream ciphers KeePass uses.
-    public enum Algorithm: Sendable {
+    package enum Algorithm: Sendable {
         /// Salsa20 with a 64-bit nonce (KDBX 3.1 protected values).
         case salsa20
         /// ChaCha20 with a 96-bit nonce, RFC 8439 (KDBX 4 protected values and outer cipher).
@@ -22,7 +22,7 @@ public final class StreamCipher {
 
     /// - Throws: `CryptoError.badLength` for a key other than 32 bytes or a nonce of the wrong size (8 for
     ///   Salsa20, 12 for ChaCha20).
-    public init(_ algorithm: Algorithm, key: SecretBytes, nonce: [UInt8]) throws {
+    package init(_ algorithm: Algorithm, key: SecretBytes, nonce: [UInt8]) throws {
         Sodium.ensureInitialized()
         guard key.count == 32 else { throw CryptoError.badLength("stream cipher key") }
         guard nonce.count == (algorithm == .salsa20 ? 8 : 12) else { throw CryptoError.badLength("stream cipher nonce") }
@@ -32,7 +32,7 @@ public final class StreamCipher {
     }
 
     /// XORs `data` in place with the next bytes of the key stream.
-    public func apply(_ data: inout [UInt8]) throws {
+    package func apply(_ data: inout [UInt8]) throws {
         for i in data.indices {
             if used == 64 { try refill() }
             data[i] ^= buffer.withBytes { $0[used] }
@@ -41,7 +41,7 @@ public final class StreamCipher {
     }
 
     /// XORs `data` with the next bytes of the key stream into a new zeroing buffer.
-    public func apply(_ data: [UInt8]) throws -> SecretBytes {
+    package func apply(_ data: [UInt8]) throws -> SecretBytes {
         let out = SecretBytes(copying: data)
         try out.withMutableBytes { o in
             for i in 0..<o.count {
@@ -55,7 +55,7 @@ public final class StreamCipher {
 
     /// XORs a whole buffer from the current position (the outer ChaCha20 cipher of a KDBX 4 file); whole
     /// blocks in one libsodium call.
-    public func apply(_ data: SecretBytes) throws -> SecretBytes {
+    package func apply(_ data: SecretBytes) throws -> SecretBytes {
         let out = SecretBytes(count: data.count)
         var start = 0
         try out.withMutableBytes { o in
@@ -110,19 +110,19 @@ public final class StreamCipher {
 }
 
 /// SHA-256 and SHA-512 (libsodium), for formats that name them directly.
-public enum SHA2 {
+package enum SHA2 {
     /// SHA-256 of `data` into a zeroing buffer (used for key material).
-    public static func sha256(_ data: SecretBytes) -> SecretBytes {
+    package static func sha256(_ data: SecretBytes) -> SecretBytes {
         data.withBytes { sha256(bytes: $0) }
     }
 
     /// SHA-256 of plain bytes.
-    public static func sha256(_ data: [UInt8]) -> [UInt8] {
+    package static func sha256(_ data: [UInt8]) -> [UInt8] {
         data.withUnsafeBytes { sha256(bytes: $0) }.withBytes { Array($0) }
     }
 
     /// SHA-512 of `data` into a zeroing buffer.
-    public static func sha512(_ data: SecretBytes) -> SecretBytes {
+    package static func sha512(_ data: SecretBytes) -> SecretBytes {
         Sodium.ensureInitialized()
         let out = SecretBytes(count: 64)
         out.withMutableBytes { o in
@@ -143,7 +143,7 @@ public enum SHA2 {
     }
 
     /// Concatenates buffers into one zeroing buffer (key material built from parts).
-    public static func concatenate(_ parts: [SecretBytes]) -> SecretBytes {
+    package static func concatenate(_ parts: [SecretBytes]) -> SecretBytes {
         let out = SecretBytes(count: parts.reduce(0) { $0 + $1.count })
         out.withMutableBytes { o in
             var offset = 0
@@ -158,7 +158,7 @@ public enum SHA2 {
     }
 
     /// A slice of a buffer as a new zeroing buffer.
-    public static func slice(_ s: SecretBytes, _ range: Range<Int>) -> SecretBytes {
+    package static func slice(_ s: SecretBytes, _ range: Range<Int>) -> SecretBytes {
         s.withBytes { SecretBytes(copying: $0[range]) }
     }
 }

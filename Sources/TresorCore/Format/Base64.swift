@@ -1,14 +1,14 @@
 // Canonical base64 (RFC 4648 §4, padded): the only encoding of bytes in Tresor files.
 import Foundation
 
-public enum Base64 {
-    public static func encode(_ bytes: [UInt8]) -> String { Sodium.base64Encode(bytes) }
+package enum Base64 {
+    package static func encode(_ bytes: [UInt8]) -> String { Sodium.base64Encode(bytes) }
 
     /// Decodes `text`, refusing anything that does not re-encode to exactly the same text
     /// (missing padding, non-zero pad bits, white space, the URL alphabet). A table decoder: what it
     /// decodes (nonces, ciphertexts, wrapped keys) is public, so it need not run in constant time, and
     /// decoding then re-encoding every entry was a third of `tresor grep`.
-    public static func decodeCanonical(_ text: String) -> [UInt8]? {
+    package static func decodeCanonical(_ text: String) -> [UInt8]? {
         let c = Array(text.utf8)
         if c.isEmpty { return [] }
         guard c.count % 4 == 0 else { return nil }

@@ -3,31 +3,31 @@ import Foundation
 
 /// The change that wrote something: a replica id and that replica's event number (Spec/FORMAT.md §11.3).
 /// Ordered by the replica id's bytes, then the number.
-public struct Dot: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct Dot: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// 16 lowercase hex digits.
-    public var replica: String
-    public var counter: UInt64
+    package var replica: String
+    package var counter: UInt64
 
-    public init(replica: String, counter: UInt64) { self.replica = replica; self.counter = counter }
+    package init(replica: String, counter: UInt64) { self.replica = replica; self.counter = counter }
 
-    public static func < (a: Dot, b: Dot) -> Bool {
+    package static func < (a: Dot, b: Dot) -> Bool {
         let c = MergeOrder.compare(a.replica, b.replica)
         return c != 0 ? c < 0 : a.counter < b.counter
     }
 
-    public var description: String { replica + ":" + String(counter) }
+    package var description: String { replica + ":" + String(counter) }
 
     /// A dot that stands for the change a transaction has not numbered yet (an import planned before it): every value
     /// carrying it is given the transaction's dot by `Entry.redotted(to:)`.
-    public static let placeholder = Dot(replica: "0000000000000000", counter: 1)
+    package static let placeholder = Dot(replica: "0000000000000000", counter: 1)
 
     /// Whether `s` is a replica id: 16 lowercase hex digits.
-    public static func isReplicaID(_ s: String) -> Bool {
+    package static func isReplicaID(_ s: String) -> Bool {
         s.utf8.count == 16 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
     /// A new random replica id.
-    public static func newReplicaID() -> String {
+    package static func newReplicaID() -> String {
         Sodium.randomBytes(8).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -56,7 +56,7 @@ public struct Clock: Equatable, Sendable {
     public subscript(replica: String) -> UInt64 { counters[replica] ?? 0 }
 
     /// Whether this clock includes the event `dot`.
-    public func covers(_ dot: Dot) -> Bool { self[dot.replica] >= dot.counter }
+    package func covers(_ dot: Dot) -> Bool { self[dot.replica] >= dot.counter }
 
     /// Whether every event of `self` is in `other` (self ≤ other).
     public func isAtMost(_ other: Clock) -> Bool { counters.allSatisfy { other[$0.key] >= $0.value } }
@@ -69,12 +69,12 @@ public struct Clock: Equatable, Sendable {
     }
 
     /// Sets replica `dot.replica` to at least `dot.counter`.
-    public mutating func advance(to dot: Dot) {
+    package mutating func advance(to dot: Dot) {
         if counters[dot.replica, default: 0] < dot.counter { counters[dot.replica] = dot.counter }
     }
 
     /// How `self` stands to `other` (Spec/AUTH.md §2).
-    public func relation(to other: Clock) -> ClockRelation {
+    package func relation(to other: Clock) -> ClockRelation {
         let le = isAtMost(other), ge = other.isAtMost(self)
         switch (le, ge) {
         case (true, true): return .equal
@@ -103,7 +103,7 @@ public struct Clock: Equatable, Sendable {
 }
 
 /// How one clock stands to another.
-public enum ClockRelation: String, Equatable, Sendable {
+package enum ClockRelation: String, Equatable, Sendable {
     /// The same events.
     case equal
     /// Every event of the other and more.
@@ -119,6 +119,6 @@ public enum ClockRelation: String, Equatable, Sendable {
 public struct Change: Sendable {
     public var time: Timestamp
     public var origin: String
-    public var dot: Dot
-    public init(time: Timestamp, origin: String, dot: Dot) { self.time = time; self.origin = origin; self.dot = dot }
+    package var dot: Dot
+    package init(time: Timestamp, origin: String, dot: Dot) { self.time = time; self.origin = origin; self.dot = dot }
 }

@@ -2,9 +2,9 @@
 import Foundation
 
 /// Spec/FORMAT.md §11.10: the files of a version 5 vault made from those of a vault of version 1–4.
-public enum Conversion {
+package enum Conversion {
     /// The conversion replica id: the first 16 hex digits of BLAKE2b-256(`"tresor-upgrade" 0x00` vault id `0x00` tree id).
-    public static func replicaID(vaultID: String, treeID: String) -> String {
+    package static func replicaID(vaultID: String, treeID: String) -> String {
         let digest = Sodium.hash(Array("tresor-upgrade\u{0}\(vaultID)\u{0}\(treeID)".utf8))
         return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
@@ -13,7 +13,7 @@ public enum Conversion {
     /// `treeID`, under `vaultKey` and the keys of its scopes (`scopeKeys`, scope id → key; every scope must be there).
     /// Entries are sealed under the same keys (epoch 1) with fresh nonces; everything else is a function of the input.
     /// - Throws: `CoreError` for a file that does not parse or open, `.notARecipient` for a scope whose key is missing.
-    public static func convert(files: [String: [UInt8]], treeID: String, vaultKey: SecretBytes,
+    package static func convert(files: [String: [UInt8]], treeID: String, vaultKey: SecretBytes,
                                scopeKeys: [String: SecretBytes], attributes: [UInt8]) throws -> [String: [UInt8]] {
         guard let headerBytes = files[VaultHeader.relativePath] else { throw CoreError.malformed("no vault header") }
         let old = try VaultHeader.parse(headerBytes)
@@ -78,8 +78,8 @@ public enum Conversion {
 }
 
 /// The git blob id of a file's bytes: SHA-1 of `"blob "`, the size in decimal, 0x00 and the bytes (Spec/FORMAT.md §11.6).
-public enum GitBlobID {
-    public static func of(_ bytes: [UInt8]) -> String {
+package enum GitBlobID {
+    package static func of(_ bytes: [UInt8]) -> String {
         let object = Array("blob \(bytes.count)\u{0}".utf8) + bytes
         return object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) }.map { String(format: "%02x", $0) }.joined()
     }

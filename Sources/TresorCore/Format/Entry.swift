@@ -60,8 +60,8 @@ public struct Field: Hashable, Sendable {
     public var value: FieldValue
     public var modified: Timestamp
     public var origin: String
-    public var dot: Dot
-    public init(value: FieldValue, modified: Timestamp, origin: String, dot: Dot) {
+    package var dot: Dot
+    package init(value: FieldValue, modified: Timestamp, origin: String, dot: Dot) {
         self.value = value; self.modified = modified; self.origin = origin; self.dot = dot
     }
 }
@@ -77,19 +77,19 @@ public struct HistoryItem: Hashable, Sendable {
     /// Why: `edit`, `delete` or `merge`.
     public var reason: String
     /// The change that had written the value.
-    public var dot: Dot
-    public init(field: String, value: FieldValue, modified: Timestamp, origin: String, replaced: Timestamp, reason: String, dot: Dot) {
+    package var dot: Dot
+    package init(field: String, value: FieldValue, modified: Timestamp, origin: String, replaced: Timestamp, reason: String, dot: Dot) {
         self.field = field; self.value = value; self.modified = modified; self.origin = origin
         self.replaced = replaced; self.reason = reason; self.dot = dot
     }
 }
 
 /// The write that set an entry's path: its creation or its last move (Spec/FORMAT.md §11.8 `moved`).
-public struct PathWrite: Hashable, Sendable {
-    public var modified: Timestamp
-    public var origin: String
-    public var dot: Dot
-    public init(modified: Timestamp, origin: String, dot: Dot) { self.modified = modified; self.origin = origin; self.dot = dot }
+package struct PathWrite: Hashable, Sendable {
+    package var modified: Timestamp
+    package var origin: String
+    package var dot: Dot
+    package init(modified: Timestamp, origin: String, dot: Dot) { self.modified = modified; self.origin = origin; self.dot = dot }
 }
 
 /// A decrypted entry (Spec/FORMAT.md §5).
@@ -109,7 +109,7 @@ public struct Entry: Equatable, Sendable {
     /// Every write to this entry this version has seen (Spec/FORMAT.md §11.8).
     public var clock: Clock
     /// The write that set `path`.
-    public var moved: PathWrite
+    package var moved: PathWrite
     /// Payload members this version does not know, kept verbatim on rewrite.
     var unknownMembers: [String: JSONValue]
 
@@ -120,7 +120,7 @@ public struct Entry: Equatable, Sendable {
                   moved: PathWrite(modified: change.time, origin: change.origin, dot: change.dot), unknownMembers: [:])
     }
 
-    public init(id: String, path: EntryPath, created: Timestamp, modified: Timestamp, fields: [String: Field],
+    package init(id: String, path: EntryPath, created: Timestamp, modified: Timestamp, fields: [String: Field],
                 history: [HistoryItem], clock: Clock, moved: PathWrite, unknownMembers: [String: JSONValue]) {
         self.id = id; self.path = path; self.created = created; self.modified = modified
         self.fields = fields; self.history = history; self.clock = clock; self.moved = moved
@@ -241,7 +241,7 @@ extension Entry {
 
     /// This entry with every value written by `Dot.placeholder` given `dot` instead, and its clock including `dot`
     /// rather than the placeholder (for changes planned before their transaction numbered them).
-    public func redotted(to dot: Dot) -> Entry {
+    package func redotted(to dot: Dot) -> Entry {
         var e = self
         for (name, f) in e.fields where f.dot == .placeholder { e.fields[name]?.dot = dot }
         for i in e.history.indices where e.history[i].dot == .placeholder { e.history[i].dot = dot }

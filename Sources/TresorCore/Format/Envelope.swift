@@ -2,26 +2,26 @@
 import Foundation
 
 /// The plaintext JSON object stored in an entry file.
-public struct Envelope: Equatable, Sendable {
+package struct Envelope: Equatable, Sendable {
     /// Largest entry file a reader accepts, in bytes.
-    public static let maxFileBytes = 1 << 20
+    package static let maxFileBytes = 1 << 20
 
-    public var version: Int
-    public var id: String
-    public var nonce: [UInt8]
-    public var ciphertext: [UInt8]
+    package var version: Int
+    package var id: String
+    package var nonce: [UInt8]
+    package var ciphertext: [UInt8]
 
-    public init(version: Int = FormatVersion.entry, id: String, nonce: [UInt8], ciphertext: [UInt8]) {
+    package init(version: Int = FormatVersion.entry, id: String, nonce: [UInt8], ciphertext: [UInt8]) {
         self.version = version; self.id = id; self.nonce = nonce; self.ciphertext = ciphertext
     }
 
     /// AEAD additional data: `"tresor-entry" 0x00 version 0x00 id 0x00 nonce-base64`, ASCII.
-    public var associatedData: [UInt8] {
+    package var associatedData: [UInt8] {
         Array("tresor-entry\u{0}\(version)\u{0}\(id)\u{0}\(Base64.encode(nonce))".utf8)
     }
 
     /// File bytes: canonical JSON followed by one newline.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         JSONValue.object([
             "version": .integer(version), "id": .string(id),
             "nonce": .string(Base64.encode(nonce)), "ciphertext": .string(Base64.encode(ciphertext)),
@@ -31,7 +31,7 @@ public struct Envelope: Equatable, Sendable {
     /// Parses entry file bytes, checking the rules of Spec/FORMAT.md §6.2 in their stated order. A version 5 vault's
     /// entry files are of envelope version 2 (§11.8); `acceptingVersion1` also reads version 1, for converting a vault
     /// (§11.10).
-    public static func parse(_ bytes: [UInt8], acceptingVersion1: Bool = false) throws -> Envelope {
+    package static func parse(_ bytes: [UInt8], acceptingVersion1: Bool = false) throws -> Envelope {
         guard bytes.count <= maxFileBytes else { throw CoreError.malformed("file larger than \(maxFileBytes) bytes") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError {
@@ -57,7 +57,7 @@ public struct Envelope: Equatable, Sendable {
     }
 
     /// True for a lowercase hyphenated UUID (8-4-4-4-12 hex digits).
-    public static func isCanonicalUUID(_ s: String) -> Bool {
+    package static func isCanonicalUUID(_ s: String) -> Bool {
         let b = Array(s.utf8)
         guard b.count == 36 else { return false }
         for (i, c) in b.enumerated() {

@@ -90,18 +90,18 @@ public enum CoreError: Error, Equatable, LocalizedError {
 }
 
 /// Format version constants (Spec/FORMAT.md §1.4, §11.1).
-public enum FormatVersion {
+package enum FormatVersion {
     /// The entry envelope version written (Spec/FORMAT.md §11.8): payloads with dots and clocks.
-    public static let entry = 2
+    package static let entry = 2
     /// The envelope of vaults of versions 1–4, read only to convert them (Spec/FORMAT.md §11.10).
-    public static let entryVersion1 = 1
+    package static let entryVersion1 = 1
     /// The vault header version written: authenticated state (Spec/FORMAT.md §11). Versions 1–4 are read to convert them.
-    public static let header = 5
+    package static let header = 5
     /// Version 4: version 3 with scopes (Spec/FORMAT.md §3.12.1), the last version before authenticated state.
-    public static let scopedHeader = 4
-    public static let newestHeader = 5
+    package static let scopedHeader = 4
+    package static let newestHeader = 5
     /// The scope header version of a version 5 vault (Spec/FORMAT.md §11.11); version 1 belongs to version 4 vaults.
-    public static let scopeHeader = 2
+    package static let scopeHeader = 2
     /// The version of the passphrase key slot format, named in a slot's additional data (unchanged in
     /// header version 2).
     static let keySlot = 1

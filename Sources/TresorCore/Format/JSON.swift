@@ -25,10 +25,10 @@ public enum JSONValue: Equatable, Sendable {
 }
 
 /// Why a JSON text was refused.
-public struct JSONParseError: Error, Equatable, CustomStringConvertible {
-    public let offset: Int
-    public let reason: String
-    public var description: String { "\(reason) at byte \(offset)" }
+package struct JSONParseError: Error, Equatable, CustomStringConvertible {
+    package let offset: Int
+    package let reason: String
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 extension JSONValue {

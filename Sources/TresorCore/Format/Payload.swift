@@ -34,7 +34,7 @@ extension Entry {
 
     /// Builds an entry from a payload of envelope version 1 (Spec/FORMAT.md §5), giving every value the dot `dot`
     /// (converting a vault, §11.10): clock `{dot}`, `moved` at the entry's `modified` with origin "".
-    public init(id: String, version1Payload payload: JSONValue, dot: Dot) throws {
+    package init(id: String, version1Payload payload: JSONValue, dot: Dot) throws {
         try self.init(id: id, payload: payload, conversionDot: dot)
     }
 

@@ -67,16 +67,16 @@ enum Base32Text {
 
 /// A recipient key slot: the vault key sealed (`crypto_box_seal`) to a person's or device's public key, with
 /// a name (Spec/FORMAT.md §3.8). Adding one costs one sealed box, not a re-encryption.
-public struct RecipientSlot: Equatable, Sendable {
-    public static let type = "recipient"
+package struct RecipientSlot: Equatable, Sendable {
+    package static let type = "recipient"
     /// Readers refuse headers with more recipient slots (Spec/FORMAT.md §3.4).
-    public static let maxSlots = 1024
-    public var id: String
-    public var name: String
-    public var publicKey: RecipientKey
-    public var sealedKey: [UInt8]
+    package static let maxSlots = 1024
+    package var id: String
+    package var name: String
+    package var publicKey: RecipientKey
+    package var sealedKey: [UInt8]
     /// Version 5: the change that wrote the slot (Spec/FORMAT.md §11.4); not part of the binding.
-    public var dot: Dot?
+    package var dot: Dot?
 
     /// What is sealed before the vault key: binds the box to its vault and slot.
     static func binding(vaultID: String, slotID: String) -> [UInt8] {
@@ -87,7 +87,7 @@ public struct RecipientSlot: Equatable, Sendable {
 
     /// Whether `name` may name a member: 1 to 64 UTF-8 bytes of NFC text without control characters, line
     /// separators or leading and trailing spaces (Spec/FORMAT.md §3.8).
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...64).contains(bytes.count), name.precomposedStringWithCanonicalMapping.utf8.elementsEqual(bytes),
               !name.hasPrefix(" "), !name.hasSuffix(" ") else { return false }
@@ -96,7 +96,7 @@ public struct RecipientSlot: Equatable, Sendable {
 
     /// Seals `vaultKey` to `publicKey` in a new slot (a new random slot id unless `id` is given).
     /// - Throws: `CoreError.malformed` for an invalid name, `CryptoError`.
-    public static func seal(_ vaultKey: SecretBytes, to publicKey: RecipientKey, name: String, vaultID: String,
+    package static func seal(_ vaultKey: SecretBytes, to publicKey: RecipientKey, name: String, vaultID: String,
                             id: String = UUID().uuidString.lowercased(), dot: Dot? = nil) throws -> RecipientSlot {
         try seal(vaultKey, to: publicKey, name: name, binding: binding(vaultID: vaultID, slotID: id), id: id, dot: dot)
     }
@@ -113,7 +113,7 @@ public struct RecipientSlot: Equatable, Sendable {
 
     /// The vault key, if `identity` is this slot's recipient and the box is bound to this vault and slot.
     /// - Throws: `CoreError.authenticationFailed` for another identity's slot or a changed one.
-    public func open(with identity: Identity, vaultID: String) throws -> SecretBytes {
+    package func open(with identity: Identity, vaultID: String) throws -> SecretBytes {
         try open(with: identity, binding: RecipientSlot.binding(vaultID: vaultID, slotID: id))
     }
 

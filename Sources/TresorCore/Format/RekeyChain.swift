@@ -4,14 +4,14 @@ import Foundation
 /// The `rekey` member of a version 5 header of epoch e > 1 (Spec/FORMAT.md §11.5): for every earlier epoch i a proof,
 /// made with epoch i's header key, that the key of epoch e is its successor; and the header keys of epochs 1 … e−1
 /// sealed under the chain key of epoch e's key.
-public struct RekeyChain: Equatable, Sendable {
+package struct RekeyChain: Equatable, Sendable {
     /// Earlier epoch → proof (32 bytes).
-    public var proofs: [UInt64: [UInt8]]
-    public var nonce: [UInt8]
+    package var proofs: [UInt64: [UInt8]]
+    package var nonce: [UInt8]
     /// hk_1 || … || hk_{e−1}, sealed.
-    public var sealedKeys: [UInt8]
+    package var sealedKeys: [UInt8]
 
-    public init(proofs: [UInt64: [UInt8]], nonce: [UInt8], sealedKeys: [UInt8]) {
+    package init(proofs: [UInt64: [UInt8]], nonce: [UInt8], sealedKeys: [UInt8]) {
         self.proofs = proofs; self.nonce = nonce; self.sealedKeys = sealedKeys
     }
 
@@ -28,7 +28,7 @@ public struct RekeyChain: Equatable, Sendable {
     /// The chain of the header of epoch `epoch` (≥ 2) under `newKey`, written by a holder of `previousKey`, the key of
     /// epoch `epoch` − 1, whose header had `previousChain` (nil at epoch 1). A fresh nonce unless one is given (vectors).
     /// - Throws: `CoreError.authenticationFailed` when `previousChain` does not open with `previousKey`, `CryptoError`.
-    public static func make(vaultID: String, domain: String, epoch: UInt64, newKey: SecretBytes, previousKey: SecretBytes,
+    package static func make(vaultID: String, domain: String, epoch: UInt64, newKey: SecretBytes, previousKey: SecretBytes,
                             previousChain: RekeyChain?, nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes)) throws -> RekeyChain {
         precondition(epoch >= 2, "RekeyChain.make: the first epoch has no chain")
         var earlier = try previousChain?.headerKeys(vaultID: vaultID, domain: domain, epoch: epoch - 1, key: previousKey) ?? []
@@ -50,7 +50,7 @@ public struct RekeyChain: Equatable, Sendable {
 
     /// The header keys of epochs 1 … `epoch` − 1, opened with `key`, the key of `epoch`.
     /// - Throws: `CoreError.authenticationFailed`.
-    public func headerKeys(vaultID: String, domain: String, epoch: UInt64, key: SecretBytes) throws -> [SecretBytes] {
+    package func headerKeys(vaultID: String, domain: String, epoch: UInt64, key: SecretBytes) throws -> [SecretBytes] {
         let chainKey = try VaultAuthenticator(vaultKey: key).chainKey
         let plain: SecretBytes
         do { plain = try Sodium.open(sealedKeys, key: chainKey, nonce: nonce, ad: Self.associatedData(vaultID: vaultID, domain: domain, epoch: epoch)) }
@@ -61,7 +61,7 @@ public struct RekeyChain: Equatable, Sendable {
 
     /// Whether a holder of `heldKey`, the key of epoch `heldEpoch`, made `newKey` (of epoch `epoch` > `heldEpoch`) its
     /// successor: the proof for `heldEpoch` verifies under the held key's header key (Spec/FORMAT.md §11.5).
-    public func vouches(heldKey: SecretBytes, heldEpoch: UInt64, newKey: SecretBytes, epoch: UInt64, vaultID: String, domain: String) -> Bool {
+    package func vouches(heldKey: SecretBytes, heldEpoch: UInt64, newKey: SecretBytes, epoch: UInt64, vaultID: String, domain: String) -> Bool {
         guard heldEpoch < epoch, let proof = proofs[heldEpoch], let held = try? VaultAuthenticator.headerKey(of: heldKey),
               let next = try? VaultAuthenticator.headerKey(of: newKey),
               let expected = try? Sodium.keyedHash(Self.proofMessage(vaultID: vaultID, domain: domain, epoch: epoch, newHeaderKey: next), key: held)

@@ -3,14 +3,14 @@ import Foundation
 
 /// The vault slot of a scope header: the scope key wrapped under the vault key's scope-wrap key, so every holder of
 /// the vault key holds the scope (Spec/FORMAT.md §3.12.2). A scope without one is *closed*.
-public struct ScopeVaultSlot: Equatable, Sendable {
+package struct ScopeVaultSlot: Equatable, Sendable {
     static let type = "vault"
     /// Subkey id of the scope-wrap key (Spec/FORMAT.md §2.3).
     static let wrapKeyID: UInt64 = 4
-    public var nonce: [UInt8]
+    package var nonce: [UInt8]
     var wrappedKey: [UInt8]
     /// Version 2 scope headers: the change that wrote the slot (Spec/FORMAT.md §11.11).
-    public var dot: Dot?
+    package var dot: Dot?
 
     static func associatedData(vaultID: String, scopeID: String) -> [UInt8] {
         Array("tresor-scope-vault\u{0}1\u{0}\(vaultID)\u{0}\(scopeID)".utf8)
@@ -60,35 +60,35 @@ public struct ScopeVaultSlot: Equatable, Sendable {
 
 /// `.tresor/scopes/<scope id>.json` (Spec/FORMAT.md §3.12.2; version 2: §11.11): the scope key sealed to the scope's
 /// members and, for an open scope, wrapped for the holders of the vault key; authenticated under the scope key's header key.
-public struct ScopeHeader: Equatable, Sendable {
-    public static let directory = ".tresor/scopes"
+package struct ScopeHeader: Equatable, Sendable {
+    package static let directory = ".tresor/scopes"
     static let formatName = "tresor-scope"
     /// 1 in a version 4 vault; 2 in a version 5 vault (Spec/FORMAT.md §11.11).
-    public var version: Int = FormatVersion.scopeHeader
-    public var vaultID: String
-    public var scopeID: String
+    package var version: Int = FormatVersion.scopeHeader
+    package var vaultID: String
+    package var scopeID: String
     /// The scope's folder, an entry path: every entry below it is sealed under the scope key (§3.12.3).
-    public var folder: String
-    public var recipientSlots: [RecipientSlot]
-    public var vaultSlot: ScopeVaultSlot?
+    package var folder: String
+    package var recipientSlots: [RecipientSlot]
+    package var vaultSlot: ScopeVaultSlot?
     /// Slots of types this version does not know, kept verbatim (dropped by a rekey of the scope).
-    public var otherSlots: [JSONValue]
+    package var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
     /// Version 1 only.
-    public var generation: UInt64
-    public var auth: [UInt8]?
+    package var generation: UInt64
+    package var auth: [UInt8]?
     /// Version 1 only.
-    public var rekeyProof: [UInt8]?
+    package var rekeyProof: [UInt8]?
     /// Version 2: the key epoch, the header's clock, and the proofs of earlier epochs (Spec/FORMAT.md §11.5).
-    public var epoch: UInt64 = 1
-    public var clock: Clock = .empty
-    public var rekeyChain: RekeyChain?
+    package var epoch: UInt64 = 1
+    package var clock: Clock = .empty
+    package var rekeyChain: RekeyChain?
 
     /// The file of scope `scopeID`, relative to the vault root.
-    public static func relativePath(scopeID: String) -> String { directory + "/" + scopeID + ".json" }
+    package static func relativePath(scopeID: String) -> String { directory + "/" + scopeID + ".json" }
 
     /// The scope id of a file path `.tresor/scopes/<id>.json`, if it is one.
-    public static func scopeID(ofPath path: String) -> String? {
+    package static func scopeID(ofPath path: String) -> String? {
         guard path.hasPrefix(directory + "/"), path.hasSuffix(".json") else { return nil }
         let id = String(path.dropFirst(directory.count + 1).dropLast(5))
         return Envelope.isCanonicalUUID(id) ? id : nil
@@ -104,7 +104,7 @@ public struct ScopeHeader: Equatable, Sendable {
         return binding(vaultID: zero, scopeID: zero, slotID: zero).count + Sodium.keyBytes + Sodium.sealBytes
     }
 
-    public init(vaultID: String, scopeID: String, folder: String, recipientSlots: [RecipientSlot] = [], vaultSlot: ScopeVaultSlot? = nil,
+    package init(vaultID: String, scopeID: String, folder: String, recipientSlots: [RecipientSlot] = [], vaultSlot: ScopeVaultSlot? = nil,
                 otherSlots: [JSONValue] = [], unknownMembers: [String: JSONValue] = [:], generation: UInt64 = 1,
                 auth: [UInt8]? = nil, rekeyProof: [UInt8]? = nil) {
         self.vaultID = vaultID; self.scopeID = scopeID; self.folder = folder; self.recipientSlots = recipientSlots
@@ -115,7 +115,7 @@ public struct ScopeHeader: Equatable, Sendable {
     /// A new scope made by `change` (Spec/FORMAT.md §3.12.5, §11.11): a random scope key, a vault slot when `vaultKey`
     /// is given (an open scope), a recipient slot per member; epoch 1, to be authenticated by the caller with the scope key.
     /// - Throws: `CoreError.malformed` for a bad member name, `.memberExists` for a name or key given twice.
-    public static func create(vaultID: String, folder: String, vaultKey: SecretBytes?, members: [(name: String, key: RecipientKey)],
+    package static func create(vaultID: String, folder: String, vaultKey: SecretBytes?, members: [(name: String, key: RecipientKey)],
                               change: Change, scopeID: String = UUID().uuidString.lowercased()) throws -> (ScopeHeader, SecretBytes) {
         let key = SecretBytes.random(count: Sodium.keyBytes)
         var h = ScopeHeader(vaultID: vaultID, scopeID: scopeID, folder: folder)
@@ -127,43 +127,43 @@ public struct ScopeHeader: Equatable, Sendable {
 
     /// The scope key through the vault slot. - Throws: `CoreError.notARecipient` for a closed scope,
     /// `.authenticationFailed` for a slot that does not open.
-    public func unlock(vaultKey: SecretBytes) throws -> SecretBytes {
+    package func unlock(vaultKey: SecretBytes) throws -> SecretBytes {
         guard let vaultSlot else { throw CoreError.notARecipient }
         return try vaultSlot.open(vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID)
     }
 
     /// The scope key through the recipient slot sealed to `identity`. - Throws: `CoreError.notARecipient`,
     /// `.authenticationFailed`.
-    public func unlock(identity: Identity) throws -> SecretBytes {
+    package func unlock(identity: Identity) throws -> SecretBytes {
         guard let slot = recipientSlots.first(where: { $0.publicKey == identity.publicKey }) else { throw CoreError.notARecipient }
         return try slot.open(with: identity, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: slot.id))
     }
 
     /// Checks the scope header against the vault header and the file's place (Spec/FORMAT.md §3.12.2).
     /// - Throws: `CoreError.malformed`.
-    public func checkPlace(in vault: VaultHeader, path: String) throws {
+    package func checkPlace(in vault: VaultHeader, path: String) throws {
         guard vaultID == vault.vaultID else { throw CoreError.malformed("the scope header \(path) belongs to another vault") }
         guard path == Self.relativePath(scopeID: scopeID) else { throw CoreError.malformed("the scope header's id is not its file name \(path)") }
         guard vault.scopes[scopeID] == folder else { throw CoreError.malformed("the vault header does not list scope \(scopeID) with folder \"\(folder)\"") }
     }
 
     /// The recipient slot named `name`.
-    public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
+    package func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
 
     /// `slot` of this scope sealed again to `scopeKey` (same id, name, public key and dot): joining across a rekey.
-    public func resealing(_ slot: RecipientSlot, to scopeKey: SecretBytes) throws -> RecipientSlot {
+    package func resealing(_ slot: RecipientSlot, to scopeKey: SecretBytes) throws -> RecipientSlot {
         try RecipientSlot.seal(scopeKey, to: slot.publicKey, name: slot.name, binding: Self.binding(vaultID: vaultID, scopeID: scopeID, slotID: slot.id),
                                id: slot.id, dot: slot.dot)
     }
 
     /// A vault slot of this scope wrapping `scopeKey` under `vaultKey` (with `dot`): joining across a rekey.
-    public func vaultSlot(wrapping scopeKey: SecretBytes, under vaultKey: SecretBytes, dot: Dot?) throws -> ScopeVaultSlot {
+    package func vaultSlot(wrapping scopeKey: SecretBytes, under vaultKey: SecretBytes, dot: Dot?) throws -> ScopeVaultSlot {
         try ScopeVaultSlot.wrap(scopeKey, vaultKey: vaultKey, vaultID: vaultID, scopeID: scopeID, dot: dot)
     }
 
     /// One more recipient slot written by `change`, to be authenticated by the caller.
     /// - Throws: `CoreError.memberExists`, `.malformed`.
-    public func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, change: Change) throws -> ScopeHeader {
+    package func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, change: Change) throws -> ScopeHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
         guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
         var h = changed(by: change)
@@ -177,7 +177,7 @@ public struct ScopeHeader: Equatable, Sendable {
     /// change's dot), the vault slot wrapped again under `vaultKey`, unknown slots dropped, the next epoch with `chain`;
     /// to be authenticated by the caller with the new key. - Throws: `CoreError.noSuchMember`, `.notARecipient` when the
     /// scope is open and no vault key is given, `CryptoError`.
-    public func rekeyed(newKey: SecretBytes, vaultKey: SecretBytes?, removing member: String?, chain: RekeyChain, change: Change) throws -> ScopeHeader {
+    package func rekeyed(newKey: SecretBytes, vaultKey: SecretBytes?, removing member: String?, chain: RekeyChain, change: Change) throws -> ScopeHeader {
         if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
         var h = changed(by: change)
         h.epoch = epoch + 1
@@ -195,7 +195,7 @@ public struct ScopeHeader: Equatable, Sendable {
     }
 
     /// This header changed by `change`, with the tag removed (version 1: the next generation).
-    public func changed(by change: Change?) -> ScopeHeader {
+    package func changed(by change: Change?) -> ScopeHeader {
         var h = self
         if version < FormatVersion.scopeHeader { h.generation = generation + 1 }
         if let change { h.clock.advance(to: change.dot) }
@@ -228,12 +228,12 @@ public struct ScopeHeader: Equatable, Sendable {
     /// What the tag covers: `"tresor-scope" 0x00` and the canonical JSON without `auth`.
     var authenticatedBytes: [UInt8] { Array("tresor-scope".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
 
-    public func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
+    package func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
 
     /// Parses and checks a scope header up to its tag (Spec/FORMAT.md §3.12.2 order; version 2: §11.11); `checkPlace`
     /// and the tag (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
     /// `onlyVersion`: as `VaultHeader.parse` (a version 5 vault holds scope headers of version 2 only, §11.1).
-    public static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> ScopeHeader {
+    package static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> ScopeHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("scope header larger than 1 MiB") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("scope header is not JSON (\(e.description))") }

@@ -2,48 +2,48 @@
 import Foundation
 
 /// One file of a tree as the state digest sees it: a path and its git blob id (Spec/FORMAT.md §11.6).
-public struct TreeFile: Equatable, Sendable {
-    public var path: String
+package struct TreeFile: Equatable, Sendable {
+    package var path: String
     /// 40 lowercase hex digits.
-    public var blob: String
-    public var mode: UInt32
-    public var size: Int
-    public init(path: String, blob: String, mode: UInt32 = 0o100644, size: Int = 0) {
+    package var blob: String
+    package var mode: UInt32
+    package var size: Int
+    package init(path: String, blob: String, mode: UInt32 = 0o100644, size: Int = 0) {
         self.path = path; self.blob = blob; self.mode = mode; self.size = size
     }
 }
 
 /// The state record of one domain (Spec/FORMAT.md §11.6; Spec/AUTH.md §2).
-public struct StateRecord: Equatable, Sendable {
-    public static let directory = ".tresor/state"
+package struct StateRecord: Equatable, Sendable {
+    package static let directory = ".tresor/state"
     static let formatName = "tresor-state"
 
-    public var vaultID: String
+    package var vaultID: String
     /// `vault` or a scope id.
-    public var domain: String
-    public var epoch: UInt64
-    public var clock: Clock
+    package var domain: String
+    package var epoch: UInt64
+    package var clock: Clock
     /// The id of the domain's tree (40 hex digits, Spec/FORMAT.md §11.6).
-    public var tree: String
-    public var auth: [UInt8]?
+    package var tree: String
+    package var auth: [UInt8]?
     var unknownMembers: [String: JSONValue] = [:]
 
-    public init(vaultID: String, domain: String, epoch: UInt64, clock: Clock, tree: String) {
+    package init(vaultID: String, domain: String, epoch: UInt64, clock: Clock, tree: String) {
         self.vaultID = vaultID; self.domain = domain; self.epoch = epoch; self.clock = clock; self.tree = tree
     }
 
     /// The file of `domain`'s state record.
-    public static func relativePath(domain: String) -> String { directory + "/" + domain + ".json" }
+    package static func relativePath(domain: String) -> String { directory + "/" + domain + ".json" }
 
     /// The domain of a path `.tresor/state/<domain>.json`, if it is one (`vault` or a lowercase UUID).
-    public static func domain(ofPath path: String) -> String? {
+    package static func domain(ofPath path: String) -> String? {
         guard path.hasPrefix(directory + "/"), path.hasSuffix(".json") else { return nil }
         let d = String(path.dropFirst(directory.count + 1).dropLast(5))
         return d == Domain.vault || Envelope.isCanonicalUUID(d) ? d : nil
     }
 
     /// The governing domain of a file path under a vault header (Spec/FORMAT.md §11.2); nil for a state record.
-    public static func governingDomain(of path: String, scopes: [String: String]) -> String? {
+    package static func governingDomain(of path: String, scopes: [String: String]) -> String? {
         if domain(ofPath: path) != nil { return nil }
         if let s = ScopeHeader.scopeID(ofPath: path) { return s }
         if path.hasPrefix(".") { return Domain.vault }
@@ -89,24 +89,24 @@ public struct StateRecord: Equatable, Sendable {
     /// What the tag covers (Spec/FORMAT.md §11.6), before the `"tresor-state" 0x00` prefix.
     var authenticatedJSON: [UInt8] { json(includingAuth: false).canonicalBytes() }
 
-    public func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
+    package func serialized() -> [UInt8] { json(includingAuth: true).canonicalBytes() + [0x0A] }
 
     /// This record tagged under `key` (the domain key of its epoch).
-    public func authenticated(by key: VaultAuthenticator) throws -> StateRecord {
+    package func authenticated(by key: VaultAuthenticator) throws -> StateRecord {
         var r = self
         r.auth = try key.stateTag(authenticatedJSON)
         return r
     }
 
     /// Whether the tag verifies under `key`.
-    public func isAuthentic(under key: VaultAuthenticator) -> Bool {
+    package func isAuthentic(under key: VaultAuthenticator) -> Bool {
         guard let auth else { return false }
         return key.verifyState(authenticatedJSON, tag: auth)
     }
 
     /// Parses and checks a state record's shape (Spec/FORMAT.md §11.6 reader checks up to the tree).
     /// - Throws: `CoreError.malformed`, `.unsupportedVersion`, `.badEncoding`.
-    public static func parse(_ bytes: [UInt8]) throws -> StateRecord {
+    package static func parse(_ bytes: [UInt8]) throws -> StateRecord {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("state record larger than 1 MiB") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("state record is not JSON (\(e.description))") }

@@ -2,11 +2,11 @@
 import Foundation
 
 /// Searching names and field text, ignoring case.
-public enum TextSearch {
+package enum TextSearch {
     /// Whether `text`, lowercased, contains `needle` (already lowercased): `text.lowercased().contains(needle)`.
     /// When both are ASCII the bytes are compared directly, folding A-Z; searching 10,000 entries through
     /// Foundation's `range(of:)` cost more than decrypting them.
-    public static func contains(_ text: String, lowercasedNeedle needle: String) -> Bool {
+    package static func contains(_ text: String, lowercasedNeedle needle: String) -> Bool {
         let n = Array(needle.utf8)
         guard n.allSatisfy({ $0 < 0x80 }) else { return text.lowercased().contains(needle) }
         let hay = Array(text.utf8)
@@ -17,7 +17,7 @@ public enum TextSearch {
     /// Whether the secret `text` may contain `needle` (already lowercased), read in its buffer: false only
     /// when both are ASCII and the bytes, A-Z folded, do not contain it. Lets `grep` skip a value without
     /// making a `String` of it.
-    public static func mayContain(_ text: SecretText, lowercasedNeedle needle: String) -> Bool {
+    package static func mayContain(_ text: SecretText, lowercasedNeedle needle: String) -> Bool {
         let n = Array(needle.utf8)
         guard n.allSatisfy({ $0 < 0x80 }) else { return true }
         return text.withUTF8 { b in
@@ -28,7 +28,7 @@ public enum TextSearch {
 
     /// Whether `needle` (lowercase ASCII) occurs in `hay`, folding the case of A-Z in `hay` (other bytes
     /// compared as they are).
-    public static func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+    package static func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
         guard let first = needle.first else { return true }
         guard hay.count >= needle.count, let base = hay.baseAddress else { return false }
         let upper = first >= 0x61 && first <= 0x7a ? first - 0x20 : first
@@ -56,7 +56,7 @@ public enum TextSearch {
     }
 
     /// Whether every byte of `bytes` is ASCII (below 0x80), eight bytes at a time.
-    public static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         while i + 8 <= bytes.count {
             if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }

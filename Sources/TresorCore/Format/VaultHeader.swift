@@ -11,37 +11,37 @@ public enum KDFLevel: String, CaseIterable, Sendable {
 }
 
 /// Argon2id13 parameters of a passphrase key slot.
-public struct KDFParameters: Equatable, Sendable {
-    public static let algorithm = "argon2id13"
+package struct KDFParameters: Equatable, Sendable {
+    package static let algorithm = "argon2id13"
     static let maxOps: UInt64 = 16
     static let maxMem: UInt64 = 1 << 30
-    public var ops: UInt64
-    public var mem: UInt64
-    public var salt: [UInt8]
+    package var ops: UInt64
+    package var mem: UInt64
+    package var salt: [UInt8]
 
-    public init(ops: UInt64, mem: UInt64, salt: [UInt8]) { self.ops = ops; self.mem = mem; self.salt = salt }
-    public init(level: KDFLevel) { self.init(ops: level.ops, mem: level.mem, salt: Sodium.randomBytes(Sodium.saltBytes)) }
+    package init(ops: UInt64, mem: UInt64, salt: [UInt8]) { self.ops = ops; self.mem = mem; self.salt = salt }
+    package init(level: KDFLevel) { self.init(ops: level.ops, mem: level.mem, salt: Sodium.randomBytes(Sodium.saltBytes)) }
 
     /// Refuses parameters outside Spec/FORMAT.md §3.2 before any work is done.
-    public func validate() throws {
+    package func validate() throws {
         guard ops >= Sodium.minOps, ops <= Self.maxOps else { throw CoreError.kdfOutOfBounds("ops \(ops) outside \(Sodium.minOps)...\(Self.maxOps)") }
         guard mem >= Sodium.minMem, mem <= Self.maxMem else { throw CoreError.kdfOutOfBounds("mem \(mem) outside \(Sodium.minMem)...\(Self.maxMem) bytes") }
         guard salt.count == Sodium.saltBytes else { throw CoreError.kdfOutOfBounds("salt is not \(Sodium.saltBytes) bytes") }
     }
 
     /// The level whose cost these parameters match, if any.
-    public var level: KDFLevel? { KDFLevel.allCases.first { $0.ops == ops && $0.mem == mem } }
+    package var level: KDFLevel? { KDFLevel.allCases.first { $0.ops == ops && $0.mem == mem } }
 }
 
 /// A passphrase key slot: the vault key wrapped under an Argon2id-derived key (Spec/FORMAT.md §3.3).
-public struct KeySlot: Equatable, Sendable {
+package struct KeySlot: Equatable, Sendable {
     static let passphraseType = "passphrase"
-    public var id: String
-    public var kdf: KDFParameters
-    public var nonce: [UInt8]
+    package var id: String
+    package var kdf: KDFParameters
+    package var nonce: [UInt8]
     var wrappedKey: [UInt8]
     /// Version 5: the change that wrote the slot (Spec/FORMAT.md §11.4); not part of the additional data.
-    public var dot: Dot?
+    package var dot: Dot?
 
     /// Additional data binding the slot to its vault and parameters.
     func associatedData(vaultID: String) -> [UInt8] {
@@ -49,7 +49,7 @@ public struct KeySlot: Equatable, Sendable {
     }
 
     /// Wraps `vaultKey` under `passphrase` with fresh salt and nonce, written by the change with `dot`.
-    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String, dot: Dot?) throws -> KeySlot {
+    package static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, level: KDFLevel, vaultID: String, dot: Dot?) throws -> KeySlot {
         var slot = try wrap(vaultKey, passphrase: passphrase, kdf: KDFParameters(level: level), id: UUID().uuidString.lowercased(),
                             nonce: Sodium.randomBytes(Sodium.nonceBytes), vaultID: vaultID)
         slot.dot = dot
@@ -59,7 +59,7 @@ public struct KeySlot: Equatable, Sendable {
     /// Wraps `vaultKey` with explicit parameters, slot id and nonce. For Spec/vectors and tests only:
     /// production code calls `wrap(_:passphrase:level:vaultID:)`, which draws fresh salt and nonce.
     /// - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`. Spec/FORMAT.md §3.3
-    public static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, kdf: KDFParameters, id: String,
+    package static func wrap(_ vaultKey: SecretBytes, passphrase: SecretBytes, kdf: KDFParameters, id: String,
                             nonce: [UInt8], vaultID: String) throws -> KeySlot {
         try kdf.validate()
         var slot = KeySlot(id: id, kdf: kdf, nonce: nonce, wrappedKey: [])
@@ -123,21 +123,21 @@ public struct KeySlot: Equatable, Sendable {
 }
 
 /// `.tresor/vault.json` (Spec/FORMAT.md §3; version 5: §11.4).
-public struct VaultHeader: Equatable, Sendable {
-    public static let relativePath = ".tresor/vault.json"
+package struct VaultHeader: Equatable, Sendable {
+    package static let relativePath = ".tresor/vault.json"
     static let formatName = "tresor-vault"
     /// Readers refuse headers with more passphrase slots (Spec/FORMAT.md §3.4).
     static let maxPassphraseSlots = 16
     /// 1; 2 with `generation` and `auth` (§3.6); 3 with recipient key slots (§3.8); 4 with scopes (§3.12); 5:
     /// authenticated state, with dots, a clock and epochs (§11.4).
-    public var version: Int
-    public var vaultID: String
+    package var version: Int
+    package var vaultID: String
     /// The passphrase key slots.
-    public var keySlots: [KeySlot]
+    package var keySlots: [KeySlot]
     /// Version 3: the recipient key slots, one per member (person or device).
-    public var recipientSlots: [RecipientSlot]
+    package var recipientSlots: [RecipientSlot]
     /// Slots of types this version does not know, kept verbatim.
-    public var otherSlots: [JSONValue]
+    package var otherSlots: [JSONValue]
     var unknownMembers: [String: JSONValue]
     /// The slots in the order a parsed version 5 header had them: the tag covers the header as it was written, so an
     /// unchanged header is written back in that order (a changed one in the order of Spec/MERGE.md §8).
@@ -152,23 +152,23 @@ public struct VaultHeader: Equatable, Sendable {
         static func == (_: ParsedOrder, _: ParsedOrder) -> Bool { true }
     }
     /// Versions 2–4: how many times the header has changed.
-    public var generation: UInt64
+    package var generation: UInt64
     /// Version 2 on: the authentication tag over everything else (`VaultAuthenticator`); nil until set.
-    public var auth: [UInt8]?
+    package var auth: [UInt8]?
     /// Versions 3–4, after a rekey: a tag under the previous key's header key over the new one (§3.11).
-    public var rekeyProof: [UInt8]?
+    package var rekeyProof: [UInt8]?
     /// Version 4 on: the scopes, scope id → folder (Spec/FORMAT.md §3.12.1).
-    public var scopes: [String: String] = [:]
+    package var scopes: [String: String] = [:]
     /// Version 5: the change that made each scope (scope id → dot).
-    public var scopeDots: [String: Dot] = [:]
+    package var scopeDots: [String: Dot] = [:]
     /// Version 5: the key epoch (§11.5).
-    public var epoch: UInt64 = 1
+    package var epoch: UInt64 = 1
     /// Version 5: every change of the header this version has seen (§11.4).
-    public var clock: Clock = .empty
+    package var clock: Clock = .empty
     /// Version 5, epoch > 1: proofs from every earlier epoch and the earlier header keys (§11.5).
-    public var rekeyChain: RekeyChain?
+    package var rekeyChain: RekeyChain?
 
-    public init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
+    package init(version: Int = FormatVersion.header, vaultID: String, keySlots: [KeySlot], otherSlots: [JSONValue],
                 unknownMembers: [String: JSONValue], generation: UInt64 = 1, auth: [UInt8]? = nil, recipientSlots: [RecipientSlot] = []) {
         self.version = version; self.vaultID = vaultID; self.keySlots = keySlots; self.otherSlots = otherSlots
         self.unknownMembers = unknownMembers; self.generation = generation; self.auth = auth; self.recipientSlots = recipientSlots
@@ -176,7 +176,7 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// A new vault made by `change`: a random vault key wrapped in one passphrase slot; a version 5 header of epoch 1
     /// whose tag is set by the caller (`VaultAuthenticator.authenticated`).
-    public static func create(passphrase: SecretBytes, level: KDFLevel, change: Change) throws -> (VaultHeader, SecretBytes) {
+    package static func create(passphrase: SecretBytes, level: KDFLevel, change: Change) throws -> (VaultHeader, SecretBytes) {
         let key = SecretBytes.random(count: Sodium.keyBytes)
         let id = UUID().uuidString.lowercased()
         let slot = try KeySlot.wrap(key, passphrase: passphrase, level: level, vaultID: id, dot: change.dot)
@@ -186,7 +186,7 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// Tries each passphrase slot in order. - Throws: `CoreError.wrongPassphrase` if none opens.
-    public func unlock(passphrase: SecretBytes) throws -> SecretBytes {
+    package func unlock(passphrase: SecretBytes) throws -> SecretBytes {
         for slot in keySlots {
             if let key = try? slot.unwrap(passphrase: passphrase, vaultID: vaultID) { return key }
         }
@@ -195,17 +195,17 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// Opens the recipient slot of `identity`'s public key (Spec/FORMAT.md §3.8).
     /// - Throws: `CoreError.notARecipient` if no slot is sealed to it, `.authenticationFailed` if it does not open.
-    public func unlock(identity: Identity) throws -> SecretBytes {
+    package func unlock(identity: Identity) throws -> SecretBytes {
         guard let slot = recipientSlots.first(where: { $0.publicKey == identity.publicKey }) else { throw CoreError.notARecipient }
         return try slot.open(with: identity, vaultID: vaultID)
     }
 
     /// The recipient slot named `name`, or the one sealed to `key`.
-    public func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
+    package func member(named name: String) -> RecipientSlot? { recipientSlots.first { $0.name == name } }
 
     /// This header changed by `change` (Spec/FORMAT.md §11.4): the tag removed, the clock including the change (before
     /// version 5: the next generation). The caller changes it further and authenticates it.
-    public func changed(by change: Change?) -> VaultHeader {
+    package func changed(by change: Change?) -> VaultHeader {
         var h = self
         if version >= 2 && version < FormatVersion.header { h.generation = generation + 1 }
         if let change { h.clock.advance(to: change.dot) }
@@ -215,7 +215,7 @@ public struct VaultHeader: Equatable, Sendable {
 
     /// One more recipient slot, written by `change` (to be authenticated by the caller). O(1): one sealed box.
     /// - Throws: `CoreError.memberExists` for a name or key already there, `.malformed` for a bad name.
-    public func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes, change: Change) throws -> VaultHeader {
+    package func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes, change: Change) throws -> VaultHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
         guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
         var h = changed(by: change)
@@ -227,7 +227,7 @@ public struct VaultHeader: Equatable, Sendable {
     /// recipient slot but `member`'s sealed again to the new key (same id, name and public key, the change's dot), slots
     /// of unknown types dropped, the next epoch with `chain`; to be authenticated by the caller with the new key.
     /// - Throws: `CoreError.noSuchMember`, `CryptoError`.
-    public func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot?, removing member: String? = nil, chain: RekeyChain,
+    package func rekeyed(newKey: SecretBytes, passphraseSlot: KeySlot?, removing member: String? = nil, chain: RekeyChain,
                         change: Change) throws -> VaultHeader {
         if let member, self.member(named: member) == nil { throw CoreError.noSuchMember(member) }
         var h = changed(by: change)
@@ -246,7 +246,7 @@ public struct VaultHeader: Equatable, Sendable {
     /// other types and unknown members stay; to be authenticated by the caller.
     /// - Throws: `CoreError.kdfOutOfBounds`, `CryptoError`.
     /// Spec/FORMAT.md §3.5, §11.4
-    public func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel, change: Change) throws -> VaultHeader {
+    package func rewrapped(vaultKey: SecretBytes, newPassphrase: SecretBytes, level: KDFLevel, change: Change) throws -> VaultHeader {
         replacingPassphraseSlots(with: try KeySlot.wrap(vaultKey, passphrase: newPassphrase, level: level, vaultID: vaultID, dot: change.dot),
                                  change: change)
     }
@@ -260,16 +260,16 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// The id of the scope whose folder holds `path`, or nil when the vault key seals it (Spec/FORMAT.md §3.12.3).
-    public func scope(containing path: EntryPath) -> String? {
+    package func scope(containing path: EntryPath) -> String? {
         scopes.first { path.string.hasPrefix($0.value + "/") }?.key
     }
 
     /// The domain (Spec/FORMAT.md §11.2) of an entry path: `vault` or the id of the scope it lies in.
-    public func domain(of path: EntryPath) -> String { scope(containing: path) ?? Domain.vault }
+    package func domain(of path: EntryPath) -> String { scope(containing: path) ?? Domain.vault }
 
     /// Scope `id` at `folder`, made by `change` (to be authenticated by the caller).
     /// - Throws: `CoreError.malformed` for a folder that is no entry path or that nests with another scope.
-    public func addingScope(_ id: String, folder: String, change: Change) throws -> VaultHeader {
+    package func addingScope(_ id: String, folder: String, change: Change) throws -> VaultHeader {
         var h = changed(by: change)
         h.scopes[id] = folder
         h.scopeDots[id] = change.dot
@@ -278,7 +278,7 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// This header without the scope `id` (Spec/FORMAT.md §3.12.5), changed by `change`, no tag yet.
-    public func removingScope(_ id: String, change: Change) -> VaultHeader {
+    package func removingScope(_ id: String, change: Change) -> VaultHeader {
         var h = changed(by: change)
         h.scopes[id] = nil
         h.scopeDots[id] = nil
@@ -301,11 +301,11 @@ public struct VaultHeader: Equatable, Sendable {
     }
 
     /// Readers refuse headers with more scopes (Spec/FORMAT.md §3.12.1).
-    public static let maxScopes = 64
+    package static let maxScopes = 64
 
     /// The strongest Argon2id level among the passphrase slots (never weaker than `moderate` for a slot of
     /// unknown cost): what a new slot gets unless the user asks otherwise.
-    public var strongestLevel: KDFLevel {
+    package var strongestLevel: KDFLevel {
         let levels = keySlots.map { $0.kdf.level ?? .moderate }
         return KDFLevel.allCases.last { levels.contains($0) } ?? .moderate
     }
@@ -348,7 +348,7 @@ public struct VaultHeader: Equatable, Sendable {
     /// The bytes an authentication tag covers: `"tresor-header" 0x00` and the canonical JSON without `auth`.
     var authenticatedBytes: [UInt8] { Array("tresor-header".utf8) + [0] + json(includingAuth: false).canonicalBytes() }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         json(includingAuth: true).canonicalBytes() + [0x0A]
     }
 
@@ -356,7 +356,7 @@ public struct VaultHeader: Equatable, Sendable {
     /// unlocking (`VaultAuthenticator.verify`). - Throws: `CoreError` naming the broken rule.
     /// `onlyVersion`: the version the reader takes (a version 5 vault's reader takes 5 only, Spec/FORMAT.md §11.4): any
     /// other is `unsupportedVersion` before anything else is checked. Without it, versions 1–5 are read (to convert them).
-    public static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> VaultHeader {
+    package static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> VaultHeader {
         guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("vault header is not JSON (\(e.description))") }
@@ -475,7 +475,7 @@ public struct VaultHeader: Equatable, Sendable {
 }
 
 /// Names of domains (Spec/FORMAT.md §11.2).
-public enum Domain {
+package enum Domain {
     /// The vault domain; every other domain is a scope id.
-    public static let vault = "vault"
+    package static let vault = "vault"
 }

@@ -24,17 +24,17 @@ public struct CharacterClasses: OptionSet, Hashable, Sendable {
 }
 
 /// The fixed character sets of Spec/GENERATOR.md §2.
-public enum CharacterSets {
+package enum CharacterSets {
     /// `a`–`z`.
-    public static let lower = "abcdefghijklmnopqrstuvwxyz"
+    package static let lower = "abcdefghijklmnopqrstuvwxyz"
     /// `A`–`Z`.
-    public static let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    package static let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     /// `0`–`9`.
-    public static let digits = "0123456789"
+    package static let digits = "0123456789"
     /// All 32 printable ASCII punctuation characters (U+0021–U+007E minus letters and digits), no space.
     static let defaultSymbols = ##"!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~"##
     /// Look-alikes removed by exclude-similar; the same six as KeePassXC's "exclude look-alike characters".
-    public static let similar = "01IOl|"
+    package static let similar = "01IOl|"
 
     /// Whether a character may appear in `include` or `symbols`: visible ASCII (U+0021–U+007E) or
     /// visible Latin-1 (U+00A1–U+00FF except the soft hyphen). These never combine with a neighbour

@@ -13,9 +13,9 @@ import Foundation
 /// 3. `<directory of the executable>/../share/tresor`.
 /// The first directory holding the file wins. Every file's SHA-256 is checked against the digest
 /// compiled in, so a damaged or substituted list is an error, not a silently weaker estimate.
-public enum DataFiles {
+package enum DataFiles {
     /// The environment variable naming a data directory.
-    public static let environmentVariable = "TRESOR_DATA_DIR"
+    package static let environmentVariable = "TRESOR_DATA_DIR"
 
     /// SHA-256 of each file Tresor reads, by its path relative to the data directory.
     static let digests: [String: String] = [
@@ -30,7 +30,7 @@ public enum DataFiles {
     ]
 
     /// The directories searched, in order (some may not exist).
-    public static func searchPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    package static func searchPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         var dirs: [String] = []
         let exeDir = executableDirectory()
         if let exeDir {
@@ -57,7 +57,7 @@ public enum DataFiles {
     /// The bytes of data file `name` (e.g. `zxcvbn/passwords.txt`) from the first directory that has it.
     /// - Throws: `GeneratorError.dataFileMissing` (with the directories searched),
     ///   `.dataFileUnreadable`, `.dataFileDamaged` when its digest is not the expected one.
-    public static func read(_ name: String, searchPath dirs: [String] = searchPath()) throws -> [UInt8] {
+    package static func read(_ name: String, searchPath dirs: [String] = searchPath()) throws -> [UInt8] {
         for dir in dirs {
             let path = dir + "/" + name
             switch FileSystem.kind(path) {

@@ -2,10 +2,10 @@
 import Foundation
 
 /// Joins versions of one entry. Pure: no clock, no randomness, no I/O. Commutative, associative and idempotent.
-public enum EntryJoin {
+package enum EntryJoin {
     /// The join of two versions of one entry id (Spec/MERGE.md §5) and the decisions it made (§9).
     /// Both versions must have the same id (a programming error otherwise).
-    public static func join(_ a: Entry, _ b: Entry) -> (entry: Entry, resolutions: [MergeResolution]) {
+    package static func join(_ a: Entry, _ b: Entry) -> (entry: Entry, resolutions: [MergeResolution]) {
         precondition(MergeOrder.same(a.id, b.id), "EntryJoin.join: versions of different entries")
         if MergeOrder.same(a, b) { return (a, []) }
         var resolutions: [MergeResolution] = []

@@ -3,16 +3,16 @@ import Foundation
 
 /// Joins version 5 vault headers and version 2 scope headers. Pure but for `reseal`, which the caller gives to seal a
 /// slot of the older epoch again to the result's key.
-public enum HeaderJoin {
+package enum HeaderJoin {
     /// Which side's key the joined header is under when the two sides are under different keys (a rekey on one side,
     /// or on both), Spec/MERGE.md §8 step 2; nil when both are under the same key.
-    public enum KeySide: Sendable { case a, b }
+    package enum KeySide: Sendable { case a, b }
 
     /// Joins two vault headers (Spec/MERGE.md §8). `keySide` names the side whose key the result is under when the keys
     /// differ; `reseal` seals a recipient slot of the other side to that key (same id, name, key and dot). The result has
     /// no tag: the caller authenticates it.
     /// - Throws: `CoreError.differentVault`, `.malformed` for folders that would nest, and what `reseal` throws.
-    public static func join(_ a: VaultHeader, _ b: VaultHeader, keySide: KeySide?,
+    package static func join(_ a: VaultHeader, _ b: VaultHeader, keySide: KeySide?,
                             reseal: (RecipientSlot) throws -> RecipientSlot) throws -> (VaultHeader, [MergeResolution]) {
         guard MergeOrder.same(a.vaultID, b.vaultID) else { throw CoreError.differentVault(ours: a.vaultID, theirs: b.vaultID) }
         if a.serialized() == b.serialized() { return (a, []) }
@@ -78,7 +78,7 @@ public enum HeaderJoin {
     /// Joins two scope headers of one scope (Spec/MERGE.md §8). `rewrap` wraps the result's scope key in a vault slot
     /// again when the kept vault slot came from the older key's side; `reseal` as for vault headers.
     /// - Throws: `CoreError.malformed` when the sides are not the same scope, and what the closures throw.
-    public static func join(_ a: ScopeHeader, _ b: ScopeHeader, keySide: KeySide?, reseal: (RecipientSlot) throws -> RecipientSlot,
+    package static func join(_ a: ScopeHeader, _ b: ScopeHeader, keySide: KeySide?, reseal: (RecipientSlot) throws -> RecipientSlot,
                             rewrap: (ScopeVaultSlot) throws -> ScopeVaultSlot) throws -> (ScopeHeader, [MergeResolution]) {
         guard MergeOrder.same(a.vaultID, b.vaultID), a.scopeID == b.scopeID, MergeOrder.same(a.folder, b.folder) else {
             throw CoreError.malformed("the scope header \(ScopeHeader.relativePath(scopeID: a.scopeID)) names another scope or folder on the other side")
@@ -148,7 +148,7 @@ public enum HeaderJoin {
     /// the one with the greater dot stays (then the greater folder, then id, bytewise) and the others are left out —
     /// their entries lie, by path, in the domain that stays. `folded` maps each scope left out to the scope that stays at
     /// the same folder (its members join that scope, §4.5).
-    public static func scopes(_ a: VaultHeader, _ b: VaultHeader) -> (scopes: [String: String], dots: [String: Dot], folded: [String: String]) {
+    package static func scopes(_ a: VaultHeader, _ b: VaultHeader) -> (scopes: [String: String], dots: [String: Dot], folded: [String: String]) {
         var live: [String: (String, Dot?)] = [:]
         for id in MergeOrder.unionSorted(Array(a.scopes.keys) + Array(b.scopes.keys)) {
             let x = a.scopes[id].map { ($0, a.scopeDots[id]) }, y = b.scopes[id].map { ($0, b.scopeDots[id]) }

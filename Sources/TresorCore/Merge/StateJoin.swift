@@ -3,23 +3,23 @@ import Foundation
 
 /// What the join sees of one side (Spec/MERGE.md §4.1): the entries of the domains the merger reads, the domain each
 /// lies in on that side, every domain's clock, and the entry ids of the files it cannot read (envelope ids are clear).
-public struct JoinSide {
+package struct JoinSide {
     /// Decrypted entries of the domains the merger reads.
-    public var entries: [Entry]
+    package var entries: [Entry]
     /// Domain (`vault` or a scope id) → its clock in this state's state record.
-    public var clocks: [String: Clock]
+    package var clocks: [String: Clock]
     /// The domain an entry path lies in, by this side's vault header.
-    public var domain: (EntryPath) -> String
+    package var domain: (EntryPath) -> String
     /// Entry ids of entry files of domains the merger does not read.
-    public var unreadIDs: Set<String>
+    package var unreadIDs: Set<String>
 
-    public init(entries: [Entry], clocks: [String: Clock], domain: @escaping (EntryPath) -> String, unreadIDs: Set<String> = []) {
+    package init(entries: [Entry], clocks: [String: Clock], domain: @escaping (EntryPath) -> String, unreadIDs: Set<String> = []) {
         self.entries = entries; self.clocks = clocks; self.domain = domain; self.unreadIDs = unreadIDs
     }
 }
 
 /// Why a join cannot go on without a holder of another key (Spec/MERGE.md §4.2, §4.4).
-public enum JoinConflict: Equatable, Sendable {
+package enum JoinConflict: Equatable, Sendable {
     /// An entry kept from one side would lie in a domain the merger does not read, or its id is in a file the merger
     /// cannot read on the other side.
     case entryInUnreadDomain(entryID: String, path: String)
@@ -29,19 +29,19 @@ public enum JoinConflict: Equatable, Sendable {
 }
 
 /// Joins vault states. Pure: no clock, no randomness, no I/O.
-public enum StateJoin {
+package enum StateJoin {
     /// The clock of a domain the merger reads in the result (Spec/MERGE.md §4.5): the join of the two sides' clocks of
     /// it (`a`, `b`) and of the clocks of the result's `entries` that lie in it (`domain` gives an entry's domain by the
     /// joined header), so that a domain's clock covers every entry it holds (§2) — also one that a join or a scope
     /// moved into it from another domain.
-    public static func domainClock(_ a: Clock, _ b: Clock, of d: String, entries: [Entry], domain: (EntryPath) -> String) -> Clock {
+    package static func domainClock(_ a: Clock, _ b: Clock, of d: String, entries: [Entry], domain: (EntryPath) -> String) -> Clock {
         entries.reduce(a.joined(b)) { domain($1.path) == d ? $0.joined($1.clock) : $0 }
     }
 
     /// Joins the readable entries of two states (Spec/MERGE.md §4.2, §6). `readable` says whether the merger reads a
     /// domain of the joined vault (by the joined header, `domain`). Returns the entries by path bytes, the decisions,
     /// and the conflicts that stop the join (empty when it can go on).
-    public static func join(_ a: JoinSide, _ b: JoinSide, domain: (EntryPath) -> String, readable: (String) -> Bool)
+    package static func join(_ a: JoinSide, _ b: JoinSide, domain: (EntryPath) -> String, readable: (String) -> Bool)
         -> (entries: [Entry], resolutions: [MergeResolution], conflicts: [JoinConflict]) {
         let (byA, extraA) = index(a.entries), (byB, extraB) = index(b.entries)
         var entries: [Entry] = [], resolutions: [MergeResolution] = [], conflicts: [JoinConflict] = []

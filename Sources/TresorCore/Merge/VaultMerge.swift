@@ -2,7 +2,7 @@
 import Foundation
 
 /// Separates entries that a join put at one path. Pure: no clock, no randomness, no I/O.
-public enum VaultMerge {
+package enum VaultMerge {
     /// Spec/MERGE.md §6: entries whose paths collide (same `EntryPath.collisionKey`) keep the path in order of id bytes:
     /// the smallest id stays, each other one moves to the first free `<path>.conflict-<id8>[-n]`.
     static func separateCollisions(_ entries: inout [Entry]) -> [MergeResolution] {

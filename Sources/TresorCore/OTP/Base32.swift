@@ -2,13 +2,13 @@
 import Foundation
 
 /// Base32 (RFC 4648 §6) as authenticator apps write secrets.
-public enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
     /// Decodes `text` (upper or lower case, with or without `=` padding, spaces ignored) into a secret.
     /// - Throws: `OTPError.badSecret` naming the first character that is not base32, or a length no
     ///   encoder produces.
-    public static func decode(_ text: String) throws -> SecretBytes {
+    package static func decode(_ text: String) throws -> SecretBytes {
         var values: [UInt8] = []
         defer { Sodium.wipe(&values) }
         var padding = 0

@@ -9,18 +9,18 @@ public struct StoreProblem: Equatable, Sendable {
 }
 
 /// Entry files under a vault root. Knows the layout, not the keys.
-public struct EntryStore: Sendable {
+package struct EntryStore: Sendable {
     /// Absolute path of the vault root (the git work tree).
-    public let root: String
-    public static let metadataDirectory = ".tresor"
+    package let root: String
+    package static let metadataDirectory = ".tresor"
 
-    public init(root: String) { self.root = root }
+    package init(root: String) { self.root = root }
 
-    public func absolute(_ relative: String) -> String { root + "/" + relative }
+    package func absolute(_ relative: String) -> String { root + "/" + relative }
 
     /// Every entry path in the tree, sorted, with the problems met on the way. Skips everything whose
     /// name starts with `.` and files not ending in `.json`; never descends into links.
-    public func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
+    package func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
         var paths: [EntryPath] = [], problems: [StoreProblem] = []
         func walk(_ rel: String, depth: Int) {
             for (name, kind) in FileSystem.entries(rel.isEmpty ? root : absolute(rel)) where name.utf8.first != 0x2E {
@@ -57,16 +57,16 @@ public struct EntryStore: Sendable {
     }
 
     /// What is at the entry's file: missing, file, symlink, …
-    public func kind(of p: EntryPath) -> FileKind { FileSystem.kind(absolute(p.filePath)) }
+    package func kind(of p: EntryPath) -> FileKind { FileSystem.kind(absolute(p.filePath)) }
 
     /// The bytes of an entry file. - Throws: `CoreError.symlink`, `.io`, `.malformed` (too large).
-    public func readEntryFile(_ p: EntryPath) throws -> [UInt8] {
+    package func readEntryFile(_ p: EntryPath) throws -> [UInt8] {
         try checkParents(p)
         return try FileSystem.read(absolute(p.filePath), limit: Envelope.maxFileBytes)
     }
 
     /// Writes an entry file atomically, creating its folders (0700).
-    public func writeEntryFile(_ bytes: [UInt8], for p: EntryPath) throws {
+    package func writeEntryFile(_ bytes: [UInt8], for p: EntryPath) throws {
         try checkParents(p)
         try FileSystem.makeDirectories(p.folder, under: root)
         try FileSystem.writeAtomically(bytes, to: absolute(p.filePath))
@@ -82,7 +82,7 @@ public struct EntryStore: Sendable {
     /// An existing file or folder whose name differs from one of `p`'s components only by case or by
     /// Unicode normalisation (such names collide on macOS and Windows checkouts; Spec/FORMAT.md §4.3).
     /// The exact match compares bytes: Swift's `==` would take a decomposed name for the same name.
-    public func caseCollision(for p: EntryPath) -> String? {
+    package func caseCollision(for p: EntryPath) -> String? {
         var rel = ""
         let parts = p.components
         for (i, part) in parts.enumerated() {
@@ -99,7 +99,7 @@ public struct EntryStore: Sendable {
     }
 
     /// Whether a vault-relative path is a temporary file of an atomic write (`.NAME.tmp-XXXXXXXX`).
-    public static func isTemporary(_ relative: String) -> Bool {
+    package static func isTemporary(_ relative: String) -> Bool {
         let name = relative.split(separator: "/").last.map(String.init) ?? relative
         return name.hasPrefix(".") && name.contains(".tmp-")
     }
@@ -128,7 +128,7 @@ public struct EntryStore: Sendable {
     }
 
     /// Reads `.tresor/vault.json`.
-    public func readHeader() throws -> [UInt8] {
+    package func readHeader() throws -> [UInt8] {
         let meta = absolute(EntryStore.metadataDirectory)
         if FileSystem.kind(meta) == .symlink { throw CoreError.symlink(EntryStore.metadataDirectory) }
         return try FileSystem.read(absolute(VaultHeader.relativePath), limit: 1 << 20)

@@ -11,16 +11,16 @@ private let systemWrite = Darwin.write
 #endif
 
 /// The kind of a path as `lstat` sees it.
-public enum FileKind: Equatable, Sendable { case missing, file, directory, symlink, other }
+package enum FileKind: Equatable, Sendable { case missing, file, directory, symlink, other }
 
 /// POSIX file operations with the vault's rules: files 0600, directories 0700, writes atomic.
-public enum FileSystem {
+package enum FileSystem {
     static func errnoText(_ what: String, _ path: String, _ code: Int32 = errno) -> CoreError {
         .io("\(what) \"\(path)\": \(String(cString: strerror(code)))")
     }
 
     /// `lstat` kind of `path`.
-    public static func kind(_ path: String) -> FileKind {
+    package static func kind(_ path: String) -> FileKind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .missing }
         switch st.st_mode & S_IFMT {
@@ -32,7 +32,7 @@ public enum FileSystem {
     }
 
     /// Permission bits of `path` (without following links), nil if missing.
-    public static func mode(_ path: String) -> UInt32? {
+    package static func mode(_ path: String) -> UInt32? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
         return UInt32(st.st_mode & 0o7777)
@@ -54,7 +54,7 @@ public enum FileSystem {
     /// Reads a regular file, refusing links (`O_NOFOLLOW`), anything that is not a regular file (a FIFO,
     /// socket, device or directory: refused before and after opening, which never blocks thanks to
     /// `O_NONBLOCK`) and files larger than `limit`.
-    public static func read(_ path: String, limit: Int) throws -> [UInt8] {
+    package static func read(_ path: String, limit: Int) throws -> [UInt8] {
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
             throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file")
@@ -86,14 +86,14 @@ public enum FileSystem {
     /// fsync of the directory. A reader sees the old file or the new one, never a part. `durable: false`
     /// leaves out both fsyncs, for a caller that makes many writes durable at once (`syncFileSystem`) and
     /// can redo them after a crash.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool = true) throws {
         let tmp = try writeTemporary(bytes, beside: path, durable: durable)
         try replace(path, withTemporary: tmp, durable: durable)
     }
 
     /// The first half of `writeAtomically`: `bytes` in a new 0600 temporary file in the folder of `path`
     /// (fsynced if `durable`); returns the temporary file's path.
-    public static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
+    package static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
         let (dir, name) = folderAndName(path)
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -123,7 +123,7 @@ public enum FileSystem {
     /// The second half of `writeAtomically`: the temporary file `tmp` takes the place of `path` by a rename
     /// (and an fsync of the folder if `durable`); `path` must not be a link or a folder. On failure `tmp` is
     /// removed.
-    public static func replace(_ path: String, withTemporary tmp: String, durable: Bool) throws {
+    package static func replace(_ path: String, withTemporary tmp: String, durable: Bool) throws {
         let existing = kind(path)
         if existing == .symlink || existing == .directory {
             unlink(tmp)
@@ -155,18 +155,18 @@ public enum FileSystem {
 
     /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
     /// is not available to Swift on Glibc).
-    public static func syncFileSystem(of path: String) {
+    package static func syncFileSystem(of path: String) {
         sync()
     }
 
     /// fsync of a directory so a rename or unlink in it is durable.
-    public static func syncDirectory(_ dir: String) {
+    package static func syncDirectory(_ dir: String) {
         let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 { fsync(fd); close(fd) }
     }
 
     /// Creates `dir` and missing parents below `root` with mode 0700, refusing links on the way.
-    public static func makeDirectories(_ relative: String, under root: String) throws {
+    package static func makeDirectories(_ relative: String, under root: String) throws {
         var current = root
         for part in relative.split(separator: "/") {
             current += "/" + part
@@ -181,7 +181,7 @@ public enum FileSystem {
     }
 
     /// Removes a file (not a link target) and then every parent directory below `root` left empty.
-    public static func removeFile(_ relative: String, under root: String) throws {
+    package static func removeFile(_ relative: String, under root: String) throws {
         let path = root + "/" + relative
         guard unlink(path) == 0 else { throw errnoText("cannot remove", path) }
         var parts = relative.split(separator: "/").dropLast()
@@ -194,14 +194,14 @@ public enum FileSystem {
     }
 
     /// Sorted names in a directory (no `.`/`..`), empty if it cannot be read.
-    public static func list(_ dir: String) -> [String] {
+    package static func list(_ dir: String) -> [String] {
         entries(dir).map(\.name).sorted()
     }
 
     /// The names in a directory with their `lstat` kinds, unsorted (no `.`/`..`), empty if it cannot be
     /// read. One `readdir` pass: the kind comes from the directory entry, and `lstat` is asked only when
     /// the file system does not say (`DT_UNKNOWN`). Listing 10,000 entries this way is a few milliseconds.
-    public static func entries(_ dir: String) -> [(name: String, kind: FileKind)] {
+    package static func entries(_ dir: String) -> [(name: String, kind: FileKind)] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
         var out: [(name: String, kind: FileKind)] = []

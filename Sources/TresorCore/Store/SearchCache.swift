@@ -6,55 +6,55 @@ import Foundation
 /// in `.git/tresor/search-cache`, is never committed, and is sealed (XChaCha20-Poly1305) under the cache key
 /// (subkey id 5 of the vault key) with the vault id as additional data: after a rekey, or for another vault,
 /// it simply does not open and is built again. Spec/FORMAT.md §10.
-public struct SearchCache: Sendable {
+package struct SearchCache: Sendable {
     /// Where the cache lives, relative to the vault root.
-    public static let relativePath = ".git/tresor/search-cache"
+    package static let relativePath = ".git/tresor/search-cache"
     /// A cache larger than this is not read (it is rebuilt).
-    public static let maxFileBytes = 512 << 20
+    package static let maxFileBytes = 512 << 20
     static let magic = Array("tresor-search-cache".utf8) + [0]
     static let version: UInt8 = 1
     static let cacheKeyID: UInt64 = 5
 
     /// One entry file as the cache knows it.
-    public struct Record: Sendable {
+    package struct Record: Sendable {
         /// The entry file's path in the vault (`Email/gmail.json`).
-        public var filePath: String
+        package var filePath: String
         /// The file's git blob id (SHA-1 of `"blob " <size> NUL` and its bytes), 20 bytes.
-        public var blobID: [UInt8]
+        package var blobID: [UInt8]
         /// The file's size, modification and change times (nanoseconds since 1970) and inode when cached.
-        public var size: UInt64, modified: Int64, changed: Int64, inode: UInt64
+        package var size: UInt64, modified: Int64, changed: Int64, inode: UInt64
         /// The envelope's entry id.
-        public var id: String
+        package var id: String
         /// The decrypted payload: `range` of `buffer` (a record read from the cache shares one buffer).
-        public var buffer: SecretBytes
-        public var range: Range<Int>
+        package var buffer: SecretBytes
+        package var range: Range<Int>
 
-        public init(filePath: String, blobID: [UInt8], size: UInt64, modified: Int64, changed: Int64, inode: UInt64, id: String,
+        package init(filePath: String, blobID: [UInt8], size: UInt64, modified: Int64, changed: Int64, inode: UInt64, id: String,
                     payload: SecretBytes) {
             self.filePath = filePath; self.blobID = blobID; self.size = size; self.modified = modified; self.changed = changed
             self.inode = inode; self.id = id; buffer = payload; range = 0..<payload.count
         }
 
         /// Runs `body` with the payload bytes.
-        public func withPayload<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        package func withPayload<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
             try buffer.withBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
         }
     }
 
     /// The records by file path.
-    public var records: [String: Record]
+    package var records: [String: Record]
 
-    public init(records: [String: Record] = [:]) { self.records = records }
+    package init(records: [String: Record] = [:]) { self.records = records }
 
     /// The cache key: `crypto_kdf` subkey id 5 of the vault key (Spec/FORMAT.md §2.3).
-    public static func key(vaultKey: SecretBytes) throws -> SecretBytes {
+    package static func key(vaultKey: SecretBytes) throws -> SecretBytes {
         try Sodium.deriveSubkey(from: vaultKey, id: cacheKeyID, context: EntryCipher.kdfContext)
     }
 
     static func associatedData(vaultID: String) -> [UInt8] { magic + [version] + Array(vaultID.utf8) }
 
     /// The cache file for `records`, sealed under `key` with `nonce` (24 random bytes in production).
-    public static func seal(_ records: [Record], key: SecretBytes, vaultID: String, nonce: [UInt8]) throws -> [UInt8] {
+    package static func seal(_ records: [Record], key: SecretBytes, vaultID: String, nonce: [UInt8]) throws -> [UInt8] {
         var total = 0
         for r in records { total += 2 + r.filePath.utf8.count + 20 + 32 + 1 + r.id.utf8.count + 4 + r.range.count }
         let plain = SecretBytes(count: total)
@@ -80,7 +80,7 @@ public struct SearchCache: Sendable {
 
     /// Opens cache file bytes. - Throws: `CoreError.malformed` for anything that does not open or parse
     /// (the caller then starts from an empty cache).
-    public static func open(_ bytes: [UInt8], key: SecretBytes, vaultID: String) throws -> SearchCache {
+    package static func open(_ bytes: [UInt8], key: SecretBytes, vaultID: String) throws -> SearchCache {
         let head = magic.count + 1
         guard bytes.count >= head + Sodium.nonceBytes, Array(bytes[..<magic.count]) == magic, bytes[magic.count] == version else {
             throw CoreError.malformed("not a search cache of this version")
@@ -129,7 +129,7 @@ public struct SearchCache: Sendable {
     }
 
     /// The git blob id of file bytes: SHA-1 of `"blob " <decimal size> NUL` followed by the bytes.
-    public static func blobID(of bytes: [UInt8]) -> [UInt8] {
+    package static func blobID(of bytes: [UInt8]) -> [UInt8] {
         (Array("blob \(bytes.count)".utf8) + [0] + bytes).withUnsafeBytes { LibCrypto.digest(.sha1, $0) }
     }
 }
