@@ -88,6 +88,7 @@ test: deps test-deps check-layers zxcvbn-check check-vectors
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
 	@scripts/check-warnings.sh .build/build.log
+	@bash scripts/public-api.sh && bash scripts/public-api.sh --check-breaking
 	$(MAKE) --no-print-directory install PREFIX="$(CURDIR)/.build/install-test" DESTDIR=
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | grep -E "^(✘|✔ Test run)|known issue" | tee .build/swift-testing-output.log

@@ -5,8 +5,15 @@
 # that declares them; enum cases are counted apart, `cases`). With --undocumented MODULE it lists that module's public symbols without a `///` comment
 # (from swift-symbolgraph-extract, the data DocC reads).
 #
+# With --check-breaking it compares the public API of the two library products (Tresor, TresorInterchange) with the
+# baseline in Tests/api-baseline/ and fails on anything removed or changed (swift-api-digester -diagnose-sdk, the tool
+# behind `swift package diagnose-api-breaking-changes`; additions are not breaking); --record-baseline writes the
+# baseline anew after a change of the API made on purpose.
+#
 #   bash scripts/public-api.sh                       # after `swift build --build-tests`
 #   bash scripts/public-api.sh --undocumented Tresor
+#   bash scripts/public-api.sh --check-breaking      # make test runs it
+#   bash scripts/public-api.sh --record-baseline
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=(Tresor TresorCore TresorGit TresorInterchange TresorTerminal)
@@ -32,6 +39,51 @@ for s in sorted(graph["symbols"], key=lambda s: s["pathComponents"]):
     if "docComment" not in s and "location" in s:
         print(".".join(s["pathComponents"]), f'({s["kind"]["identifier"].removeprefix("swift.")})')
 EOF
+    exit 0
+fi
+
+# The public declarations of a module as swift-api-digester dumps them, `package` ones left out (the dump has both).
+public_dump() {
+    swift-api-digester -dump-sdk -module "$1" "${includes[@]}" -target "$target" -o "$work/$1.all.json"
+    python3 - "$work/$1.all.json" "$2" <<'EOF'
+import json, sys
+dump = json.load(open(sys.argv[1]))
+def public(node):
+    if "children" in node:
+        node["children"] = [public(c) for c in node["children"] if not c.get("isInternal")]
+    return node
+dump["ABIRoot"] = public(dump["ABIRoot"])
+with open(sys.argv[2], "w") as out:
+    json.dump(dump, out, indent=1, sort_keys=True)
+    out.write("\n")
+EOF
+}
+
+baseline="Tests/api-baseline"
+products=(Tresor TresorInterchange)
+if [ "${1:-}" = --record-baseline ]; then
+    mkdir -p "$baseline"
+    for module in "${products[@]}"; do public_dump "$module" "$baseline/$module.json"; done
+    echo "recorded the public API of ${products[*]} in $baseline/"
+    exit 0
+fi
+if [ "${1:-}" = --check-breaking ]; then
+    broken=0
+    for module in "${products[@]}"; do
+        public_dump "$module" "$work/$module.json"
+        report="$(swift-api-digester -diagnose-sdk -input-paths "$baseline/$module.json" -input-paths "$work/$module.json" 2>&1 \
+                  | grep -v '^/\*' | grep -v '^[[:space:]]*$' || true)"
+        if [ -n "$report" ]; then
+            echo "$report" | sed "s/^/$module: /"
+            broken=1
+        fi
+    done
+    if [ "$broken" = 1 ]; then
+        echo "public-api.sh: the public API changed in a way that breaks an app (above); if that is meant, record it:" \
+             "bash scripts/public-api.sh --record-baseline" >&2
+        exit 1
+    fi
+    echo "public-api.sh: no breaking change to the public API of ${products[*]} (against $baseline/)"
     exit 0
 fi
 

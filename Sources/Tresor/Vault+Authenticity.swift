@@ -18,94 +18,109 @@ extension Vault {
         let verified = repo.resolve(Vault.verifiedRef)
         guard head != verified else { return }
         let reader = SnapshotReader(repo: repo)
-        let tip = try reader.tipTree(head, remote: "HEAD")
-        let known = try verified.map { try stateRecords(at: $0, repo: repo) } ?? [:]
         let fetchedBy = try remoteRefContaining(head, repo: repo)
-        // A merge whose state does not cover both parents' is git's (its tree can be an authentic state, one side's
-        // when git kept ours on every conflict): joined again below, never taken as it is.
         let parents = try Vault.git { try repo.commitInfo(head) }.parents
-        var gitMerge = false
-        if parents.count == 2 {
-            let mine = try stateRecords(at: head, repo: repo)
-            // (A domain the merge does not have was removed by it: only the domains it has are compared.)
-            for p in parents {
-                for (d, r) in try stateRecords(at: p, repo: repo) {
-                    if let m = mine[d], !r.clock.isAtMost(m.clock) { gitMerge = true }
-                }
+        if try isMergeMadeWithGit(head, parents: parents, repo: repo) {
+            // Never taken as it is. Fetched from a remote, it is joined only when one parent is this replica's last
+            // accepted state (made here, then pushed; or elsewhere on top of a state this replica pushed): nothing is
+            // trusted but that state, and the other parent is judged as any fetched tip.
+            if let fetchedBy, verified.map(parents.contains) != true {
+                throw VaultError.unauthenticatedCommitsFetched(
+                    ref: fetchedBy.ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), "a merge made with git"))
             }
-        }
-        do {
-            if gitMerge { throw AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), "a merge made with git") }
-            let verdicts: [String: DomainVerdict]
-            if let fetchedBy {
-                // Fetched (a fast-forward by git pull): judged as sync judges a tip, a newer key opened with the credential.
-                do { verdicts = try acceptTip(tip, remote: fetchedBy.remote, local: known) }
-                catch VaultError.refusedRemote(_, let refusal) { throw refusal }
-            } else {
-                verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
-                                                 local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
-            }
-            // An authentic state older than what this replica had, made with git (`git revert`, `git reset`): going back
-            // is this replica's change, taken in as one (else the next sync would see an old state and move forward again).
-            if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
-               !verdicts.values.contains(where: { $0.relation == .newer || $0.relation == .concurrent }) {
-                let target = try reapply(head, on: verified, repo: repo)
-                let paths = try Vault.git { try repo.changes(from: head, to: target) }.map(\.path)
-                try publish(repo, from: head, to: target, paths: paths, reflog: "tresor: adopt", knownStale: false)
-                try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: target) }
-                notices.append(.adoptedCommitsMadeWithGit(count: 1, remerged: false))
-                try reloadHeader()
-                return
-            }
-            // Authentic: written by tresor here or elsewhere (a checkout, a fast-forward by git pull).
-            try adoptKeys(verdicts)
-            try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
-            if let fetchedBy {
-                try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
-                try reloadHeader()
-                try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
-            }
-            return
-        } catch let refusal as AcceptanceRefusal {
-            // Not authentic and fetched from a remote: what sync refuses must not come in through plain git. A merge made
-            // with git that has this replica's last accepted state as a parent is joined below whoever made it (here,
-            // then pushed; or elsewhere on top of a state this replica pushed): nothing is trusted but that state, and
-            // the other parent is judged as any fetched tip.
-            if let fetchedBy, !(gitMerge && verified.map(parents.contains) == true) {
-                throw VaultError.unauthenticatedCommitsFetched(ref: fetchedBy.ref, refusal)
-            }
-        }
-        let info = try Vault.git { try repo.commitInfo(head) }
-        let target: String
-        var remerged = false
-        if info.parents.count == 2 {
-            // A merge git made (`git pull`): the two parents joined by tresor's rules; git's result stays under a ref.
-            // Ours is the parent this replica last accepted (git's first parent when it made the merge here).
-            let (ours, theirs) = verified == info.parents[1] ? (info.parents[1], info.parents[0]) : (info.parents[0], info.parents[1])
-            // The work tree holds git's header, perhaps under a key this replica has not followed yet: this replica's
-            // own state is the first parent's, opened with the credential.
-            try unlock(asOf: ours, repo: repo)
-            let remote = try remoteRefContaining(theirs, repo: repo)?.remote ?? "the merge made with git"
-            let theirTip = try reader.tipTree(theirs, remote: remote)
-            let verdicts: [String: DomainVerdict]
-            do {
-                verdicts = try acceptTip(theirTip, remote: remote, local: try stateRecords(at: ours, repo: repo))
-            } catch VaultError.refusedRemote(_, let refusal) {
-                throw VaultError.unauthenticatedCommitsFetched(ref: remote, refusal)
-            }
-            let merged = try join(quarantine: repo, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
-            try adoptKeys(verdicts)
-            try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
-            let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
-            target = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the merge made with git by tresor's rules",
-                                                          authentication: nil) }
-            remerged = true
         } else {
-            guard let parent = info.parents.first else {
+            do {
+                try adoptAuthentic(head, verified: verified, fetchedBy: fetchedBy, reader: reader, repo: repo)
+                return
+            } catch let refusal as AcceptanceRefusal {
+                // Not authentic and fetched from a remote: what sync refuses must not come in through plain git.
+                if let fetchedBy { throw VaultError.unauthenticatedCommitsFetched(ref: fetchedBy.ref, refusal) }
+            }
+        }
+        let target: String
+        if parents.count == 2 {
+            target = try joinMergeMadeWithGit(head, parents: parents, verified: verified, reader: reader, repo: repo)
+        } else {
+            guard let parent = parents.first else {
                 throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed("a root commit made with git")))
             }
             target = try reapply(head, on: parent, repo: repo)
         }
+        try takeIn(target, over: head, remerged: parents.count == 2, repo: repo)
+    }
+
+    /// Whether `head` is a merge git made: its state does not cover both parents' (its tree can be an authentic state,
+    /// one side's, when git kept ours on every conflict). A domain the merge does not have was removed by it: only the
+    /// domains it has are compared.
+    private func isMergeMadeWithGit(_ head: String, parents: [String], repo: GitRepository) throws -> Bool {
+        guard parents.count == 2 else { return false }
+        let mine = try stateRecords(at: head, repo: repo)
+        for p in parents {
+            for (d, r) in try stateRecords(at: p, repo: repo) {
+                if let m = mine[d], !r.clock.isAtMost(m.clock) { return true }
+            }
+        }
+        return false
+    }
+
+    /// A HEAD whose state is authentic (written by tresor here or elsewhere: a checkout, a fast-forward by git pull)
+    /// becomes this replica's accepted state; one older than the state accepted before, made here with git (`git
+    /// revert`, `git reset`), is this replica's change of going back, taken in as one (else the next sync would see an
+    /// old state and move forward again). - Throws: `AcceptanceRefusal` when it is not authentic.
+    private func adoptAuthentic(_ head: String, verified: String?, fetchedBy: (ref: String, remote: String)?, reader: SnapshotReader,
+                                repo: GitRepository) throws {
+        let tip = try reader.tipTree(head, remote: "HEAD")
+        let known = try verified.map { try stateRecords(at: $0, repo: repo) } ?? [:]
+        let verdicts: [String: DomainVerdict]
+        if let fetchedBy {
+            // Fetched (a fast-forward by git pull): judged as sync judges a tip, a newer key opened with the credential.
+            do { verdicts = try acceptTip(tip, remote: fetchedBy.remote, local: known) }
+            catch VaultError.refusedRemote(_, let refusal) { throw refusal }
+        } else {
+            verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
+                                             local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
+        }
+        if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
+           !verdicts.values.contains(where: { $0.relation == .newer || $0.relation == .concurrent }) {
+            try takeIn(try reapply(head, on: verified, repo: repo), over: head, remerged: false, repo: repo)
+            return
+        }
+        try adoptKeys(verdicts)
+        try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: head) }
+        if let fetchedBy {
+            try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
+            try reloadHeader()
+            try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+        }
+    }
+
+    /// A merge git made (`git pull`): its two parents joined by tresor's rules (Spec/MERGE.md §12), git's result kept
+    /// under a ref. Ours is the parent this replica last accepted (git's first parent when it made the merge here); the
+    /// other is judged as a fetched tip. Returns the commit of the join, on top of `head`.
+    private func joinMergeMadeWithGit(_ head: String, parents: [String], verified: String?, reader: SnapshotReader,
+                                      repo: GitRepository) throws -> String {
+        let (ours, theirs) = verified == parents[1] ? (parents[1], parents[0]) : (parents[0], parents[1])
+        // The work tree holds git's header, perhaps under a key this replica has not followed yet: this replica's own
+        // state is that parent's, opened with the credential.
+        try unlock(asOf: ours, repo: repo)
+        let remote = try remoteRefContaining(theirs, repo: repo)?.remote ?? "the merge made with git"
+        let theirTip = try reader.tipTree(theirs, remote: remote)
+        let verdicts: [String: DomainVerdict]
+        do {
+            verdicts = try acceptTip(theirTip, remote: remote, local: try stateRecords(at: ours, repo: repo))
+        } catch VaultError.refusedRemote(_, let refusal) {
+            throw VaultError.unauthenticatedCommitsFetched(ref: remote, refusal)
+        }
+        let merged = try join(quarantine: repo, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
+        try adoptKeys(verdicts)
+        try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
+        let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
+        return try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the merge made with git by tresor's rules",
+                                                   authentication: nil) }
+    }
+
+    /// Makes `target` (a commit on top of `head` that takes in what git did) this replica's HEAD and accepted state.
+    private func takeIn(_ target: String, over head: String, remerged: Bool, repo: GitRepository) throws {
         let paths = try Vault.git { try repo.changes(from: head, to: target) }.map(\.path)
         try publish(repo, from: head, to: target, paths: paths, reflog: "tresor: adopt", knownStale: false)
         try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: target) }
@@ -178,7 +193,8 @@ extension Vault {
 
     /// The remote-tracking ref whose commit contains `rev` (it arrived by `git fetch`/`git pull`), if any.
     private func remoteRefContaining(_ rev: String, repo: GitRepository) throws -> (ref: String, remote: String)? {
-        for ref in try Vault.git({ try repo.references(matching: "refs/remotes/*") }) where (try? repo.contains(ref.commit, rev)) == true {
+        // (A read error is an error, never "not fetched": that answer decides whether the commit is judged as fetched.)
+        for ref in try Vault.git({ try repo.references(matching: "refs/remotes/*") }) where try Vault.git({ try repo.contains(ref.commit, rev) }) {
             let parts = ref.name.split(separator: "/")
             return (ref.name, parts.count >= 3 ? String(parts[2]) : ref.name)
         }

@@ -182,7 +182,7 @@ public final class Vault {
         vaultEpoch = header.epoch
         guard header.version >= FormatVersion.scopedHeader else { return }
         // The scopes of the header in use: the work tree's, or those of the state last accepted when that is the one.
-        if let accepted, let repo = try? repository() { try openScopes(asOf: accepted, header: header, repo: repo) }
+        if let accepted { try openScopes(asOf: accepted, header: header, repo: try repository()) }
         else { try openScopes(vaultKey: key, identity: nil) }
     }
 
