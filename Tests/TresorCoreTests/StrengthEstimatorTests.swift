@@ -141,7 +141,7 @@ final class StrengthEstimatorTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "tresor-data-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir + "/zxcvbn", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/zxcvbn/male_names.txt", contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: dir + "/zxcvbn/male_names.txt", contents: Data(bytes))
         XCTAssertEqual(try DataFiles.read("zxcvbn/male_names.txt", searchPath: [dir + "/missing", dir]), bytes)
         XCTAssertEqual(DataFiles.lines(bytes).first, "james")
         XCTAssertEqual(DataFiles.lines(bytes).count, 983)

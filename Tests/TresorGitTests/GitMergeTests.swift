@@ -93,7 +93,7 @@ final class GitMergeTests: XCTestCase {
         assertGitError(.branchMoved(branch: "refs/heads/main"), try setup.alice.moveBranch(from: head, to: two, log: "two"))
         XCTAssertEqual(try setup.alice.headCommitID(), one)
         // A ref lock file of another process is reported, not waited for or removed here.
-        FileManager.default.createFile(atPath: setup.alice.workdir + "/.git/refs/heads/main.lock", contents: Data())
+        _ = FileManager.default.createFile(atPath: setup.alice.workdir + "/.git/refs/heads/main.lock", contents: Data())
         assertGitError(.locked(path: ".git/refs/heads/main.lock"), try setup.alice.moveBranch(from: one, to: two, log: "two"))
         XCTAssertEqual(try setup.alice.headCommitID(), one)
         // Removing the last file of a folder removes the folder from the tree.

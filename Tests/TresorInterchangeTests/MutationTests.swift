@@ -20,7 +20,7 @@ final class MutationTests: ToolTestCase {
             case 1: b = Array(b.prefix(Int(rng.next() % UInt64(b.count + 1))))
             default: let at = Int(rng.next() % UInt64(b.count)); b.removeSubrange(at..<min(b.count, at + 1 + Int(rng.next() % 16)))
             }
-            FileManager.default.createFile(atPath: path, contents: Data(b))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(b))
             _ = try? read(path)
         }
     }

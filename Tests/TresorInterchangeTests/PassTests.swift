@@ -20,6 +20,7 @@ final class PassTests: ToolTestCase {
         unsetenv("GNUPGHOME")
     }
 
+    @discardableResult
     func pass(_ args: [String], stdin: String? = nil) throws -> ToolResult {
         try ok(try tool("pass"), args, stdin: stdin, env: ["PASSWORD_STORE_DIR": store, "GNUPGHOME": dir + "/gnupg"])
     }

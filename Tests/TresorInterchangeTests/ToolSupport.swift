@@ -44,8 +44,8 @@ class ToolTestCase: XCTestCase {
         for (k, v) in env { e[k] = v }
         p.environment = e
         let out = dir + "/.out-" + UUID().uuidString, err = dir + "/.err-" + UUID().uuidString
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: out); try? FileManager.default.removeItem(atPath: err) }
         p.standardOutput = FileHandle(forWritingAtPath: out)
         p.standardError = FileHandle(forWritingAtPath: err)

@@ -327,13 +327,14 @@ func runProcess(_ exe: String, _ args: [String], env: [String: String]) throws -
     p.standardInput = FileHandle.nullDevice
     try p.run()
     // Read both pipes while the process runs (a full pipe would block it).
-    var errData = Data()
-    let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    final class Box: @unchecked Sendable { var data = Data() }   // written by the reader, read once it has finished
+    let errData = Box()
+    let reader = Thread { errData.data = err.fileHandleForReading.readDataToEndOfFile() }
     reader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     while !reader.isFinished { usleep(1000) }
-    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData.data, as: UTF8.self))
 }
 
 /// Runs and shrinks convergence runs for a test case.
@@ -425,7 +426,7 @@ struct ConvergenceProperty {
                 let (shortest, why) = shrink(ops, failing: f, seconds: seconds)
                 let out = replay.replacingOccurrences(of: ".json", with: "") + "-shrunk-\(shortest.count)-steps.json"
                 let encoder = JSONEncoder()
-                if let data = try? encoder.encode(shortest) { FileManager.default.createFile(atPath: out, contents: data) }
+                if let data = try? encoder.encode(shortest) { _ = FileManager.default.createFile(atPath: out, contents: data) }
                 return XCTFail("replay of \(replay): \(f)\nshrunk to \(shortest.count) steps in \(out): \(why)", file: file, line: line)
             }
             XCTFail("replay of \(replay): \(f)", file: file, line: line)
@@ -439,7 +440,7 @@ struct ConvergenceProperty {
             let out = NSTemporaryDirectory() + "tresor-convergence-seed\(seed)-\(shortest.count)-steps.json"
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted]
-            if let data = try? encoder.encode(shortest) { FileManager.default.createFile(atPath: out, contents: data) }
+            if let data = try? encoder.encode(shortest) { _ = FileManager.default.createFile(atPath: out, contents: data) }
             XCTFail("""
                 seed \(seed): \(f)
                 shrunk to \(shortest.count) of \(ops.count) steps: \(shortest.map(\.description).joined(separator: " "))

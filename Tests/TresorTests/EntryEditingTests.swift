@@ -43,7 +43,7 @@ final class EntryEditingTests: VaultTestCase {
         // Another process changes the password meanwhile.
         let other = try Vault.open(at: vault.root)
         try other.unlock(passphrase: passphrase)
-        try XCTUnwrap(try other.edit(try other.read(path), changes: ["password": .text("p-other")]))
+        _ = try XCTUnwrap(try other.edit(try other.read(path), changes: ["password": .text("p-other")]))
         // The first one's edit of the username, based on its old read, keeps both changes.
         let outcome = try XCTUnwrap(try vault.edit(readEarlier, changes: ["username": .text("u-mine")]))
         XCTAssertTrue(outcome.merged)

@@ -25,7 +25,7 @@ final class PwnedPasswordsTests: XCTestCase {
     /// digests merged in at their place; returns every hash written, in order, when `keep` is set.
     @discardableResult
     func writeOrderedFile(_ path: String, count: Int, planted: [([UInt8], UInt64)], lineEnd: [UInt8] = [13, 10], keep: Bool = false) throws -> [[UInt8]] {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         defer { try? handle.close() }
         var rng = SplitMix64(seed: 42)

@@ -29,8 +29,8 @@ final class BrowserHostTests: CLITestCase {
         for (k, v) in extraEnv { e[k] = v }
         p.environment = e
         let stdin = Pipe(), stdout = dir + "/.host-out", stderr = dir + "/.host-err"
-        FileManager.default.createFile(atPath: stdout, contents: nil)
-        FileManager.default.createFile(atPath: stderr, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
         p.standardInput = stdin
         p.standardOutput = FileHandle(forWritingAtPath: stdout)
         p.standardError = FileHandle(forWritingAtPath: stderr)

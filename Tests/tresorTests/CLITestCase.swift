@@ -87,8 +87,8 @@ class CLITestCase: XCTestCase {
         for (k, v) in extraEnv { e[k] = v }
         p.environment = e
         let outFile = dir + "/.out-" + UUID().uuidString, errFile = dir + "/.err-" + UUID().uuidString
-        FileManager.default.createFile(atPath: outFile, contents: nil)
-        FileManager.default.createFile(atPath: errFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: outFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outFile); try? FileManager.default.removeItem(atPath: errFile) }
         p.standardOutput = FileHandle(forWritingAtPath: outFile)
         p.standardError = FileHandle(forWritingAtPath: errFile)

@@ -113,7 +113,7 @@ final class ImportExportTests: CLITestCase {
         // The export is one array in the `show --json` shape (both name `policy` where there is one).
         let exported = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [[String: Any]])
         XCTAssertEqual(exported.count, original.count)
-        for var o in exported {
+        for o in exported {
             let path = o["path"] as? String ?? ""
             XCTAssertEqual(o["policy"] as? String, path == "Dev/generated" ? policy.trimmingCharacters(in: .newlines) : nil)
             let shown = try json(try ok("show", path, "--json").stdout)

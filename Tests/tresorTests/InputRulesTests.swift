@@ -20,7 +20,7 @@ final class InputRulesTests: CLITestCase {
         ]
         for (name, bytes, message) in cases {
             let file = dir + "/" + name
-            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
             let r = try tresor(["show", "Email/gmail"], extraEnv: ["TRESOR_PASSPHRASE_FILE": file])
             XCTAssertEqual(r.code, 3, name)
             XCTAssertTrue(r.stderr.contains("passphrase file \"\(file)\" \(message)"), "\(name): \(r.stderr)")

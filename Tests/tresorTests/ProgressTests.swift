@@ -27,7 +27,7 @@ final class ProgressTests: SyncTestCase {
         let shell = try TmuxSession(directory: dir, env: e)
         // Everything the terminal received, including lines drawn and erased again.
         let log = dir + "/terminal.log"
-        SpawnHelper.run("/usr/bin/tmux", ["-S", shell.socket, "pipe-pane", "-t", "0", "-o", "cat >> \(TmuxSession.quote(log))"])
+        _ = SpawnHelper.run("/usr/bin/tmux", ["-S", shell.socket, "pipe-pane", "-t", "0", "-o", "cat >> \(TmuxSession.quote(log))"])
         shell.run("tresor fsck; tresor grep user1 >/dev/null; tresor clone \(remote) \(replica("C")); tresor sync; echo ALL-DONE")
         XCTAssertTrue(shell.waitFor("ALL-DONE\n" + TmuxSession.prompt), shell.screen)
         let drawn = try String(contentsOfFile: log, encoding: .utf8)

@@ -20,6 +20,7 @@ final class ScopeTests: CLITestCase {
     }
 
     /// A vault with Email/gmail (vault key) and Team/wiki, then the scope Team with carol as its member.
+    @discardableResult
     func teamVault(closed: Bool = false, members: [String] = ["carol"]) throws -> [String: String] {
         try initVault()
         try ok("add", "Email/gmail", "--password-stdin", stdin: "root-secret\n")

@@ -42,7 +42,7 @@ class SyncLoadTestCase: SyncTestCase {
             p.arguments = run.args + ["--vault", replica(run.replica)]
             p.environment = e
             let base = dir + "/.run-\(n)"
-            for suffix in [".out", ".err", ".in"] { FileManager.default.createFile(atPath: base + suffix, contents: nil) }
+            for suffix in [".out", ".err", ".in"] { _ = FileManager.default.createFile(atPath: base + suffix, contents: nil) }
             if let stdin = run.stdin { try write(stdin, to: base + ".in") }
             p.standardInput = FileHandle(forReadingAtPath: base + ".in")
             p.standardOutput = FileHandle(forWritingAtPath: base + ".out")
