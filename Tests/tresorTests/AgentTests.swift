@@ -131,6 +131,20 @@ final class AgentTests: SyncTestCase {
         XCTAssertFalse(show.stderr.contains("no longer open"), show.stderr)
     }
 
+    func testARekeyTakenInByGitPullsHookGivesTheAgentTheNewKeys() throws {
+        try setUpReplicas("B")
+        try on("B", "unlock")
+        try on("A", "rekey")
+        try on("A", "sync")
+        // B pulls with plain git: its hook takes the rekey in (with the passphrase file the environment names) and the
+        // agent holds the new keys, so a command with no passphrase at hand needs nothing more.
+        let pull = try run("/usr/bin/git", ["-C", replica("B"), "pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
+        XCTAssertEqual(pull.code, 0, pull.stderr)
+        let show = try attempt("B", "show", "Email/gmail", "--field", "password", env: locked)
+        XCTAssertEqual(show.stdout, "first-secret\n", show.stderr)
+        XCTAssertFalse(show.stderr.contains("no longer open"), show.stderr)
+    }
+
     func testLockAllEndsTheAgentAndRemovingTheRuntimeDirectoryEndsItToo() throws {
         try sampleVault()
         try ok(["init", "--kdf", "minimum", "--vault", dir + "/second"])
