@@ -76,8 +76,8 @@ extension Vault {
     /// `rev`, the version at `rev`; for an entry that is there, see `versionsBeforeCurrent`; for one that is not, its
     /// deleted versions.
     /// - Throws: `VaultError.unknownRevision`, `.entryNotFound`, `.entry`.
-    private func versionsToRestore(_ path: EntryPath, at rev: String?, repo: GitRepository, ciphers: [EntryCipher]) throws
-        -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
+    private func versionsToRestore(_ path: EntryPath, at rev: String?, repo: GitRepository,
+                                   ciphers: [EntryCipher]) throws -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
         let head = try Vault.git { try repo.headCommitID() }
         let currentBytes = try head.flatMap { h in try Vault.git { try repo.blob(at: h, path: path.filePath) } }
         if let rev {
@@ -99,8 +99,8 @@ extension Vault {
     /// not seen (a removal a join overrode: the entry came back as another replica changed it) are joined into it;
     /// with none, its last change is undone: the version before the newest commit that changed its file.
     /// - Throws: `VaultError.entryNotFound` when there is no earlier version, `.entry`.
-    private func versionsBeforeCurrent(_ current: Entry, at path: EntryPath, repo: GitRepository, ciphers: [EntryCipher]) throws
-        -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
+    private func versionsBeforeCurrent(_ current: Entry, at path: EntryPath, repo: GitRepository,
+                                       ciphers: [EntryCipher]) throws -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
         let deleted = try deletedVersions(of: path, repo: repo, ciphers: ciphers)
         let unseen = deleted.versions.filter { $0.id == current.id && !$0.clock.isAtMost(current.clock) }
         if !unseen.isEmpty { return (unseen, deleted.source, true) }
@@ -108,7 +108,8 @@ extension Vault {
             let mine = try Vault.git { try repo.blobID(at: c.id, path: path.filePath) }
             for parent in c.parents {
                 guard let before = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), before != mine else { continue }
-                return ([try openEarlierVersion(try Vault.git { try repo.blob(id: before) }, of: path, ciphers: ciphers)], parent, false)
+                let bytes = try Vault.git { try repo.blob(id: before) }
+                return ([try openEarlierVersion(bytes, of: path, ciphers: ciphers)], parent, false)
             }
         }
         throw VaultError.entryNotFound(path: path.string + " (no earlier version)", suggestions: [])
@@ -148,7 +149,8 @@ extension Vault {
     /// (its current values go to its history), or, with no entry there, as the entry itself or, when that entry lives
     /// on under another path, as a copy.
     /// - Throws: `VaultError.entry`, `.entryExists`, `.caseCollision`.
-    private func putRestored(_ restored: Entry, at path: EntryPath, joinIntoCurrent: Bool, in txn: VaultTransaction) throws {
+    private func putRestored(_ restored: Entry, at path: EntryPath, joinIntoCurrent: Bool,
+                             in txn: VaultTransaction) throws {
         var entry: Entry
         if let current = try txn.entry(at: path), joinIntoCurrent, current.id == restored.id {
             // Only the clock changes besides the join (Spec/FORMAT.md §11.8 restore).

@@ -47,8 +47,9 @@ extension Vault {
         let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
         let read = readCandidates(paths, ciphers: ciphers, known: cache.records, cacheWritten: written, needle: needle,
                                   progress: progress)
-        if Vault.updateSearchRecords(&cache, fresh: read.fresh, unreadable: read.unreadable, paths: paths, prefix: prefix),
-           let cacheKey {
+        let changed = Vault.updateSearchRecords(&cache, fresh: read.fresh, unreadable: read.unreadable, paths: paths,
+                                                prefix: prefix)
+        if changed, let cacheKey {
             saveSearchCache(cache, key: cacheKey, vaultID: vaultID, to: cachePath)
         }
         return SearchCandidates(candidates: read.candidates, decrypted: read.decrypted)
@@ -57,8 +58,9 @@ extension Vault {
     /// The candidate for each of `paths` (read with `ciphers`, the one of each path), on every core, with the records
     /// the cache lacks or has out of date (`fresh`), the paths that no longer open (`unreadable`: another key since,
     /// damaged), and how many files were decrypted. `known`: the cache's records; `needle`: lowercased.
-    private func readCandidates(_ paths: [EntryPath], ciphers: [Result<EntryCipher, VaultError>], known: [String: SearchCache.Record],
-                                cacheWritten written: Int64, needle: String, progress: VaultProgressHandler?)
+    private func readCandidates(_ paths: [EntryPath], ciphers: [Result<EntryCipher, VaultError>],
+                                known: [String: SearchCache.Record], cacheWritten written: Int64, needle: String,
+                                progress: VaultProgressHandler?)
         -> (candidates: [SearchCandidate], fresh: [SearchCache.Record?], unreadable: [Bool], decrypted: Int) {
         let needleBytes = Array(needle.utf8)
         let filterable = needleBytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f && $0 != 0x22 && $0 != 0x5c }
@@ -99,8 +101,8 @@ extension Vault {
 
     /// Brings `cache` up to date after a search of `paths`: new and changed files in, files that no longer open or
     /// are gone out (below `prefix` only). Returns whether anything changed.
-    private static func updateSearchRecords(_ cache: inout SearchCache, fresh: [SearchCache.Record?], unreadable: [Bool],
-                                            paths: [EntryPath], prefix: String?) -> Bool {
+    private static func updateSearchRecords(_ cache: inout SearchCache, fresh: [SearchCache.Record?],
+                                            unreadable: [Bool], paths: [EntryPath], prefix: String?) -> Bool {
         var changed = false
         for record in fresh.compactMap({ $0 }) {
             cache.records[record.filePath] = record

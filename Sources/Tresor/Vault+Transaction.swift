@@ -328,7 +328,9 @@ extension Vault {
         // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
         // the journal goes; a crash before that leaves the journal, and recovery compares and rewrites them.
         let batched = journal.paths.count > Vault.batchedCheckoutThreshold
-        guard let blobs = checkOutJournal(repo, journal, head: head, batched: batched, knownStale: knownStale) else { return false }
+        guard let blobs = checkOutJournal(repo, journal, head: head, batched: batched, knownStale: knownStale) else {
+            return false
+        }
         if batched { FileSystem.syncFileSystem(of: root) }
 
         Failpoint.hit("transaction-worktree-written")
@@ -409,7 +411,8 @@ extension Vault {
     /// `finish`'s last step, once the work tree holds HEAD's files: brings git's index up to date for the journal's
     /// paths (`knownBlobs`: their blob ids), then removes the journal and the temporary files a crash may have left
     /// beside them. Returns false, keeping the journal, when the index could not be written (said in `warnings`).
-    private func refreshIndexAndRemoveJournal(_ repo: GitRepository, _ journal: Journal, knownBlobs blobs: [String: String]) -> Bool {
+    private func refreshIndexAndRemoveJournal(_ repo: GitRepository, _ journal: Journal,
+                                              knownBlobs blobs: [String: String]) -> Bool {
         // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
         // tresor process took just before it died (its marker names it).
         let indexLock = root + "/.git/index.lock"

@@ -45,8 +45,8 @@ enum KDBXFile {
         let masterKey = SHA2.sha256(SHA2.concatenate([SecretBytes(copying: seed), transformed]))
 
         if major == 3 {
-            return try openKDBX3Payload(Array(bytes[r.offset...]), header: h, cipher: cipher, masterKey: masterKey, iv: iv,
-                                        compressed: compressed, file: file)
+            return try openKDBX3Payload(Array(bytes[r.offset...]), header: h, cipher: cipher, masterKey: masterKey,
+                                        iv: iv, compressed: compressed, file: file)
         }
         // KDBX 4: header checksum, header HMAC, HMAC block stream.
         let hmacBase = try checkKDBX4Header(&r, headerBytes, seed: seed, transformed: transformed, file: file)
@@ -71,7 +71,8 @@ enum KDBXFile {
 
     /// The composite key through the file's key derivation: AES-KDF with the header's seed and rounds (KDBX 3), or
     /// the KDF its variant dictionary names (KDBX 4).
-    private static func transformedKey(_ composite: SecretBytes, header h: [UInt8: [UInt8]], major: UInt16, file: String) throws -> SecretBytes {
+    private static func transformedKey(_ composite: SecretBytes, header h: [UInt8: [UInt8]], major: UInt16,
+                                       file: String) throws -> SecretBytes {
         if major == 3 {
             guard let tSeed = h[5], tSeed.count == 32, let roundBytes = h[6], roundBytes.count == 8 else {
                 throw InterchangeError.malformed(path: file, reason: "the header lacks the AES-KDF parameters")
@@ -84,8 +85,8 @@ enum KDBXFile {
 
     /// A KDBX 3 file's contents from `body` (all after the header): AES-CBC, the start bytes that tell a wrong key,
     /// hashed blocks, gzip; the protected-value stream is named in the outer header.
-    private static func openKDBX3Payload(_ body: [UInt8], header h: [UInt8: [UInt8]], cipher: [UInt8], masterKey: SecretBytes,
-                                         iv: [UInt8], compressed: Bool, file: String) throws -> KDBXContents {
+    private static func openKDBX3Payload(_ body: [UInt8], header h: [UInt8: [UInt8]], cipher: [UInt8],
+                                         masterKey: SecretBytes, iv: [UInt8], compressed: Bool, file: String) throws -> KDBXContents {
         guard cipher == aesCipher else { throw InterchangeError.unsupported(path: file, feature: "ChaCha20 in a KDBX 3 file") }
         let plain: SecretBytes
         do { plain = try LibCrypto.aes256CBCDecrypt(body, key: masterKey, iv: iv) } catch { throw InterchangeError.wrongKey(path: file) }
@@ -101,8 +102,8 @@ enum KDBXFile {
 
     /// Reads the SHA-256 and HMAC that follow a KDBX 4 header and checks them (a wrong key fails the HMAC).
     /// Returns the HMAC base key the blocks are checked with.
-    private static func checkKDBX4Header(_ r: inout ByteReader, _ headerBytes: [UInt8], seed: [UInt8], transformed: SecretBytes,
-                                         file: String) throws -> SecretBytes {
+    private static func checkKDBX4Header(_ r: inout ByteReader, _ headerBytes: [UInt8], seed: [UInt8],
+                                         transformed: SecretBytes, file: String) throws -> SecretBytes {
         let sha = try r.bytes(32), mac = try r.bytes(32)
         guard SHA2.sha256(headerBytes) == sha else { throw InterchangeError.malformed(path: file, reason: "the header checksum does not match (damaged file)") }
         let hmacBase = SHA2.sha512(SHA2.concatenate([SecretBytes(copying: seed), transformed, SecretBytes(copying: [1])]))
@@ -111,7 +112,8 @@ enum KDBXFile {
     }
 
     /// The encrypted payload of a KDBX 4 file: its HMAC blocks, each checked, up to the empty one that ends them.
-    private static func hmacBlockStream(_ r: inout ByteReader, hmacBase: SecretBytes, file: String) throws -> SecretBytes {
+    private static func hmacBlockStream(_ r: inout ByteReader, hmacBase: SecretBytes,
+                                        file: String) throws -> SecretBytes {
         var chunks: [SecretBytes] = []
         var index: UInt64 = 0
         while true {
@@ -131,8 +133,8 @@ enum KDBXFile {
 
     /// A KDBX 4 payload decrypted with the outer cipher (AES-CBC or ChaCha20); the HMACs passed, so a failure here
     /// means a damaged file, not a wrong key.
-    private static func decryptKDBX4Payload(_ encrypted: SecretBytes, cipher: [UInt8], masterKey: SecretBytes, iv: [UInt8],
-                                            file: String) throws -> SecretBytes {
+    private static func decryptKDBX4Payload(_ encrypted: SecretBytes, cipher: [UInt8], masterKey: SecretBytes,
+                                            iv: [UInt8], file: String) throws -> SecretBytes {
         if cipher == aesCipher {
             do { return try LibCrypto.aes256CBCDecrypt(encrypted.withBytes { Array($0) }, key: masterKey, iv: iv) }
             catch { throw InterchangeError.malformed(path: file, reason: "the payload does not decrypt (damaged file)") }

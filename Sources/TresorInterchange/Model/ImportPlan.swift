@@ -84,9 +84,12 @@ public struct ImportPlan {
             return skip(outcome, .invalidField(e.errorDescription ?? "\(e)"))
         }
         if let original = try target.entry(path) {
-            return try planUpdate(original, to: converted, at: path, outcome: outcome, force: force, target: target, now: now)
+            return try planUpdate(original, to: converted, at: path, outcome: outcome, force: force, target: target,
+                                  now: now)
         }
-        if let other = target.caseCollision(path) { return skip(outcome, .caseCollision(path: path.string, existing: other)) }
+        if let other = target.caseCollision(path) {
+            return skip(outcome, .caseCollision(path: path.string, existing: other))
+        }
         outcome.status = .added
         additions.append(converted)
         outcomes.append(outcome)
