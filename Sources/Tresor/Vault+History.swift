@@ -62,31 +62,22 @@ extension Vault {
     public func restore(_ path: EntryPath, at rev: String?) throws -> String {
         let repo = try repository()
         let ciphers = try historyCiphers(for: path)
-        func open(_ bytes: [UInt8]) throws -> Entry {
-            for c in ciphers {
-                do { return try c.open(bytes, expectedPath: path) } catch CoreError.authenticationFailed { continue }
-                catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
-            }
-            throw VaultError.earlierVersionNotOpened(path: path.string)
+        let found = try versionsToRestore(path, at: rev, repo: repo, ciphers: ciphers)
+        let restored = found.versions.dropFirst().reduce(found.versions[0]) { EntryJoin.join($0, $1).entry }
+        return try transaction { txn in
+            try putRestored(restored, at: path, joinIntoCurrent: found.joinIntoCurrent, in: txn)
+            txn.message = "Restore \(path) from \(found.source.prefix(8))"
+            return found.source
         }
-        // The versions git history holds just before each commit that removed the path (newest first), of one id.
-        func deletedVersions() throws -> (versions: [Entry], source: String) {
-            var found: [Entry] = [], source = ""
-            for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
-                guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
-                for parent in c.parents {
-                    guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }), let v = try? open(bytes) else { continue }
-                    if let first = found.first, first.id != v.id { continue }
-                    if source.isEmpty { source = parent }
-                    found.append(v)
-                }
-            }
-            return (found, source)
-        }
-        var versions: [Entry] = []
-        var source = ""
-        // Joined into the entry that is there (every value of both kept, Spec/MERGE.md §7), or set over it.
-        var joinIntoCurrent = false
+    }
+
+    /// The versions `restore` brings back (newest first, never empty), the commit they came from, and whether they are
+    /// joined into the entry that is there (every value of both kept, Spec/MERGE.md §7) rather than set over it: with
+    /// `rev`, the version at `rev`; for an entry that is there, see `versionsBeforeCurrent`; for one that is not, its
+    /// deleted versions.
+    /// - Throws: `VaultError.unknownRevision`, `.entryNotFound`, `.entry`.
+    private func versionsToRestore(_ path: EntryPath, at rev: String?, repo: GitRepository,
+                                   ciphers: [EntryCipher]) throws -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
         let head = try Vault.git { try repo.headCommitID() }
         let currentBytes = try head.flatMap { h in try Vault.git { try repo.blob(at: h, path: path.filePath) } }
         if let rev {
@@ -94,67 +85,100 @@ extension Vault {
             guard let bytes = try Vault.git({ try repo.blob(at: id, path: path.filePath) }) else {
                 throw VaultError.entryNotFound(path: path.string + " at " + String(id.prefix(8)), suggestions: [])
             }
-            versions = [try open(bytes)]
-            source = id
-        } else if let currentBytes, let current = try? open(currentBytes) {
-            // The entry is there. Deleted versions of it whose changes it has not seen (a removal a join overrode: the
-            // entry came back as another replica changed it) are joined into it; with none, its last change is undone:
-            // the version before the newest commit that changed its file.
-            let deleted = try deletedVersions()
-            let unseen = deleted.versions.filter { $0.id == current.id && !$0.clock.isAtMost(current.clock) }
-            if !unseen.isEmpty {
-                versions = unseen
-                source = deleted.source
-                joinIntoCurrent = true
-            } else {
-                search: for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
-                    let mine = try Vault.git { try repo.blobID(at: c.id, path: path.filePath) }
-                    for parent in c.parents {
-                        guard let before = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), before != mine else { continue }
-                        versions = [try open(try Vault.git { try repo.blob(id: before) })]
-                        source = parent
-                        break search
-                    }
-                }
-            }
-            guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string + " (no earlier version)", suggestions: []) }
+            return ([try openEarlierVersion(bytes, of: path, ciphers: ciphers)], id, false)
+        } else if let currentBytes, let current = try? openEarlierVersion(currentBytes, of: path, ciphers: ciphers) {
+            return try versionsBeforeCurrent(current, at: path, repo: repo, ciphers: ciphers)
         } else {
-            (versions, source) = try deletedVersions()
-            guard !versions.isEmpty else { throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string)) }
+            let deleted = try deletedVersions(of: path, repo: repo, ciphers: ciphers)
+            guard !deleted.versions.isEmpty else { throw VaultError.entryNotFound(path: path.string, suggestions: suggestions(for: path.string)) }
+            return (deleted.versions, deleted.source, false)
         }
-        let restored = versions.dropFirst().reduce(versions[0]) { EntryJoin.join($0, $1).entry }
-        return try transaction { txn in
-            var entry: Entry
-            if let current = try txn.entry(at: path), joinIntoCurrent, current.id == restored.id {
-                // Only the clock changes besides the join (Spec/FORMAT.md §11.8 restore).
-                entry = EntryJoin.join(current, restored).entry
-                entry.clock.advance(to: txn.change.dot)
-                // It stays where it is (a deleted version's other path is in its history of moves, not taken).
-                if entry.path != current.path { _ = entry.move(to: current.path, change: txn.change) }
-            } else if var current = try txn.entry(at: path) {
-                for name in Set(current.fields.keys).union(restored.fields.keys).sorted() {
-                    do { try current.set(name, restored.fields[name]?.value, change: txn.change) }
-                    catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
-                }
-                entry = current
-            } else {
-                try txn.checkNew(path)
-                entry = restored
-                entry.path = path
-                // The entry lives on under another path (it was moved): the old version comes back as a copy, with an id
-                // of its own (one id names one entry).
-                if try findByID(restored.id, in: txn) != nil {
-                    entry = Entry(path: path, change: txn.change)
-                    for (name, field) in restored.fields { try entry.set(name, field.value, change: txn.change) }
-                } else {
-                    // Only the clock changes (Spec/FORMAT.md §11.8 restore): a deletion elsewhere must have seen it.
-                    entry.clock.advance(to: txn.change.dot)
-                }
+    }
+
+    /// What `restore` brings back for `current`, the entry at `path` now. Deleted versions of it whose changes it has
+    /// not seen (a removal a join overrode: the entry came back as another replica changed it) are joined into it;
+    /// with none, its last change is undone: the version before the newest commit that changed its file.
+    /// - Throws: `VaultError.entryNotFound` when there is no earlier version, `.entry`.
+    private func versionsBeforeCurrent(_ current: Entry, at path: EntryPath, repo: GitRepository,
+                                       ciphers: [EntryCipher]) throws -> (versions: [Entry], source: String, joinIntoCurrent: Bool) {
+        let deleted = try deletedVersions(of: path, repo: repo, ciphers: ciphers)
+        let unseen = deleted.versions.filter { $0.id == current.id && !$0.clock.isAtMost(current.clock) }
+        if !unseen.isEmpty { return (unseen, deleted.source, true) }
+        for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+            let mine = try Vault.git { try repo.blobID(at: c.id, path: path.filePath) }
+            for parent in c.parents {
+                guard let before = try Vault.git({ try repo.blobID(at: parent, path: path.filePath) }), before != mine else { continue }
+                let bytes = try Vault.git { try repo.blob(id: before) }
+                return ([try openEarlierVersion(bytes, of: path, ciphers: ciphers)], parent, false)
             }
-            try txn.put(entry)
-            txn.message = "Restore \(path) from \(source.prefix(8))"
-            return source
         }
+        throw VaultError.entryNotFound(path: path.string + " (no earlier version)", suggestions: [])
+    }
+
+    /// The versions git history holds just before each commit that removed `path` (newest first), of one id, and the
+    /// commit the newest came from ("" when there is none).
+    private func deletedVersions(of path: EntryPath, repo: GitRepository, ciphers: [EntryCipher]) throws
+        -> (versions: [Entry], source: String) {
+        var found: [Entry] = [], source = ""
+        for c in try Vault.git({ try repo.log(path: path.filePath, limit: 200) }) {
+            guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
+            for parent in c.parents {
+                guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }),
+                      let v = try? openEarlierVersion(bytes, of: path, ciphers: ciphers) else { continue }
+                if let first = found.first, first.id != v.id { continue }
+                if source.isEmpty { source = parent }
+                found.append(v)
+            }
+        }
+        return (found, source)
+    }
+
+    /// A version of `path` from git history, opened with the first of `ciphers` it is sealed under (it may predate a
+    /// rekey or a scope change).
+    /// - Throws: `VaultError.entry` when it is damaged, `.earlierVersionNotOpened` when no cipher opens it.
+    private func openEarlierVersion(_ bytes: [UInt8], of path: EntryPath, ciphers: [EntryCipher]) throws -> Entry {
+        for c in ciphers {
+            do { return try c.open(bytes, expectedPath: path) } catch CoreError.authenticationFailed { continue }
+            catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+        }
+        throw VaultError.earlierVersionNotOpened(path: path.string)
+    }
+
+    /// Writes `restored` at `path` in `txn` as a change of this replica (its clock includes the change, so a deletion
+    /// elsewhere that did not see it does not undo it): joined into the entry there (`joinIntoCurrent`), set over it
+    /// (its current values go to its history), or, with no entry there, as the entry itself or, when that entry lives
+    /// on under another path, as a copy.
+    /// - Throws: `VaultError.entry`, `.entryExists`, `.caseCollision`.
+    private func putRestored(_ restored: Entry, at path: EntryPath, joinIntoCurrent: Bool,
+                             in txn: VaultTransaction) throws {
+        var entry: Entry
+        if let current = try txn.entry(at: path), joinIntoCurrent, current.id == restored.id {
+            // Only the clock changes besides the join (Spec/FORMAT.md §11.8 restore).
+            entry = EntryJoin.join(current, restored).entry
+            entry.clock.advance(to: txn.change.dot)
+            // It stays where it is (a deleted version's other path is in its history of moves, not taken).
+            if entry.path != current.path { _ = entry.move(to: current.path, change: txn.change) }
+        } else if var current = try txn.entry(at: path) {
+            for name in Set(current.fields.keys).union(restored.fields.keys).sorted() {
+                do { try current.set(name, restored.fields[name]?.value, change: txn.change) }
+                catch let e as CoreError { throw VaultError.entry(path: path.string, e) }
+            }
+            entry = current
+        } else {
+            try txn.checkNew(path)
+            entry = restored
+            entry.path = path
+            // The entry lives on under another path (it was moved): the old version comes back as a copy, with an id
+            // of its own (one id names one entry).
+            if try findByID(restored.id, in: txn) != nil {
+                entry = Entry(path: path, change: txn.change)
+                for (name, field) in restored.fields { try entry.set(name, field.value, change: txn.change) }
+            } else {
+                // Only the clock changes (Spec/FORMAT.md §11.8 restore): a deletion elsewhere must have seen it.
+                entry.clock.advance(to: txn.change.dot)
+            }
+        }
+        try txn.put(entry)
     }
 
     /// The ciphers that may open old versions of `path`: the key of its place now, and the earlier keys kept.

@@ -45,14 +45,28 @@ extension Vault {
         let paths = list(prefix: prefix).paths
         // Each entry under the key of its place (Spec/FORMAT.md §3.12.3).
         let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
+        let read = readCandidates(paths, ciphers: ciphers, known: cache.records, cacheWritten: written, needle: needle,
+                                  progress: progress)
+        let changed = Vault.updateSearchRecords(&cache, fresh: read.fresh, unreadable: read.unreadable, paths: paths,
+                                                prefix: prefix)
+        if changed, let cacheKey {
+            saveSearchCache(cache, key: cacheKey, vaultID: vaultID, to: cachePath)
+        }
+        return SearchCandidates(candidates: read.candidates, decrypted: read.decrypted)
+    }
+
+    /// The candidate for each of `paths` (read with `ciphers`, the one of each path), on every core, with the records
+    /// the cache lacks or has out of date (`fresh`), the paths that no longer open (`unreadable`: another key since,
+    /// damaged), and how many files were decrypted. `known`: the cache's records; `needle`: lowercased.
+    private func readCandidates(_ paths: [EntryPath], ciphers: [Result<EntryCipher, VaultError>],
+                                known: [String: SearchCache.Record], cacheWritten written: Int64, needle: String,
+                                progress: VaultProgressHandler?)
+        -> (candidates: [SearchCandidate], fresh: [SearchCache.Record?], unreadable: [Bool], decrypted: Int) {
         let needleBytes = Array(needle.utf8)
         let filterable = needleBytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f && $0 != 0x22 && $0 != 0x5c }
-
         var results = [SearchCandidate?](repeating: nil, count: paths.count)
         var fresh = [SearchCache.Record?](repeating: nil, count: paths.count)
-        // Files that no longer open (another key since, damaged): their records leave the cache.
         var unreadable = [Bool](repeating: false, count: paths.count)
-        let known = cache.records
         let lock = NSLock()
         var done = 0, decryptedCount = 0
         results.withUnsafeMutableBufferPointer { out in
@@ -82,7 +96,13 @@ extension Vault {
                 }
             }
         }
-        // Bring the cache up to date: new and changed files in, files that are gone out (below `prefix` only).
+        return (results.map { $0! }, fresh, unreadable, decryptedCount)
+    }
+
+    /// Brings `cache` up to date after a search of `paths`: new and changed files in, files that no longer open or
+    /// are gone out (below `prefix` only). Returns whether anything changed.
+    private static func updateSearchRecords(_ cache: inout SearchCache, fresh: [SearchCache.Record?],
+                                            unreadable: [Bool], paths: [EntryPath], prefix: String?) -> Bool {
         var changed = false
         for record in fresh.compactMap({ $0 }) {
             cache.records[record.filePath] = record
@@ -97,16 +117,20 @@ extension Vault {
             cache.records[key] = nil
             changed = true
         }
-        if changed, let cacheKey, let bytes = try? SearchCache.seal(Array(cache.records.values), key: cacheKey, vaultID: vaultID,
-                                                      nonce: Sodium.randomBytes(Sodium.nonceBytes)) {
-            // Only inside an existing repository: a plain copy of a vault (no `.git`) is searched without one,
-            // and a `.git` folder made here would look like a damaged repository to every later command.
-            if FileSystem.kind(root + "/.git") == .directory {
-                try? FileSystem.makeDirectories(".git/tresor", under: root)
-                try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)
-            }
+        return changed
+    }
+
+    /// Seals `cache` and writes it to `cachePath`, without an fsync (a lost cache is rebuilt), when the vault is
+    /// inside a git repository; a cache that cannot be sealed or written is not kept.
+    private func saveSearchCache(_ cache: SearchCache, key: SecretBytes, vaultID: String, to cachePath: String) {
+        guard let bytes = try? SearchCache.seal(Array(cache.records.values), key: key, vaultID: vaultID,
+                                                nonce: Sodium.randomBytes(Sodium.nonceBytes)) else { return }
+        // Only inside an existing repository: a plain copy of a vault (no `.git`) is searched without one,
+        // and a `.git` folder made here would look like a damaged repository to every later command.
+        if FileSystem.kind(root + "/.git") == .directory {
+            try? FileSystem.makeDirectories(".git/tresor", under: root)
+            try? FileSystem.writeAtomically(bytes, to: cachePath, durable: false)
         }
-        return SearchCandidates(candidates: results.map { $0! }, decrypted: decryptedCount)
     }
 
     /// The record for one entry file: the cached one when the file's `lstat` data is what the cache recorded

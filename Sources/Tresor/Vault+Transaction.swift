@@ -325,10 +325,24 @@ extension Vault {
             warnings.append(.workTreeNotUpdated(path: "HEAD", reason: Vault.describe(error)))
             return false
         }
-        var done = true
         // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
         // the journal goes; a crash before that leaves the journal, and recovery compares and rewrites them.
         let batched = journal.paths.count > Vault.batchedCheckoutThreshold
+        guard let blobs = checkOutJournal(repo, journal, head: head, batched: batched, knownStale: knownStale) else {
+            return false
+        }
+        if batched { FileSystem.syncFileSystem(of: root) }
+
+        Failpoint.hit("transaction-worktree-written")
+        return refreshIndexAndRemoveJournal(repo, journal, knownBlobs: blobs)
+    }
+
+    /// `finish`'s first step: writes what HEAD has at each journal path into the work tree (`batched`: without an
+    /// fsync each, through `placeBatched`). Returns the blob id of each path written (for the index), nil when a path
+    /// could not be written (each such path is in `warnings`).
+    private func checkOutJournal(_ repo: GitRepository, _ journal: Journal, head: String?, batched: Bool,
+                                 knownStale: Bool) -> [String: String]? {
+        var done = true
         var blobs: [String: String] = [:]
         // Many paths: HEAD's whole tree read once rather than walked from the commit for each path.
         let headFiles = batched ? head.flatMap { Vault.fileIDs(repo, $0) } : nil
@@ -346,41 +360,59 @@ extension Vault {
             }
             if number == 0 { Failpoint.hit("transaction-worktree-partly-written") }
         }
-        if let pending {
-            // The temporary files are written on every core (creating files is most of the time here).
-            var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
-            if done {
-                written.withUnsafeMutableBufferPointer { out in
-                    let chunks = max(1, min(pending.count, ProcessInfo.processInfo.activeProcessorCount * 2))
-                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                        for i in stride(from: chunk, to: pending.count, by: chunks) {
-                            out[i] = Result { try FileSystem.writeTemporary(pending[i].bytes, beside: root + "/" + pending[i].path, durable: false) }
-                        }
-                    }
-                }
-                for (item, result) in zip(pending, written) {
-                    if case .failure(let error) = result {
-                        warnings.append(.workTreeNotUpdated(path: item.path, reason: Vault.describe(error)))
-                        done = false
-                    }
-                }
-            }
-            if done && !pending.isEmpty { FileSystem.syncFileSystem(of: root) }
+        if let pending { done = placeBatched(pending, done: done) }
+        return done ? blobs : nil
+    }
+
+    /// A batched checkout's files put in place: each written beside its place, one sync, then each renamed into its
+    /// place. `done` false (a path failed already): nothing is written or renamed. Returns whether all is in place
+    /// (each file that is not is in `warnings`).
+    private func placeBatched(_ pending: [(path: String, bytes: [UInt8])], done: Bool) -> Bool {
+        var done = done
+        var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
+        if done {
+            written = writeTemporaries(pending)
             for (item, result) in zip(pending, written) {
-                guard case .success(let tmp) = result else { continue }
-                let path = item.path
-                guard done else { unlink(tmp); continue }
-                do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
-                catch {
-                    warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                if case .failure(let error) = result {
+                    warnings.append(.workTreeNotUpdated(path: item.path, reason: Vault.describe(error)))
                     done = false
                 }
             }
         }
-        guard done else { return false }
-        if batched { FileSystem.syncFileSystem(of: root) }
+        if done && !pending.isEmpty { FileSystem.syncFileSystem(of: root) }
+        for (item, result) in zip(pending, written) {
+            guard case .success(let tmp) = result else { continue }
+            let path = item.path
+            guard done else { unlink(tmp); continue }
+            do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
+            catch {
+                warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                done = false
+            }
+        }
+        return done
+    }
 
-        Failpoint.hit("transaction-worktree-written")
+    /// Writes each of `pending` to a temporary file beside its place, without an fsync, on every core (creating
+    /// files is most of the time of a batched checkout). Returns each temporary file's path, or why it failed.
+    private func writeTemporaries(_ pending: [(path: String, bytes: [UInt8])]) -> [Result<String, Error>] {
+        var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
+        written.withUnsafeMutableBufferPointer { out in
+            let chunks = max(1, min(pending.count, ProcessInfo.processInfo.activeProcessorCount * 2))
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                for i in stride(from: chunk, to: pending.count, by: chunks) {
+                    out[i] = Result { try FileSystem.writeTemporary(pending[i].bytes, beside: root + "/" + pending[i].path, durable: false) }
+                }
+            }
+        }
+        return written
+    }
+
+    /// `finish`'s last step, once the work tree holds HEAD's files: brings git's index up to date for the journal's
+    /// paths (`knownBlobs`: their blob ids), then removes the journal and the temporary files a crash may have left
+    /// beside them. Returns false, keeping the journal, when the index could not be written (said in `warnings`).
+    private func refreshIndexAndRemoveJournal(_ repo: GitRepository, _ journal: Journal,
+                                              knownBlobs blobs: [String: String]) -> Bool {
         // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
         // tresor process took just before it died (its marker names it).
         let indexLock = root + "/.git/index.lock"
@@ -395,18 +427,21 @@ extension Vault {
             warnings.append(.indexNotUpdated(lockFile: file))
             return false
         } catch {
-            // libgit2 does not always say why a write failed (staging writes an object first); a disk with
-            // almost nothing left is the common reason: say so, with what is left.
-            var space = statvfs()
-            let free = statvfs(root + "/.git", &space) == 0 ? UInt64(space.f_bavail) * UInt64(space.f_frsize) : UInt64.max
-            let reason = free < 1 << 20
-                ? "cannot write \"\(root)/.git/index\": No space left on device (\(free / 1024) KiB free)" : Vault.describe(error)
-            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: reason))
+            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: indexWriteFailure(error)))
             return false
         }
         unlink(root + "/" + Journal.relativePath)
         removeTemporaryFiles(near: journal.paths)
         return true
+    }
+
+    /// Why git's index could not be written: libgit2 does not always say why a write failed (staging writes an
+    /// object first); a disk with almost nothing left is the common reason: say so, with what is left.
+    private func indexWriteFailure(_ error: Error) -> String {
+        var space = statvfs()
+        let free = statvfs(root + "/.git", &space) == 0 ? UInt64(space.f_bavail) * UInt64(space.f_frsize) : UInt64.max
+        return free < 1 << 20
+            ? "cannot write \"\(root)/.git/index\": No space left on device (\(free / 1024) KiB free)" : Vault.describe(error)
     }
 
     /// Names the tresor process about to write git's index, from just before it takes `.git/index.lock` to

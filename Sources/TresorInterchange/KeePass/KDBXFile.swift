@@ -33,6 +33,31 @@ enum KDBXFile {
         _ = try r.u16()  // the minor version: 3.1, 4.0 and 4.1 read alike here
         let major = try r.u16()
         guard major == 3 || major == 4 else { throw InterchangeError.unsupported(path: file, feature: "KDBX version \(major)") }
+        let h = try outerHeader(&r, major: major)
+        let headerBytes = Array(bytes[0..<r.offset])
+        guard let cipher = h[2], let seed = h[4], seed.count == 32, let iv = h[7] else {
+            throw InterchangeError.malformed(path: file, reason: "the header lacks the cipher, master seed or IV")
+        }
+        guard cipher == aesCipher || cipher == chachaCipher else { throw InterchangeError.unsupported(path: file, feature: "the cipher \(uuidText(cipher)) (Twofish?)") }
+        let compressed = h[3].map { $0.first == 1 } ?? false
+        let composite = try compositeKey(password: password, keyFile: keyFile, file: file)
+        let transformed = try transformedKey(composite, header: h, major: major, file: file)
+        let masterKey = SHA2.sha256(SHA2.concatenate([SecretBytes(copying: seed), transformed]))
+
+        if major == 3 {
+            return try openKDBX3Payload(Array(bytes[r.offset...]), header: h, cipher: cipher, masterKey: masterKey,
+                                        iv: iv, compressed: compressed, file: file)
+        }
+        // KDBX 4: header checksum, header HMAC, HMAC block stream.
+        let hmacBase = try checkKDBX4Header(&r, headerBytes, seed: seed, transformed: transformed, file: file)
+        let encrypted = try hmacBlockStream(&r, hmacBase: hmacBase, file: file)
+        var plain = try decryptKDBX4Payload(encrypted, cipher: cipher, masterKey: masterKey, iv: iv, file: file)
+        if compressed { plain = try Gzip.decompress(plain, file: file) }
+        return try innerHeaderAndXML(plain, file: file)
+    }
+
+    /// The outer header's fields by id, read up to its end field (id 0); KDBX 4 sizes are 32 bits, KDBX 3 sizes 16.
+    private static func outerHeader(_ r: inout ByteReader, major: UInt16) throws -> [UInt8: [UInt8]] {
         var h: [UInt8: [UInt8]] = [:]
         while true {
             let id = try r.u8()
@@ -41,46 +66,54 @@ enum KDBXFile {
             if id == 0 { break }
             h[id] = value
         }
-        let headerBytes = Array(bytes[0..<r.offset])
-        guard let cipher = h[2], let seed = h[4], seed.count == 32, let iv = h[7] else {
-            throw InterchangeError.malformed(path: file, reason: "the header lacks the cipher, master seed or IV")
-        }
-        guard cipher == aesCipher || cipher == chachaCipher else { throw InterchangeError.unsupported(path: file, feature: "the cipher \(uuidText(cipher)) (Twofish?)") }
-        let compressed = h[3].map { $0.first == 1 } ?? false
-        let composite = try compositeKey(password: password, keyFile: keyFile, file: file)
+        return h
+    }
 
-        let transformed: SecretBytes
+    /// The composite key through the file's key derivation: AES-KDF with the header's seed and rounds (KDBX 3), or
+    /// the KDF its variant dictionary names (KDBX 4).
+    private static func transformedKey(_ composite: SecretBytes, header h: [UInt8: [UInt8]], major: UInt16,
+                                       file: String) throws -> SecretBytes {
         if major == 3 {
             guard let tSeed = h[5], tSeed.count == 32, let roundBytes = h[6], roundBytes.count == 8 else {
                 throw InterchangeError.malformed(path: file, reason: "the header lacks the AES-KDF parameters")
             }
-            transformed = try aesKDF(composite, seed: tSeed, rounds: le64(roundBytes), file: file)
-        } else {
-            guard let kdf = h[11] else { throw InterchangeError.malformed(path: file, reason: "the header lacks KDF parameters") }
-            transformed = try deriveKDBX4(composite, parameters: try VariantDictionary.parse(kdf, file: file), file: file)
+            return try aesKDF(composite, seed: tSeed, rounds: le64(roundBytes), file: file)
         }
-        let masterKey = SHA2.sha256(SHA2.concatenate([SecretBytes(copying: seed), transformed]))
+        guard let kdf = h[11] else { throw InterchangeError.malformed(path: file, reason: "the header lacks KDF parameters") }
+        return try deriveKDBX4(composite, parameters: try VariantDictionary.parse(kdf, file: file), file: file)
+    }
 
-        if major == 3 {
-            guard cipher == aesCipher else { throw InterchangeError.unsupported(path: file, feature: "ChaCha20 in a KDBX 3 file") }
-            let body = Array(bytes[r.offset...])
-            let plain: SecretBytes
-            do { plain = try LibCrypto.aes256CBCDecrypt(body, key: masterKey, iv: iv) } catch { throw InterchangeError.wrongKey(path: file) }
-            guard let start = h[9], plain.count >= 32, plain.withBytes({ Array($0.prefix(32)) }) == start else { throw InterchangeError.wrongKey(path: file) }
-            var payload = try hashedBlocks(SHA2.slice(plain, 32..<plain.count), file: file)
-            if compressed { payload = try Gzip.decompress(payload, file: file) }
-            var stream: StreamCipher?
-            if let idBytes = h[10], le32(idBytes) != 0, let key = h[8] {
-                stream = try innerStream(id: le32(idBytes), key: SecretBytes(copying: key), file: file)
-            }
-            return KDBXContents(xml: payload, protectedStream: stream)
+    /// A KDBX 3 file's contents from `body` (all after the header): AES-CBC, the start bytes that tell a wrong key,
+    /// hashed blocks, gzip; the protected-value stream is named in the outer header.
+    private static func openKDBX3Payload(_ body: [UInt8], header h: [UInt8: [UInt8]], cipher: [UInt8],
+                                         masterKey: SecretBytes, iv: [UInt8], compressed: Bool, file: String) throws -> KDBXContents {
+        guard cipher == aesCipher else { throw InterchangeError.unsupported(path: file, feature: "ChaCha20 in a KDBX 3 file") }
+        let plain: SecretBytes
+        do { plain = try LibCrypto.aes256CBCDecrypt(body, key: masterKey, iv: iv) } catch { throw InterchangeError.wrongKey(path: file) }
+        guard let start = h[9], plain.count >= 32, plain.withBytes({ Array($0.prefix(32)) }) == start else { throw InterchangeError.wrongKey(path: file) }
+        var payload = try hashedBlocks(SHA2.slice(plain, 32..<plain.count), file: file)
+        if compressed { payload = try Gzip.decompress(payload, file: file) }
+        var stream: StreamCipher?
+        if let idBytes = h[10], le32(idBytes) != 0, let key = h[8] {
+            stream = try innerStream(id: le32(idBytes), key: SecretBytes(copying: key), file: file)
         }
+        return KDBXContents(xml: payload, protectedStream: stream)
+    }
 
-        // KDBX 4: header checksum, header HMAC, HMAC block stream.
+    /// Reads the SHA-256 and HMAC that follow a KDBX 4 header and checks them (a wrong key fails the HMAC).
+    /// Returns the HMAC base key the blocks are checked with.
+    private static func checkKDBX4Header(_ r: inout ByteReader, _ headerBytes: [UInt8], seed: [UInt8],
+                                         transformed: SecretBytes, file: String) throws -> SecretBytes {
         let sha = try r.bytes(32), mac = try r.bytes(32)
         guard SHA2.sha256(headerBytes) == sha else { throw InterchangeError.malformed(path: file, reason: "the header checksum does not match (damaged file)") }
         let hmacBase = SHA2.sha512(SHA2.concatenate([SecretBytes(copying: seed), transformed, SecretBytes(copying: [1])]))
         guard LibCrypto.hmac(.sha256, key: blockKey(UInt64.max, hmacBase), message: headerBytes) == mac else { throw InterchangeError.wrongKey(path: file) }
+        return hmacBase
+    }
+
+    /// The encrypted payload of a KDBX 4 file: its HMAC blocks, each checked, up to the empty one that ends them.
+    private static func hmacBlockStream(_ r: inout ByteReader, hmacBase: SecretBytes,
+                                        file: String) throws -> SecretBytes {
         var chunks: [SecretBytes] = []
         var index: UInt64 = 0
         while true {
@@ -95,18 +128,25 @@ enum KDBXFile {
             chunks.append(SecretBytes(copying: data))
             index += 1
         }
-        let encrypted = SHA2.concatenate(chunks)
-        var plain: SecretBytes
+        return SHA2.concatenate(chunks)
+    }
+
+    /// A KDBX 4 payload decrypted with the outer cipher (AES-CBC or ChaCha20); the HMACs passed, so a failure here
+    /// means a damaged file, not a wrong key.
+    private static func decryptKDBX4Payload(_ encrypted: SecretBytes, cipher: [UInt8], masterKey: SecretBytes,
+                                            iv: [UInt8], file: String) throws -> SecretBytes {
         if cipher == aesCipher {
-            do { plain = try LibCrypto.aes256CBCDecrypt(encrypted.withBytes { Array($0) }, key: masterKey, iv: iv) }
+            do { return try LibCrypto.aes256CBCDecrypt(encrypted.withBytes { Array($0) }, key: masterKey, iv: iv) }
             catch { throw InterchangeError.malformed(path: file, reason: "the payload does not decrypt (damaged file)") }
-        } else {
-            guard iv.count == 12 else { throw InterchangeError.malformed(path: file, reason: "a ChaCha20 IV must be 12 bytes") }
-            plain = try StreamCipher(.chacha20, key: masterKey, nonce: iv).apply(encrypted)
         }
-        if compressed { plain = try Gzip.decompress(plain, file: file) }
-        // Inner header: stream id, stream key, binaries.
-        return try plain.withBytes { p -> KDBXContents in
+        guard iv.count == 12 else { throw InterchangeError.malformed(path: file, reason: "a ChaCha20 IV must be 12 bytes") }
+        return try StreamCipher(.chacha20, key: masterKey, nonce: iv).apply(encrypted)
+    }
+
+    /// A decrypted KDBX 4 payload split: its inner header (stream id, stream key, binaries) gives the protected-value
+    /// stream, the rest is the XML.
+    private static func innerHeaderAndXML(_ plain: SecretBytes, file: String) throws -> KDBXContents {
+        try plain.withBytes { p -> KDBXContents in
             var ir = ByteReader(Array(p), file: file)
             var streamID: UInt32 = 0
             var streamKey: SecretBytes?
