@@ -37,16 +37,51 @@ extension Vault {
                 if let fetchedBy { throw VaultError.unauthenticatedCommitsFetched(ref: fetchedBy.ref, refusal) }
             }
         }
+        // Whatever git did is taken in on top of the state this replica last accepted, and on nothing else: a merge must
+        // have it as a parent; another commit must descend from it through commits made here (none fetched, no merge).
         let target: String
+        var fetchedTheirs: (remote: String, commit: String)?
         if parents.count == 2 {
-            target = try joinMergeMadeWithGit(head, parents: parents, verified: verified, reader: reader, repo: repo)
+            if let verified, !parents.contains(verified) {
+                throw VaultError.unauthenticatedCommitsFetched(
+                    ref: try remoteRefContaining(parents[1], repo: repo)?.ref ?? "HEAD",
+                    AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault),
+                                      "a merge made with git on top of commits not taken in yet"))
+            }
+            (target, fetchedTheirs) = try joinMergeMadeWithGit(head, parents: parents, verified: verified, reader: reader, repo: repo)
         } else {
             guard let parent = parents.first else {
                 throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed("a root commit made with git")))
             }
-            target = try reapply(head, on: parent, repo: repo)
+            let base = verified ?? parent
+            if let verified { try checkMadeHere(from: head, downTo: verified, repo: repo) }
+            target = try reapply(head, on: base, repo: repo)
         }
         try takeIn(target, over: head, remerged: parents.count == 2, repo: repo)
+        // Their state came from a remote: recorded as that remote's, as sync does (a later older state is a rollback,
+        // an epoch followed is published).
+        if let fetchedTheirs { try recordTrust(remote: fetchedTheirs.remote, states: try stateRecords(at: fetchedTheirs.commit, repo: repo)) }
+    }
+
+    /// Checks that the commits from `head` down to `accepted` (first parents) were all made here with git: none is in a
+    /// remote-tracking ref (a state fetched and not accepted, under a `git commit` or a `git pull --rebase`), none is a
+    /// merge (one git made and not taken in yet), and the chain reaches `accepted`.
+    /// - Throws: `VaultError.unauthenticatedCommitsFetched`.
+    private func checkMadeHere(from head: String, downTo accepted: String, repo: GitRepository) throws {
+        func refused(_ ref: String, _ why: String) -> VaultError {
+            .unauthenticatedCommitsFetched(ref: ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), why))
+        }
+        var commit = head
+        for _ in 0..<100_000 {
+            if commit == accepted { return }
+            if let fetched = try remoteRefContaining(commit, repo: repo) {
+                throw refused(fetched.ref, "commits made with git on top of a state tresor did not accept")
+            }
+            let parents = try Vault.git { try repo.commitInfo(commit) }.parents
+            guard parents.count == 1 else { throw refused("HEAD", "commits made with git on top of a merge not taken in yet") }
+            commit = parents[0]
+        }
+        throw refused("HEAD", "commits made with git that do not build on the state last accepted")
     }
 
     /// Whether `head` is a merge git made: its state does not cover both parents' (its tree can be an authentic state,
@@ -96,14 +131,16 @@ extension Vault {
 
     /// A merge git made (`git pull`): its two parents joined by tresor's rules (Spec/MERGE.md §12), git's result kept
     /// under a ref. Ours is the parent this replica last accepted (git's first parent when it made the merge here); the
-    /// other is judged as a fetched tip. Returns the commit of the join, on top of `head`.
+    /// other is judged as a fetched tip. Returns the commit of the join, on top of `head`, and the remote and commit of
+    /// the other parent when it came from a remote (recorded as that remote's once the join is taken in).
     private func joinMergeMadeWithGit(_ head: String, parents: [String], verified: String?, reader: SnapshotReader,
-                                      repo: GitRepository) throws -> String {
+                                      repo: GitRepository) throws -> (String, fetched: (remote: String, commit: String)?) {
         let (ours, theirs) = verified == parents[1] ? (parents[1], parents[0]) : (parents[0], parents[1])
         // The work tree holds git's header, perhaps under a key this replica has not followed yet: this replica's own
         // state is that parent's, opened with the credential.
         try unlock(asOf: ours, repo: repo)
-        let remote = try remoteRefContaining(theirs, repo: repo)?.remote ?? "the merge made with git"
+        let fetchedFrom = try remoteRefContaining(theirs, repo: repo)?.remote
+        let remote = fetchedFrom ?? "the merge made with git"
         let theirTip = try reader.tipTree(theirs, remote: remote)
         let verdicts: [String: DomainVerdict]
         do {
@@ -115,8 +152,9 @@ extension Vault {
         try adoptKeys(verdicts)
         try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
         let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
-        return try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the merge made with git by tresor's rules",
-                                                   authentication: nil) }
+        let joined = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the merge made with git by tresor's rules",
+                                                         authentication: nil) }
+        return (joined, fetchedFrom.map { ($0, theirs) })
     }
 
     /// Makes `target` (a commit on top of `head` that takes in what git did) this replica's HEAD and accepted state.

@@ -246,6 +246,36 @@ final class PlainGitTests: SyncTestCase {
         XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "newer\n")
     }
 
+    /// What git did is taken in only on top of the state this replica last accepted: a commit made with git over a pull
+    /// tresor refused (`git commit` after it, or `git pull --rebase` replaying local commits over it) does not carry the
+    /// refused state in as this replica's change.
+    func testCommitsMadeWithGitOverARefusedStateAreRefusedToo() throws {
+        try setUpReplicas("B")
+        try on("B", "edit", "Email/gmail", "--set", "notes=newer")
+        try on("B", "sync")
+        // The attacker: the entry as it was before, pushed over the remote (authentic bytes, not what the records name).
+        let scratch = dir + "/forge"
+        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
+        let old = try run("/usr/bin/git", ["-C", scratch, "show", "HEAD~1:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
+        try old.write(toFile: scratch + "/Email/gmail.json", atomically: true, encoding: .utf8)
+        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["commit", "-qam", "forged"], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["push", "-q", "origin", "HEAD:main"], stdin: nil, extraEnv: [:]).code, 0)
+        let git = ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b"]
+        let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
+        XCTAssertTrue(pull.stderr.contains("that tresor refuses"), pull.stderr)
+        // A commit made with git on top of it: refused as well, nothing taken in.
+        let commit = try run("/usr/bin/git", git + ["commit", "-q", "--allow-empty", "-m", "on top"], stdin: nil, extraEnv: [:])
+        XCTAssertTrue(commit.stderr.contains("commits made with git on top of a state tresor did not accept"), commit.stderr)
+        let edit = try attempt("B", "edit", "Email/gmail", "--set", "notes=after")
+        XCTAssertNotEqual(edit.code, 0, edit.stdout)
+        XCTAssertTrue(edit.stderr.contains("commits made with git on top of a state tresor did not accept"), edit.stderr)
+        // Back to the state tresor accepted: everything as it was.
+        XCTAssertEqual(try run("/usr/bin/git", git + ["reset", "-q", "--hard", "refs/tresor/verified"], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "newer\n")
+        try on("B", "edit", "Email/gmail", "--set", "notes=after")
+    }
+
     func testRealGitMergeOfTheSameFieldKeepsBothValues() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")

@@ -90,11 +90,6 @@ struct Adopt: ParsableCommand {
         // Git checks files out with the umask; a vault's files are private.
         vault.fixPermissions()
         let keyBefore = try? vault.currentVaultKey()
-        // What git brought may have changed the keys (a rekey taken in): the agent then holds the new ones, as after a
-        // sync, so that the next git command's drivers open this replica's state with them.
-        defer {
-            if let after = try? vault.currentVaultKey(), keyBefore.map({ !$0.constantTimeEquals(after) }) ?? true { Agent.refreshKeys(of: vault) }
-        }
         do { try vault.transaction { _ in } }
         catch VaultError.rekeyedElsewhere where vault.credential == nil && (options.identityPath != nil || options.passphraseFilePath != nil) {
             // Opened with the agent's (or a session's) keys: the merge brought a rekey, whose header needs the passphrase
@@ -104,5 +99,8 @@ struct Adopt: ParsableCommand {
             try vault.transaction { _ in }
         }
         try vault.rekeyStaleScopes()
+        // What git brought changed the keys (a rekey taken in): the agent holds the new ones, as after a sync, so that the
+        // next git command's drivers open this replica's state with them. Only once all of it was taken in.
+        if let after = try? vault.currentVaultKey(), keyBefore.map({ !$0.constantTimeEquals(after) }) ?? true { Agent.refreshKeys(of: vault) }
     }
 }
