@@ -101,7 +101,8 @@ extension Vault {
     /// A HEAD whose state is authentic (written by tresor here or elsewhere: a checkout, a fast-forward by git pull)
     /// becomes this replica's accepted state; one older than the state accepted before, made here with git (`git
     /// revert`, `git reset`), is this replica's change of going back, taken in as one (else the next sync would see an
-    /// old state and move forward again). - Throws: `AcceptanceRefusal` when it is not authentic.
+    /// old state and move forward again); one fetched that is older or concurrent is joined with the state accepted.
+    /// - Throws: `AcceptanceRefusal` when it is not authentic; `VaultError` as `acceptTip` and the join do.
     private func adoptAuthentic(_ head: String, verified: String?, fetchedBy: (ref: String, remote: String)?, reader: SnapshotReader,
                                 repo: GitRepository) throws {
         let tip = try reader.tipTree(head, remote: "HEAD")
@@ -118,6 +119,19 @@ extension Vault {
         if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
            !verdicts.values.contains(where: { $0.relation == .newer || $0.relation == .concurrent }) {
             try takeIn(try reapply(head, on: verified, repo: repo), over: head, remerged: false, repo: repo)
+            return
+        }
+        // Fetched, and not newer than what this replica accepted (a remote rolled back, or a forged fast-forward whose
+        // tree is an older or a concurrent authentic state): joined with that state, as sync would, never taken as it is.
+        if let verified, let fetchedBy, verdicts.values.contains(where: { $0.relation == .older || $0.relation == .concurrent }) {
+            let merged = try join(quarantine: repo, reader: reader, ours: verified, theirs: head, verdicts: verdicts, remote: fetchedBy.remote)
+            try adoptKeys(verdicts)
+            try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
+            let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
+            let target = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the state git brought by tresor's rules",
+                                                              authentication: nil) }
+            try takeIn(target, over: head, remerged: true, repo: repo)
+            try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
             return
         }
         try adoptKeys(verdicts)

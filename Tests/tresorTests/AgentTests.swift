@@ -165,15 +165,20 @@ final class AgentTests: SyncTestCase {
 
     func testIdleAndHardTimeoutsDropTheKeys() throws {
         try sampleVault()
-        // Idle: 0.6 seconds without use.
+        // Idle: 0.6 seconds without use. (A use is expected to succeed only when it ended within the timeout counted
+        // from before the unlock: on a loaded machine a command can take longer than the timeout itself.)
+        var start = Date()
         try ok("unlock", "--idle", "0.01")
-        XCTAssertEqual(try withAgent("show", "Email/gmail").code, 0)
+        let first = try withAgent("show", "Email/gmail")
+        if Date().timeIntervalSince(start) < 0.6 { XCTAssertEqual(first.code, 0) }
         usleep(1_200_000)
         XCTAssertEqual(try withAgent("show", "Email/gmail").code, 3, "dropped after the idle timeout")
         // Hard: gone after 1.2 seconds even while in use.
+        start = Date()
         try ok("unlock", "--timeout", "0.02", "--idle", "0")
         for _ in 0..<3 {
-            XCTAssertEqual(try withAgent("show", "Email/gmail").code, 0)
+            let use = try withAgent("show", "Email/gmail")
+            if Date().timeIntervalSince(start) < 1.2 { XCTAssertEqual(use.code, 0) }
             usleep(300_000)
         }
         usleep(600_000)

@@ -276,6 +276,31 @@ final class PlainGitTests: SyncTestCase {
         try on("B", "edit", "Email/gmail", "--set", "notes=after")
     }
 
+    /// A remote rolled back to an older authentic state, taken with `git pull` (a fast-forward whose tree is that older
+    /// state): not taken as it is — joined with the state this replica accepted, as sync would, so nothing goes back.
+    func testAPullOfAnOlderAuthenticStateIsJoinedNotTaken() throws {
+        try setUpReplicas("B")
+        try on("B", "edit", "Email/gmail", "--set", "notes=v1")
+        try on("B", "sync")
+        try on("B", "edit", "Email/gmail", "--set", "notes=v2")
+        try on("B", "sync")
+        // The attacker: a commit on top of the remote whose tree is the state before (authentic, older).
+        let scratch = dir + "/forge"
+        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
+        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
+        let oldTree = try run("/usr/bin/git", fg + ["rev-parse", "HEAD~1^{tree}"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try run("/usr/bin/git", fg + ["commit-tree", oldTree, "-p", "HEAD", "-m", "Edit Email/gmail: notes"], stdin: nil, extraEnv: [:])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["push", "-q", "origin", forged + ":refs/heads/main"], stdin: nil, extraEnv: [:]).code, 0)
+        let git = ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b"]
+        let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
+        XCTAssertEqual(pull.code, 0, pull.stderr)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "v2\n")
+        try on("B", "sync")
+        try on("A", "sync")
+        XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "v2\n")
+    }
+
     func testRealGitMergeOfTheSameFieldKeepsBothValues() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
