@@ -126,10 +126,7 @@ extension Vault {
         if let verified, let fetchedBy, verdicts.values.contains(where: { $0.relation == .older || $0.relation == .concurrent }) {
             let merged = try join(quarantine: repo, reader: reader, ours: verified, theirs: head, verdicts: verdicts, remote: fetchedBy.remote)
             try adoptKeys(verdicts)
-            try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
-            let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
-            let target = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the state git brought by tresor's rules",
-                                                              authentication: nil) }
+            let target = try commitJoin(merged.commit, over: head, message: "Join the state git brought by tresor's rules", repo: repo)
             try takeIn(target, over: head, remerged: true, repo: repo)
             try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
             return
@@ -164,11 +161,15 @@ extension Vault {
         }
         let merged = try join(quarantine: repo, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
         try adoptKeys(verdicts)
-        try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
-        let tree = try Vault.git { try repo.treeEntriesID(of: merged.commit) }
-        let joined = try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: "Join the merge made with git by tresor's rules",
-                                                         authentication: nil) }
+        let joined = try commitJoin(merged.commit, over: head, message: "Join the merge made with git by tresor's rules", repo: repo)
         return (joined, fetchedFrom.map { ($0, theirs) })
+    }
+
+    /// The tree of the join `merged` committed on top of `head` (what git made stays under `refs/tresor/git-merge/`).
+    private func commitJoin(_ merged: String, over head: String, message: String, repo: GitRepository) throws -> String {
+        try Vault.git { try repo.setRef(name: "refs/tresor/git-merge/" + Vault.refStamp(), to: head) }
+        let tree = try Vault.git { try repo.treeEntriesID(of: merged) }
+        return try Vault.git { try repo.writeCommit(tree: tree, parents: [head], message: message, authentication: nil) }
     }
 
     /// Makes `target` (a commit on top of `head` that takes in what git did) this replica's HEAD and accepted state.

@@ -211,6 +211,23 @@ final class PlainGitTests: SyncTestCase {
         XCTAssertEqual(try on("A", "show", "Email/gmail", "--field", "notes").stdout, "from-A\n")
     }
 
+    /// The output of a git command, trimmed.
+    func gitOut(_ args: [String]) throws -> String {
+        try run("/usr/bin/git", args, stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The attacker's commit, in a clone of the remote: Email/gmail put back as it was one commit before (authentic
+    /// bytes, not what the state records name). Returns the clone's git arguments and the commit.
+    func forgeOlderGmail() throws -> (git: [String], commit: String) {
+        let scratch = dir + "/forge"
+        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
+        let old = try run("/usr/bin/git", ["-C", scratch, "show", "HEAD~1:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
+        try old.write(toFile: scratch + "/Email/gmail.json", atomically: true, encoding: .utf8)
+        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
+        XCTAssertEqual(try run("/usr/bin/git", fg + ["commit", "-qam", "forged"], stdin: nil, extraEnv: [:]).code, 0)
+        return (fg, try gitOut(fg + ["rev-parse", "HEAD"]))
+    }
+
     /// The same rule does not let a merge fetched with git bring in what sync refuses: a merge whose one parent is the
     /// state this replica accepted and whose other is written without the keys is refused whole.
     func testAFetchedMergeWithAForgedParentIsRefused() throws {
@@ -220,19 +237,10 @@ final class PlainGitTests: SyncTestCase {
         try on("B", "sync")
         // The attacker: a commit on top of B's state that puts back the entry as it was before (authentic, but not what
         // the state records name), and a merge of it with B's state, pushed to the remote.
-        let head = try run("/usr/bin/git", git + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let scratch = dir + "/forge"
-        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
-        let old = try run("/usr/bin/git", ["-C", scratch, "show", "HEAD~1:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
-        try old.write(toFile: scratch + "/Email/gmail.json", atomically: true, encoding: .utf8)
-        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
-        XCTAssertEqual(try run("/usr/bin/git", fg + ["commit", "-qam", "forged"], stdin: nil, extraEnv: [:]).code, 0)
-        let forged = try run("/usr/bin/git", fg + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let tree = try run("/usr/bin/git", fg + ["rev-parse", "HEAD^{tree}"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let merge = try run("/usr/bin/git", fg + ["commit-tree", tree, "-p", head, "-p", forged, "-m", "Merge"], stdin: nil, extraEnv: [:])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = try gitOut(git + ["rev-parse", "HEAD"])
+        let (fg, forged) = try forgeOlderGmail()
+        let merge = try gitOut(fg + ["commit-tree", try gitOut(fg + ["rev-parse", "HEAD^{tree}"]), "-p", head, "-p", forged, "-m", "Merge"])
         XCTAssertEqual(try run("/usr/bin/git", fg + ["push", "-qf", "origin", merge + ":refs/heads/main"], stdin: nil, extraEnv: [:]).code, 0)
-        // B takes it with plain git (a fast-forward: its hooks run), then a tresor command: refused, nothing changed.
         // B takes it with plain git (a fast-forward): its hook refuses it, and so does every command that changes the
         // vault until the pull is undone (docs/sync.md).
         let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
@@ -241,7 +249,7 @@ final class PlainGitTests: SyncTestCase {
         XCTAssertNotEqual(edit.code, 0, edit.stdout)
         XCTAssertTrue(edit.stderr.contains("git brought in a state from \"origin/main\" that tresor refuses")
                       && edit.stderr.contains("state-files"), edit.stderr)
-        XCTAssertEqual(try run("/usr/bin/git", git + ["rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines), merge)
+        XCTAssertEqual(try gitOut(git + ["rev-parse", "HEAD"]), merge)
         XCTAssertEqual(try run("/usr/bin/git", git + ["reset", "-q", "--hard", "ORIG_HEAD"], stdin: nil, extraEnv: [:]).code, 0)
         XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "newer\n")
     }
@@ -253,13 +261,8 @@ final class PlainGitTests: SyncTestCase {
         try setUpReplicas("B")
         try on("B", "edit", "Email/gmail", "--set", "notes=newer")
         try on("B", "sync")
-        // The attacker: the entry as it was before, pushed over the remote (authentic bytes, not what the records name).
-        let scratch = dir + "/forge"
-        _ = try run("/usr/bin/git", ["clone", "-q", remote, scratch], stdin: nil, extraEnv: [:])
-        let old = try run("/usr/bin/git", ["-C", scratch, "show", "HEAD~1:Email/gmail.json"], stdin: nil, extraEnv: [:]).stdout
-        try old.write(toFile: scratch + "/Email/gmail.json", atomically: true, encoding: .utf8)
-        let fg = ["-C", scratch, "-c", "user.name=M", "-c", "user.email=m@m"]
-        XCTAssertEqual(try run("/usr/bin/git", fg + ["commit", "-qam", "forged"], stdin: nil, extraEnv: [:]).code, 0)
+        // The attacker: the entry as it was before, pushed over the remote.
+        let (fg, _) = try forgeOlderGmail()
         XCTAssertEqual(try run("/usr/bin/git", fg + ["push", "-q", "origin", "HEAD:main"], stdin: nil, extraEnv: [:]).code, 0)
         let git = ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b"]
         let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
