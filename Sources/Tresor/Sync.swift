@@ -300,7 +300,7 @@ extension Vault {
         try reloadHeader()
         outcome.passphraseChanged = !slotsBefore.isEmpty && slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
         try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
-        try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+        try openScopes(listedIn: header, from: .workTree, identity: credentialIdentity)
         return target == theirs ? .done : .push(lease: theirs)
     }
 
@@ -343,7 +343,7 @@ extension Vault {
                 throw VaultError.removedFromVault(remote: remote, byPassphrase: { if case .passphrase = credential { return true }; return false }())
             } catch { }
         }
-        let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
+        let identity = credentialIdentity
         for path in tip.smallFiles.keys.sorted() {
             guard let id = ScopeHeader.scopeID(ofPath: path), vh.scopes[id] != nil, let s = try? ScopeHeader.parse(tip.smallFiles[path]!) else { continue }
             if let h = held[id], verifies(h, epoch: s.epoch, { try $0.verify(s) }) { continue }
