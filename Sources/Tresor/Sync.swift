@@ -223,10 +223,7 @@ extension Vault {
             verdicts = [:]
             discardedTip = true
         }
-        for (d, v) in verdicts where v.rolledBack {
-            let last = trustRecord(remote: remote).remote[d] ?? .empty
-            outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
-        }
+        outcome.rolledBack += rollbacks(verdicts, remote: remote)
         if discardedTip { return .push(lease: theirs) }
         // A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is
         // not newer, else it may hold changes the remote removed the scope without seeing: joined.
@@ -302,6 +299,15 @@ extension Vault {
         try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
         try openScopes(listedIn: header, from: .workTree, identity: credentialIdentity)
         return target == theirs ? .done : .push(lease: theirs)
+    }
+
+    /// The domains of a fetched tip older than what this replica last took from `remote` (`rolled-back`, Spec/AUTH.md §8),
+    /// by domain: `vault` or the scope's folder. Read before the trust record takes the tip.
+    func rollbacks(_ verdicts: [String: DomainVerdict], remote: String) -> [RollbackReport] {
+        let last = trustRecord(remote: remote).remote
+        return verdicts.filter(\.value.rolledBack).sorted { $0.key < $1.key }.map { d, v in
+            RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last[d] ?? .empty, to: v.clock)
+        }
     }
 
     /// The folder a tip's vault header gives scope `id`.

@@ -115,6 +115,7 @@ extension Vault {
             // Fetched (a fast-forward by git pull): judged as sync judges a tip, a newer key opened with the credential.
             do { verdicts = try acceptTip(tip, remote: fetchedBy.remote, local: known) }
             catch VaultError.refusedRemote(_, let refusal) { throw refusal }
+            notices += rollbacks(verdicts, remote: fetchedBy.remote).map { .remoteWentBack(remote: fetchedBy.remote, $0) }
         } else {
             verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
                                              local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
@@ -162,6 +163,7 @@ extension Vault {
         } catch VaultError.refusedRemote(_, let refusal) {
             throw VaultError.unauthenticatedCommitsFetched(ref: remote, refusal)
         }
+        if let fetchedFrom { notices += rollbacks(verdicts, remote: fetchedFrom).map { .remoteWentBack(remote: fetchedFrom, $0) } }
         let merged = try join(quarantine: repo, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
         try adoptKeys(verdicts)
         let joined = try commitJoin(merged.commit, over: head, message: "Join the merge made with git by tresor's rules", repo: repo)
