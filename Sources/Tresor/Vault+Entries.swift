@@ -36,7 +36,7 @@ extension Vault {
 
     /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it
     /// (`x.json` is the entry whose file is `x.json.json`). - Throws: `VaultError.invalidPath`.
-    public static func parsePath(_ raw: String) throws -> EntryPath {
+    package static func parsePath(_ raw: String) throws -> EntryPath {
         do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(path: raw, reason: reason) }
     }
 

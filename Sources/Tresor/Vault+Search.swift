@@ -5,19 +5,19 @@ import TresorCore
 
 /// One entry of a search: `entry` is nil when its payload cannot contain the text searched for (only its
 /// path may match); otherwise the entry read, or why it could not be.
-public struct SearchCandidate: Sendable {
+package struct SearchCandidate: Sendable {
     /// The entry's path.
-    public var path: EntryPath
+    package var path: EntryPath
     /// The entry read, or why it could not be; nil when its payload cannot contain the text.
-    public var entry: Result<Entry, VaultError>?
+    package var entry: Result<Entry, VaultError>?
 }
 
 /// The entries of a search and what the cache saved.
-public struct SearchCandidates: Sendable {
+package struct SearchCandidates: Sendable {
     /// Every entry below the prefix, in path order.
-    public var candidates: [SearchCandidate]
+    package var candidates: [SearchCandidate]
     /// How many entry files had to be decrypted (not in the cache, or changed since).
-    public var decrypted: Int
+    package var decrypted: Int
 }
 
 extension Vault {
@@ -27,7 +27,7 @@ extension Vault {
     /// or `\`, an entry whose payload is ASCII and does not contain it (ignoring case) is not parsed: its
     /// `entry` is nil. A cache that is missing, damaged or sealed under another key is rebuilt silently.
     /// - Throws: `VaultError.vaultLocked`.
-    public func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
+    package func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
                                  progress: VaultProgressHandler? = nil) throws -> SearchCandidates {
         guard isUnlocked else { throw VaultError.vaultLocked }
         let header = self.header
