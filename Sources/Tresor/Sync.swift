@@ -202,6 +202,7 @@ extension Vault {
         reader.progress = progress
         let tip = try reader.tipTree(theirs, remote: remote)
         // A remote of an older format: this replica's (converted) vault goes over it only when it holds nothing newer.
+        // (A header that does not parse is not of an older format: the acceptance rule below refuses it.)
         if let bytes = tip.smallFiles[VaultHeader.relativePath], let h = try? VaultHeader.parse(bytes), h.vaultID == header.vaultID,
            h.version < FormatVersion.header {
             guard try quarantine.contains(ours, theirs) else { throw VaultError.remoteFormatOlder(remote: remote, version: h.version) }
@@ -213,34 +214,10 @@ extension Vault {
             return .done
         }
         let local = try stateRecords(at: ours, repo: repo)
-        var verdicts: [String: DomainVerdict]
-        var discardedTip = false
-        do {
-            verdicts = try acceptTip(tip, remote: remote, local: local)
-        } catch VaultError.refusedRemote(_, let refusal) where repair {
-            // Spec/AUTH.md §10: what the remote holds that no rule accepts is discarded, and named.
-            outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
-            verdicts = [:]
-            discardedTip = true
+        guard let verdicts = try verdicts(of: tip, remote: remote, local: local, repair: repair, outcome: &outcome) else {
+            return .push(lease: theirs)
         }
-        for (d, v) in verdicts where v.rolledBack {
-            let last = trustRecord(remote: remote).remote[d] ?? .empty
-            outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
-        }
-        if discardedTip { return .push(lease: theirs) }
-        // A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is
-        // not newer, else it may hold changes the remote removed the scope without seeing: joined.
-        // A removal the remote made after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
-        let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
-        let held = trustRecord(remote: remote).remote
-        let relations = Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
-            guard let v = verdicts[d] else {
-                if vaultRelation == .older || vaultRelation == .equal { return .older }
-                if vaultRelation == .newer, let mine = local[d]?.clock, let there = held[d], mine.isAtMost(there) { return .newer }
-                return .concurrent
-            }
-            return v.relation
-        }
+        let relations = clockRelations(verdicts, local: local, remote: remote)
         let needsKeyChange = verdicts.values.contains { $0.followsRekey || $0.olderEpoch }
         let offered = verdicts.filter(\.value.offered).keys
         for id in offered { if let folder = tipFolder(id, tip) { offeredScopes[id] = folder } }
@@ -251,24 +228,9 @@ extension Vault {
             return .push(lease: theirs)
         }
         // Copy the accepted objects in (the join commit's parents bring the remote's).
-        let target: String
-        if !needsKeyChange, relations.allSatisfy({ $0 == .newer || $0 == .equal }) {
-            // Fast-forward: the tip as it is. Its changed entries are checked first (Spec/AUTH.md §6).
-            try checkContent(reader: reader, theirs: theirs, ours: ours, verdicts: verdicts, remote: remote, repo: repo)
-            target = theirs
-            outcome.fastForwarded = true
-        } else {
-            let merged = try Vault.git {
-                try quarantine.writingObjectsAsOnePack {
-                    try join(quarantine: quarantine, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
-                }
-            }
-            outcome.mergedEntries = merged.changed
-            outcome.resolutions += merged.resolutions
-            target = merged.commit
-            // The commit whose objects are copied in must reach the remote's tip too.
-            if target != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: target) } }
-        }
+        let fastForward = !needsKeyChange && relations.allSatisfy({ $0 == .newer || $0 == .equal })
+        let target = try targetState(fastForward: fastForward, repo: repo, quarantine: quarantine, reader: reader, ours: ours,
+                                     theirs: theirs, verdicts: verdicts, remote: remote, outcome: &outcome)
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
         defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }
         if target == ours {
@@ -277,10 +239,75 @@ extension Vault {
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push(lease: theirs)
         }
+        try takeIn(target, ours: ours, theirs: theirs, repo: repo, remote: remote, verdicts: verdicts, outcome: &outcome)
+        return target == theirs ? .done : .push(lease: theirs)
+    }
+
+    /// The verdict on each domain of `tip` (Spec/AUTH.md §5), with the domains the remote rolled back reported in
+    /// `outcome`; nil when, with `repair`, the tip is refused and discarded (Spec/AUTH.md §10: what the remote holds that
+    /// no rule accepts is discarded, and named). - Throws: `VaultError.refusedRemote` (without `repair`), as `acceptTip`.
+    private func verdicts(of tip: TipTree, remote: String, local: [String: StateRecord], repair: Bool,
+                          outcome: inout SyncOutcome) throws -> [String: DomainVerdict]? {
+        let verdicts: [String: DomainVerdict]
+        do {
+            verdicts = try acceptTip(tip, remote: remote, local: local)
+        } catch VaultError.refusedRemote(_, let refusal) where repair {
+            outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
+            return nil
+        }
+        for (d, v) in verdicts where v.rolledBack {
+            let last = trustRecord(remote: remote).remote[d] ?? .empty
+            outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
+        }
+        return verdicts
+    }
+
+    /// How each domain of the tip and of this replica's `local` state relates to this replica's (`.newer`: the tip's is newer).
+    /// A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is not
+    /// newer, else it may hold changes the remote removed the scope without seeing: joined. A removal the remote made
+    /// after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
+    private func clockRelations(_ verdicts: [String: DomainVerdict], local: [String: StateRecord], remote: String) -> [ClockRelation] {
+        let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
+        let held = trustRecord(remote: remote).remote
+        return Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
+            guard let v = verdicts[d] else {
+                if vaultRelation == .older || vaultRelation == .equal { return .older }
+                if vaultRelation == .newer, let mine = local[d]?.clock, let there = held[d], mine.isAtMost(there) { return .newer }
+                return .concurrent
+            }
+            return v.relation
+        }
+    }
+
+    /// The state this replica moves to: the tip as it is (`fastForward`, its changed entries checked first, Spec/AUTH.md
+    /// §6), or the join of the tip and `ours`, written in the quarantine and named by its ref there.
+    private func targetState(fastForward: Bool, repo: GitRepository, quarantine: GitRepository, reader: SnapshotReader, ours: String,
+                             theirs: String, verdicts: [String: DomainVerdict], remote: String, outcome: inout SyncOutcome) throws -> String {
+        if fastForward {
+            try checkContent(reader: reader, theirs: theirs, ours: ours, verdicts: verdicts, remote: remote, repo: repo)
+            outcome.fastForwarded = true
+            return theirs
+        }
+        let merged = try Vault.git {
+            try quarantine.writingObjectsAsOnePack {
+                try join(quarantine: quarantine, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
+            }
+        }
+        outcome.mergedEntries = merged.changed
+        outcome.resolutions += merged.resolutions
+        // The commit whose objects are copied in must reach the remote's tip too.
+        if merged.commit != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: merged.commit) } }
+        return merged.commit
+    }
+
+    /// Moves this replica from `ours` to `target` (the tip, or the join with it), its objects fetched in already: the work
+    /// tree checked, the tracking ref and a recovery ref set, the keys followed, the branch published, the trust recorded.
+    private func takeIn(_ target: String, ours: String, theirs: String, repo: GitRepository, remote: String, verdicts: [String: DomainVerdict],
+                        outcome: inout SyncOutcome) throws {
         let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
         // From here on the sync goes through: the tracking ref names what the remote holds.
-        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+        try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: remote), to: theirs) }
         if target != theirs {
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }
@@ -301,7 +328,6 @@ extension Vault {
         outcome.passphraseChanged = !slotsBefore.isEmpty && slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
         try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
         try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
-        return target == theirs ? .done : .push(lease: theirs)
     }
 
     /// The folder a tip's vault header gives scope `id`.
