@@ -135,7 +135,7 @@ extension Vault {
         // 2. Fetch into a quarantine that borrows this repository's objects; only what passed is copied in.
         removeAbandonedQuarantines()
         let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
-        defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
+        defer { try? FileManager.default.removeItem(atPath: quarantinePath) }  // (one left behind goes with the next sync)
         let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
         var received = 0
         defer { outcome.bytesReceived += received }
@@ -145,7 +145,7 @@ extension Vault {
             throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
         } catch let e as GitError { throw VaultError.git(e) }
         Failpoint.hit("after-fetch")
-        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return false }
+        guard let theirs = try Vault.git({ try quarantine.commitID(of: Vault.quarantineRef) }) else { return false }
         // 3–5. Under the lock: accept, decide, publish.
         let step = try decide(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote, theirs: theirs,
                               repair: repair, outcome: &outcome, progress: progress)
@@ -217,7 +217,7 @@ extension Vault {
         guard let verdicts = try verdicts(of: tip, remote: remote, local: local, repair: repair, outcome: &outcome) else {
             return .push(lease: theirs)
         }
-        let relations = clockRelations(verdicts, local: local, remote: remote)
+        let relations = try clockRelations(verdicts, local: local, remote: remote)
         let needsKeyChange = verdicts.values.contains { $0.followsRekey || $0.olderEpoch }
         let offered = verdicts.filter(\.value.offered).keys
         for id in offered { if let folder = tipFolder(id, tip) { offeredScopes[id] = folder } }
@@ -232,7 +232,7 @@ extension Vault {
         let target = try targetState(fastForward: fastForward, repo: repo, quarantine: quarantine, reader: reader, ours: ours,
                                      theirs: theirs, verdicts: verdicts, remote: remote, outcome: &outcome)
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
-        defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }
+        defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }  // (tidying: the next sync writes it anew)
         if target == ours {
             // The join is this replica's state: nothing to publish here; the remote gets it.
             try adoptKeys(verdicts)
@@ -256,7 +256,7 @@ extension Vault {
             return nil
         }
         for (d, v) in verdicts where v.rolledBack {
-            let last = trustRecord(remote: remote).remote[d] ?? .empty
+            let last = try trustRecord(remote: remote).remote[d] ?? .empty
             outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
         }
         return verdicts
@@ -266,9 +266,9 @@ extension Vault {
     /// A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is not
     /// newer, else it may hold changes the remote removed the scope without seeing: joined. A removal the remote made
     /// after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
-    private func clockRelations(_ verdicts: [String: DomainVerdict], local: [String: StateRecord], remote: String) -> [ClockRelation] {
+    private func clockRelations(_ verdicts: [String: DomainVerdict], local: [String: StateRecord], remote: String) throws -> [ClockRelation] {
         let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
-        let held = trustRecord(remote: remote).remote
+        let held = try trustRecord(remote: remote).remote
         return Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
             guard let v = verdicts[d] else {
                 if vaultRelation == .older || vaultRelation == .equal { return .older }
@@ -330,7 +330,7 @@ extension Vault {
         try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
     }
 
-    /// The folder a tip's vault header gives scope `id`.
+    /// The folder a tip's vault header gives scope `id` (for the outcome's list; the header was accepted already).
     private func tipFolder(_ id: String, _ tip: TipTree) -> String? {
         tip.smallFiles[VaultHeader.relativePath].flatMap { try? VaultHeader.parse($0) }?.scopes[id]
     }
@@ -343,7 +343,7 @@ extension Vault {
         let held = heldKeys()
         let opened = try keysOpened(from: tip, held: held, remote: remote)
         do {
-            return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: trustRecord(remote: remote),
+            return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: try trustRecord(remote: remote),
                                          local: local.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
         } catch let refusal as AcceptanceRefusal {
             throw VaultError.refusedRemote(remote: remote, refusal)
@@ -353,6 +353,8 @@ extension Vault {
     /// The keys this process's credential opens from the tip's headers of domains whose header the keys held do not
     /// verify (a newer epoch, or a rekey concurrent with this replica's own).
     private func keysOpened(from tip: TipTree, held: [String: [EpochKey]], remote: String) throws -> [String: [EpochKey]] {
+        // (A header that does not parse opens nothing here: the acceptance rule refuses it, naming why. Below, a key that
+        // does not verify or unlock is the answer "not this key", as the rule itself sees it.)
         guard let vb = tip.smallFiles[VaultHeader.relativePath], let vh = try? VaultHeader.parse(vb), vh.version == FormatVersion.header else { return [:] }
         func verifies(_ keys: [EpochKey], epoch: UInt64, _ check: (VaultAuthenticator) throws -> Void) -> Bool {
             keys.contains { $0.epoch == epoch && (try? VaultAuthenticator(vaultKey: $0.key)).map { (try? check($0)) != nil } == true }
@@ -392,10 +394,15 @@ extension Vault {
         let mine = Vault.fileIDs(repo, ours) ?? [:]
         let keys = verdicts.compactMapValues(\.key)
         let files = try Vault.git { try reader.repo.treeEntries(at: theirs) }
-        guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }),
-              let h = try? VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) else { return }
+        // The tip's header (accepted already): without it no entry would be checked, so its absence is a refusal.
+        guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }) else {
+            throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, .malformed("no vault header"))
+        }
+        let h: VaultHeader
+        do { h = try VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) }
+        catch let e as CoreError { throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, e) }
         var ciphers: [String: EntryCipher] = [:]
-        for (d, k) in keys { ciphers[d] = try? EntryCipher(vaultKey: k) }
+        for (d, k) in keys { ciphers[d] = try EntryCipher(vaultKey: k) }
         for f in files where mine[f.path] != f.id {
             if f.path == SyncSetup.attributesFile, keys[Domain.vault] != nil, try Vault.git({ try reader.repo.blob(id: f.id) }) != Array(SyncSetup.attributes.utf8) {
                 throw VaultError.entryContent(remote: remote, file: f.path, .malformed("not the .gitattributes tresor writes"))
@@ -445,6 +452,7 @@ extension Vault {
         for name in FileSystem.list(root + "/.git/tresor") where name.hasPrefix("incoming-") {
             let parts = name.split(separator: "-")
             guard parts.count >= 2, let pid = Int32(parts[1]), pid != getpid() else { continue }
+            // (Tidying: one that cannot be removed holds nothing that is ever read, and is tried again next time.)
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: root + "/.git/tresor/" + name) }
         }
     }
