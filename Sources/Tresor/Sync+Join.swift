@@ -224,7 +224,7 @@ extension Vault {
             if let conflict = joined.conflicts.first, case .entryInUnreadDomain(let id, let path) = conflict {
                 // The domain whose key is missing: where a side keeps the entry unread, else where the result would put it.
                 let unread = o.unreadDomains[id] ?? t.unreadDomains[id]
-                    ?? (try? EntryPath(path)).map { header.domain(of: $0) } ?? Domain.vault
+                    ?? (try? EntryPath(path)).map { header.domain(of: $0) } ?? Domain.vault  // (for the message only)
                 let folder = unread == Domain.vault ? nil : (header.scopes[unread] ?? o.header.scopes[unread] ?? t.header.scopes[unread] ?? unread)
                 throw VaultError.domainConflict(remote: remote, path: path, scope: folder)
             }
@@ -270,7 +270,9 @@ extension Vault {
                 if let r = t.states[d], r.tree == id, r.clock == clock, let blob = t.files[path] { stateChanges.append(.put(path: path, blob: blob)); continue }
                 let scopePath = ScopeHeader.relativePath(scopeID: d)
                 let scopeBytes = try files[scopePath] ?? blobs[scopePath].map { blob in try Vault.git { try repo.blob(id: blob) } }
-                let epoch = d == Domain.vault ? header.epoch : (scopeBytes.flatMap { try? ScopeHeader.parse($0) })?.epoch ?? 1
+                let epoch: UInt64
+                do { epoch = d == Domain.vault ? header.epoch : try scopeBytes.map { try ScopeHeader.parse($0) }?.epoch ?? 1 }
+                catch let e as CoreError { throw VaultError.scopeHeader(path: scopePath, e) }
                 let record = StateRecord(vaultID: header.vaultID, domain: d, epoch: epoch, clock: clock, tree: id)
                 do {
                     let bytes = try record.authenticated(by: try VaultAuthenticator(vaultKey: key)).serialized()
