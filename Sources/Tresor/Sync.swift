@@ -255,10 +255,7 @@ extension Vault {
             outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
             return nil
         }
-        for (d, v) in verdicts where v.rolledBack {
-            let last = try trustRecord(remote: remote).remote[d] ?? .empty
-            outcome.rolledBack.append(RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last, to: v.clock))
-        }
+        outcome.rolledBack += rollbacks(verdicts, remote: remote)
         return verdicts
     }
 
@@ -327,7 +324,18 @@ extension Vault {
         try reloadHeader()
         outcome.passphraseChanged = !slotsBefore.isEmpty && slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
         try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
-        try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+        try openScopes(listedIn: header, from: .workTree, identity: credentialIdentity)
+    }
+
+    /// The domains of a fetched tip older than what this replica last took from `remote` (`rolled-back`, Spec/AUTH.md §8),
+    /// by domain: `vault` or the scope's folder. Read before the trust record takes the tip.
+    func rollbacks(_ verdicts: [String: DomainVerdict], remote: String) -> [RollbackReport] {
+        // (The record gives the report's "from" only: the verdicts were reached with it, and a sync whose record cannot be
+        // read stopped before this.)
+        let last = (try? trustRecord(remote: remote))?.remote ?? [:]
+        return verdicts.filter(\.value.rolledBack).sorted { $0.key < $1.key }.map { d, v in
+            RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last[d] ?? .empty, to: v.clock)
+        }
     }
 
     /// The folder a tip's vault header gives scope `id` (for the outcome's list; the header was accepted already).
@@ -371,7 +379,7 @@ extension Vault {
                 throw VaultError.removedFromVault(remote: remote, byPassphrase: { if case .passphrase = credential { return true }; return false }())
             } catch { }
         }
-        let identity: Identity? = { if case .identity(let i) = credential { return i }; return nil }()
+        let identity = credentialIdentity
         for path in tip.smallFiles.keys.sorted() {
             guard let id = ScopeHeader.scopeID(ofPath: path), vh.scopes[id] != nil, let s = try? ScopeHeader.parse(tip.smallFiles[path]!) else { continue }
             if let h = held[id], verifies(h, epoch: s.epoch, { try $0.verify(s) }) { continue }

@@ -17,6 +17,9 @@ extension Vault {
         guard header.version == FormatVersion.header, isUnlocked, let head = try Vault.git({ try repo.headCommitID() }) else { return }
         let verified = repo.resolve(Vault.verifiedRef)
         guard head != verified else { return }
+        // What git brought is judged with the keys of the state this replica last accepted, never with ones the work tree's
+        // headers gave at unlock (a scope header someone without the key wrote, with a slot for this identity).
+        if let verified { try unlock(asOf: verified, repo: repo) }
         let reader = SnapshotReader(repo: repo)
         let fetchedBy = try remoteRefContaining(head, repo: repo)
         let parents = try Vault.git { try repo.commitInfo(head) }.parents
@@ -112,6 +115,7 @@ extension Vault {
             // Fetched (a fast-forward by git pull): judged as sync judges a tip, a newer key opened with the credential.
             do { verdicts = try acceptTip(tip, remote: fetchedBy.remote, local: known) }
             catch VaultError.refusedRemote(_, let refusal) { throw refusal }
+            notices += rollbacks(verdicts, remote: fetchedBy.remote).map { .remoteWentBack(remote: fetchedBy.remote, $0) }
         } else {
             verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
                                              local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
@@ -136,7 +140,7 @@ extension Vault {
         if let fetchedBy {
             try recordTrust(remote: fetchedBy.remote, states: try stateRecords(at: head, repo: repo))
             try reloadHeader()
-            try openScopes(vaultKey: vaultKeyIfHeld, identity: { if case .identity(let i) = credential { return i }; return nil }())
+            try openScopes(listedIn: header, from: .workTree, identity: credentialIdentity)
         }
     }
 
@@ -159,6 +163,7 @@ extension Vault {
         } catch VaultError.refusedRemote(_, let refusal) {
             throw VaultError.unauthenticatedCommitsFetched(ref: remote, refusal)
         }
+        if let fetchedFrom { notices += rollbacks(verdicts, remote: fetchedFrom).map { .remoteWentBack(remote: fetchedFrom, $0) } }
         let merged = try join(quarantine: repo, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
         try adoptKeys(verdicts)
         let joined = try commitJoin(merged.commit, over: head, message: "Join the merge made with git by tresor's rules", repo: repo)
@@ -213,27 +218,7 @@ extension Vault {
                 if let key { try useKey(key); vaultEpoch = own.epoch }
             }
         }
-        try openScopes(asOf: commit, header: own, repo: repo)
-    }
-
-    /// The scopes as `commit` has them (its vault header is `own`; the work tree's scope headers are git's): a key held
-    /// that verifies the commit's scope header stays; another is opened from the header with the vault key (this or an
-    /// earlier one) or the identity.
-    func openScopes(asOf commit: String, header own: VaultHeader, repo: GitRepository) throws {
-        let identity: Identity? = if case .identity(let i) = credential { i } else { nil }
-        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
-        var scopes: [String: ScopeKeys] = [:]
-        for id in own.scopes.keys.sorted() {
-            guard let bytes = try Vault.git({ try repo.blob(at: commit, path: ScopeHeader.relativePath(scopeID: id)) }),
-                  let s = try? ScopeHeader.parse(bytes) else { continue }
-            if let held = scopeKeys[id], held.epoch == s.epoch, (try? held.authenticator.verify(s)) != nil { scopes[id] = held; continue }
-            var key: SecretBytes?
-            if s.vaultSlot != nil { key = vaultKeys.lazy.compactMap({ try? s.unlock(vaultKey: $0) }).first }
-            if key == nil, let identity { key = try? s.unlock(identity: identity) }
-            if let key, let keys = try? ScopeKeys(key, epoch: s.epoch), (try? keys.authenticator.verify(s)) != nil { scopes[id] = keys }
-            else if let held = scopeKeys[id] { scopes[id] = held }   // nothing here opens it: the key held, as it was
-        }
-        scopeKeys = scopes
+        try openScopes(listedIn: own, from: .commit(commit, repo), identity: credentialIdentity)
     }
 
     /// The keys this process holds per domain, with the earlier ones it keeps.

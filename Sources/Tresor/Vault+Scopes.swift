@@ -58,49 +58,70 @@ extension Vault {
         } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
     }
 
-    /// Opens every scope `vaultKey` (through vault slots) or `identity` (through recipient slots) opens, and checks
-    /// each one's tag (Spec/FORMAT.md §3.12.4). Scopes neither opens are left closed.
-    /// - Throws: `VaultError.scopeHeader` for a scope header that is malformed or not authentic.
+    /// Where the scope headers whose keys this process opens are read: the work tree, or a commit (the state this replica
+    /// last accepted, when git moved HEAD past it).
+    enum ScopeHeaderSource {
+        case workTree
+        case commit(String, GitRepository)
+    }
+
+    /// The one rule for the scope keys this process holds (Spec/FORMAT.md §3.12.4, Spec/AUTH.md §7.3), for the scopes
+    /// `own` lists, their headers read from `source`: a key held that verifies its scope's header stays; another is
+    /// opened through the vault slot with the vault key (the one held, or one kept from an earlier epoch: a scope made
+    /// while the vault key changed elsewhere) or through the recipient slot sealed to `identity`, and must verify the
+    /// header; a scope nothing opens keeps the key held, if any.
     ///
     /// Without the vault key the vault header's list of scopes is not authentic (anyone who can push could have added
-    /// one, with a slot for this identity): only the scopes this replica accepted are opened (`acceptedScopeIDs`), the
+    /// one, with a slot for this identity): only the scopes this replica accepted are held (`acceptedScopeIDs`), the
     /// others are `offeredScopes`. A replica with no record yet (a clone, or one made before the record existed) accepts
-    /// what opens now, once.
-    func openScopes(vaultKey: SecretBytes?, identity: Identity?) throws {
-        let restricted = cipher == nil && vaultKey == nil
+    /// what opens now, once; scopes the vault header no longer lists are forgotten from the record (the same id coming
+    /// back later is a new scope).
+    /// - Throws: `VaultError.scopeHeader` for a scope header that is malformed, misplaced, or not authentic under the key
+    ///   that opened it; `VaultError.file` when the record cannot be written.
+    func openScopes(listedIn own: VaultHeader, from source: ScopeHeaderSource, identity: Identity?) throws {
+        let restricted = vaultKeyIfHeld == nil
         let recorded = restricted ? acceptedScopeIDs() : nil
         // With keys held already (after a sync) and no record, what is held is what was accepted: never "all".
         let accepted = restricted ? recorded ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
-        if let accepted {
-            // Scopes the vault header no longer lists are forgotten: the same id coming back later is a new scope.
-            let listed = accepted.intersection(header.scopes.keys)
-            if listed != recorded { try? recordAcceptedScopeIDs(listed) }
-        }
-        defer {
-            if restricted, accepted == nil, !scopeKeys.isEmpty { try? recordAcceptedScopeIDs(Set(scopeKeys.keys)) }
-        }
-        for id in header.scopes.keys.sorted() where scopeKeys[id] == nil {
-            let s = try scopeHeader(id)
+        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+        for id in own.scopes.keys.sorted() {
+            let path = ScopeHeader.relativePath(scopeID: id)
+            guard let s = try scopeHeader(id, listedIn: own, from: source) else { continue }
+            if let held = scopeKeys[id], held.epoch == s.epoch, (try? held.authenticator.verify(s)) != nil { continue }
             var key: SecretBytes?
-            do {
-                if let vaultKey, s.vaultSlot != nil { key = try s.unlock(vaultKey: vaultKey) }
-                else if let identity { key = try s.unlock(identity: identity) }
-            } catch CoreError.notARecipient { key = nil }
-            catch let e as CoreError {
-                // An open scope made while the vault key changed elsewhere has its key wrapped under an earlier vault key:
-                // opened with the one this replica kept, and rekeyed before anything is pushed (`rekeyStaleScopes`).
-                // No key of this replica opens it (a merge made with git brought the header of a rekey): not held now;
-                // taking the merge in (`adopt`) opens this replica's own state with its credential.
-                guard s.vaultSlot != nil else { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
-                key = (previousKeys()[Domain.vault] ?? []).sorted(by: { $0.epoch > $1.epoch }).lazy.compactMap({ try? s.unlock(vaultKey: $0.key) }).first
+            if s.vaultSlot != nil { key = vaultKeys.lazy.compactMap({ try? s.unlock(vaultKey: $0) }).first }
+            if key == nil, let identity {
+                do { key = try s.unlock(identity: identity) }
+                catch CoreError.notARecipient { key = nil }
+                catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
             }
             guard let key else { continue }
-            let keys = try ScopeKeys(key, epoch: s.epoch, readsVersion1: header.version < FormatVersion.header)
-            do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: ScopeHeader.relativePath(scopeID: id), e) }
-            if let accepted, !accepted.contains(id) { offeredScopes[id] = header.scopes[id]; continue }
+            let keys = try ScopeKeys(key, epoch: s.epoch, readsVersion1: own.version < FormatVersion.header)
+            do { try keys.authenticator.verify(s) } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+            if let accepted, !accepted.contains(id) { offeredScopes[id] = own.scopes[id]; continue }
             offeredScopes[id] = nil
             scopeKeys[id] = keys
         }
+        guard restricted else { return }
+        if let accepted {
+            let listed = accepted.intersection(own.scopes.keys)
+            if listed != recorded { try recordAcceptedScopeIDs(listed) }
+        } else if !scopeKeys.isEmpty {
+            try recordAcceptedScopeIDs(Set(scopeKeys.keys))
+        }
+    }
+
+    /// The header of scope `id` as `source` has it, checked against `own` (not yet its tag); nil when a commit has none.
+    /// - Throws: `VaultError.scopeHeader`.
+    private func scopeHeader(_ id: String, listedIn own: VaultHeader, from source: ScopeHeaderSource) throws -> ScopeHeader? {
+        guard case .commit(let commit, let repo) = source else { return try scopeHeader(id) }
+        let path = ScopeHeader.relativePath(scopeID: id)
+        guard let bytes = try Vault.git({ try repo.blob(at: commit, path: path) }) else { return nil }
+        do {
+            let s = try ScopeHeader.parse(bytes)
+            try s.checkPlace(in: own, path: path)
+            return s
+        } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
     }
 
     // MARK: Scopes accepted by a replica without the vault key (Spec/FORMAT.md §3.12.6)

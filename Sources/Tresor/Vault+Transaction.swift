@@ -18,6 +18,9 @@ public enum VaultNotice: Equatable, Sendable {
     /// Commits made on this replica with plain git were checked and authenticated by a commit on top;
     /// `remerged`: a merge git made was merged again by tresor's rules.
     case adoptedCommitsMadeWithGit(count: Int, remerged: Bool)
+    /// A state git fetched from `remote` is older there than what this replica last took from it (Spec/AUTH.md §8): it
+    /// was joined with this replica's state, which the next sync publishes over it.
+    case remoteWentBack(remote: String, RollbackReport)
 }
 
 /// The record of a change between moving the branch and finishing the work tree (Spec/TRANSACTIONS.md §4).

@@ -151,14 +151,17 @@ public final class Vault {
     /// - Throws: `VaultError.header(.notARecipient)` when the identity is not a member,
     ///   `.header(.authenticationFailed)` for a changed slot, `.header(.headerNotAuthentic)`.
     public func unlock(identity: Identity) throws {
-        do { try unlock(vaultKey: try header.unlock(identity: identity)) }
+        let source: ScopeHeaderSource
+        do { source = try useVaultKey(try header.unlock(identity: identity)) }
         catch CoreError.notARecipient where header.version >= FormatVersion.scopedHeader {
             // A scope-only member (Spec/FORMAT.md §3.12.4): the scopes it is a member of, or no key at all.
-            try openScopes(vaultKey: nil, identity: identity)
+            try openScopes(listedIn: header, from: .workTree, identity: identity)
             // A scope offered but not accepted yet counts: `scope accept` needs this unlock.
             guard !scopeKeys.isEmpty || !offeredScopes.isEmpty else { throw VaultError.header(.notARecipient) }
+            credential = .identity(identity)
+            return
         } catch let e as CoreError { throw VaultError.header(e) }
-        if vaultKey != nil { try openScopes(vaultKey: nil, identity: identity) }
+        if header.version >= FormatVersion.scopedHeader { try openScopes(listedIn: header, from: source, identity: identity) }
         credential = .identity(identity)
     }
 
@@ -166,13 +169,20 @@ public final class Vault {
     /// - Throws: `VaultError.session(.wrongToken)` for a key of the wrong length; `.header(.headerNotAuthentic)`
     ///   when the header was changed by someone without the key.
     public func unlock(vaultKey key: SecretBytes) throws {
+        let source = try useVaultKey(key)
+        if header.version >= FormatVersion.scopedHeader { try openScopes(listedIn: header, from: source, identity: nil) }
+    }
+
+    /// Makes `key` this process's vault key once the header verifies under it, and returns where the scope headers of the
+    /// header in use are: the work tree, or the state this replica last accepted when the work tree's header is not
+    /// under the key (a merge git made left its header there, a rekey's perhaps: the merge is taken in against that
+    /// state, `adoptCommitsMadeWithGit`).
+    private func useVaultKey(_ key: SecretBytes) throws -> ScopeHeaderSource {
         let newCipher: EntryCipher, newAuthenticator: VaultAuthenticator
         do { newCipher = try EntryCipher(vaultKey: key); newAuthenticator = try VaultAuthenticator(vaultKey: key) }
         catch { throw VaultError.session(.wrongToken) }
         var accepted: String?
         do { try newAuthenticator.verify(header) } catch let e as CoreError {
-            // A merge git made left its header in the work tree (a rekey's, perhaps): this replica's own state is the one
-            // it last accepted, which the merge is taken in against (`adoptCommitsMadeWithGit`).
             guard let (own, commit) = acceptedHeader(), (try? newAuthenticator.verify(own)) != nil else { throw VaultError.header(e) }
             header = own
             accepted = commit
@@ -182,10 +192,7 @@ public final class Vault {
         authenticator = newAuthenticator
         vaultKey = key
         vaultEpoch = header.epoch
-        guard header.version >= FormatVersion.scopedHeader else { return }
-        // The scopes of the header in use: the work tree's, or those of the state last accepted when that is the one.
-        if let accepted { try openScopes(asOf: accepted, header: header, repo: try repository()) }
-        else { try openScopes(vaultKey: key, identity: nil) }
+        return try accepted.map { .commit($0, try repository()) } ?? .workTree
     }
 
     /// Uses the keys of a session (`Session.keys`): the vault key as `unlock(vaultKey:)` does, then each scope key
@@ -213,6 +220,9 @@ public final class Vault {
         guard let authenticator else { throw scopeKeys.isEmpty ? VaultError.vaultLocked : VaultError.needsVaultKey }
         return authenticator
     }
+
+    /// The identity this process unlocked with, if that was its credential.
+    var credentialIdentity: Identity? { if case .identity(let i) = credential { i } else { nil } }
 
     /// Whether any key is held: the vault key, or the keys of some scopes.
     public var isUnlocked: Bool { cipher != nil || !scopeKeys.isEmpty }

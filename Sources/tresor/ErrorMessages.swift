@@ -306,6 +306,10 @@ extension VaultNotice {
         case .adoptedCommitsMadeWithGit(let count, let remerged):
             return "Checked and authenticated \(count) commit\(count == 1 ? "" : "s") made with git"
                 + (remerged ? "; git's merge was merged again by tresor's rules (git's result is kept under refs/tresor/git-merge/)." : ".")
+        case .remoteWentBack(let remote, let back):
+            let what = back.domain == "vault" ? "the vault" : "the scope \(Output.quoted(back.domain))"
+            return "the remote \(Output.quoted(remote)) went back: \(what) is older there than what this replica last took from it; "
+                + "what git brought was joined with this replica's state\nhint: 'tresor sync' publishes it over the remote"
         }
     }
 }

@@ -84,7 +84,9 @@ struct VaultOptions: ParsableArguments {
     /// Prints what changes could not finish (their commits exist; the next command finishes them).
     static func printWarnings() {
         for vault in opened {
-            for n in vault.notices { Output.status(n.message) }
+            for n in vault.notices {
+                if case .remoteWentBack = n { Output.warning(n.message) } else { Output.status(n.message) }
+            }
             for w in vault.warnings { Output.warning(w.message) }
         }
         opened.removeAll()

@@ -298,6 +298,9 @@ final class PlainGitTests: SyncTestCase {
         let git = ["-C", replica("B"), "-c", "user.name=B", "-c", "user.email=b@b"]
         let pull = try run("/usr/bin/git", git + ["pull", "-q", "--ff-only", "origin", "main"], stdin: nil, extraEnv: [:])
         XCTAssertEqual(pull.code, 0, pull.stderr)
+        // git's hook took it in and said so, as sync says it (Spec/AUTH.md §8).
+        XCTAssertTrue(pull.stderr.contains("warning: the remote \"origin\" went back: the vault is older there than what this replica last took from it"),
+                      pull.stderr)
         XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "v2\n")
         try on("B", "sync")
         try on("A", "sync")

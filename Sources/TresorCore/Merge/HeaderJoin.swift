@@ -26,7 +26,7 @@ package enum HeaderJoin {
 
         // Passphrase slots by id; one of an older key's side is dropped (it wraps the key before the rekey).
         var dropped: [String] = []
-        out.keySlots = try live(base.keySlots, other.keySlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+        out.keySlots = try live(base.keySlots, other.keySlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock, otherIsOld: otherIsOld)
             .compactMap { slot, fromOther in
                 if fromOther && otherIsOld { dropped.append(slot.id); return nil }
                 return slot
@@ -34,7 +34,7 @@ package enum HeaderJoin {
         // Recipient slots by id, then one per name and public key (the greater canonical bytes); the older key's side
         // sealed again to the result's key.
         var members: [(RecipientSlot, Bool)] = []
-        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock, otherIsOld: otherIsOld)
             .sorted(by: { MergeOrder.compare($0.0.json.canonicalBytes(), $1.0.json.canonicalBytes()) > 0 })
         where !members.contains(where: { $0.0.name == slot.name || $0.0.publicKey == slot.publicKey }) {
             members.append((slot, fromOther))
@@ -90,14 +90,14 @@ package enum HeaderJoin {
         out.auth = nil
         out.clock = a.clock.joined(b.clock)
         var members: [(RecipientSlot, Bool)] = []
-        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock)
+        for (slot, fromOther) in try live(base.recipientSlots, other.recipientSlots, id: \.id, dot: { $0.dot }, json: \.json, base.clock, other.clock, otherIsOld: otherIsOld)
             .sorted(by: { MergeOrder.compare($0.0.json.canonicalBytes(), $1.0.json.canonicalBytes()) > 0 })
         where !members.contains(where: { $0.0.name == slot.name || $0.0.publicKey == slot.publicKey }) {
             members.append((slot, fromOther))
         }
         out.recipientSlots = try members.map { slot, fromOther in fromOther && otherIsOld ? try reseal(slot) : slot }
         let vault = try live(base.vaultSlot.map { [$0] } ?? [], other.vaultSlot.map { [$0] } ?? [], id: { _ in "vault" }, dot: { $0.dot },
-                             json: \.json, base.clock, other.clock).first
+                             json: \.json, base.clock, other.clock, otherIsOld: otherIsOld).first
         out.vaultSlot = try vault.map { slot, fromOther in fromOther && otherIsOld ? try rewrap(slot) : slot }
         out.otherSlots = unknownSlots(base.otherSlots, otherIsOld ? [] : other.otherSlots)
         out.unknownMembers = unknownMembers(a.unknownMembers, b.unknownMembers)
@@ -126,15 +126,22 @@ package enum HeaderJoin {
 
     /// The live elements of two lists by id (Spec/MERGE.md §5.1 on slots): an element whose dot the other side's clock
     /// covers and which the other side does not have is gone; of two live elements with one id, the greater canonical
+    /// bytes. Two elements with one id and one dot are one write (a slot sealed or wrapped again to a newer key keeps its
+    /// dot, §8 step 3): `mine`'s when `mine` is the side of the result's key (`otherIsOld`), else the greater canonical
     /// bytes. Each result says whether it came from `other`. Sorted by id bytes.
     static func live<T>(_ mine: [T], _ other: [T], id: (T) -> String, dot: (T) -> Dot?, json: (T) -> JSONValue,
-                        _ mineClock: Clock, _ otherClock: Clock) throws -> [(T, Bool)] {
+                        _ mineClock: Clock, _ otherClock: Clock, otherIsOld: Bool) throws -> [(T, Bool)] {
         let m = Dictionary(mine.map { (id($0), $0) }, uniquingKeysWith: { a, _ in a })
         let o = Dictionary(other.map { (id($0), $0) }, uniquingKeysWith: { a, _ in a })
         var out: [(T, Bool)] = []
         for key in MergeOrder.unionSorted(Array(m.keys) + Array(o.keys)) {
             let x = m[key], y = o[key]
             if let x, let y, json(x).canonicalBytes() == json(y).canonicalBytes() { out.append((x, false)); continue }
+            if let x, let y, let dx = dot(x), dot(y) == dx {
+                let yGreater = MergeOrder.compare(json(y).canonicalBytes(), json(x).canonicalBytes()) > 0
+                out.append(!otherIsOld && yGreater ? (y, true) : (x, false))
+                continue
+            }
             var candidates: [(T, Bool)] = []
             if let x, !(dot(x).map(otherClock.covers) ?? false) { candidates.append((x, false)) }
             if let y, !(dot(y).map(mineClock.covers) ?? false) { candidates.append((y, true)) }

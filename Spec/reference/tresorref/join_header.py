@@ -18,10 +18,16 @@ def _without_dot(obj):
     return canon({k: v for k, v in obj.items() if k != "dot"})
 
 
-def live(a, b_, clock_a, clock_b):
-    """§5.1 with the slot (or scope value) object as the write."""
+def live(a, b_, clock_a, clock_b, newer=None):
+    """§5.1 with the slot (or scope value) object as the write. For slots (`newer` given: "a", "b" or "" when both
+    sides are under one key), two slots with one id and one dot are one write, sealed or wrapped under two keys (§8
+    step 3): the newer epoch's side's, else the greater canonical bytes."""
     if a is not None and b_ is not None and canon(a) == canon(b_):
         return [a]
+    if newer is not None and a is not None and b_ is not None and _dot(a) == _dot(b_):
+        if newer:
+            return [a if newer == "a" else b_]
+        return [max(a, b_, key=canon)]
     out = []
     if a is not None and not covers(clock_b, _dot(a)):
         out.append(a)
@@ -51,6 +57,7 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
         newer, older = (A, B) if A.epoch > B.epoch else (B, A)
     else:
         newer = older = None
+    newer_side = "" if newer is None else ("a" if newer is A else "b")
 
     def older_side(slot_obj):
         return older is not None and any(slot_obj is s for _, _, s in slots_of(older))
@@ -63,7 +70,7 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
     by_id_b = {s["id"]: s for _, _, s in slots_of(B)}
     chosen = []
     for sid in sorted(set(by_id_a) | set(by_id_b), key=b):
-        lv = live(by_id_a.get(sid), by_id_b.get(sid), clock_a, clock_b)
+        lv = live(by_id_a.get(sid), by_id_b.get(sid), clock_a, clock_b, newer_side)
         if lv:
             chosen.append(max(lv, key=canon))
     # of two live recipient slots with one name or one public key, the greater canonical bytes
@@ -97,7 +104,7 @@ def join_headers(A, B, new_key=None, ephemeral_secrets=(), vault_key=None, vault
     if scope:
         va = A.vault_slot[2] if A.vault_slot else None
         vb = B.vault_slot[2] if B.vault_slot else None
-        lv = live(va, vb, clock_a, clock_b)
+        lv = live(va, vb, clock_a, clock_b, newer_side)
         if lv:
             vault_slot = max(lv, key=canon)
             if older_side_vault(vault_slot, older):

@@ -419,6 +419,20 @@ head("header-older-epoch-record-order",
       HR("unknown-member-conflict", "zC")],
      keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
 
+# The result of header-older-epoch (dave sealed again to the epoch 2 key, his dot kept) meets c3c3…'s epoch 1 header
+# again (a replica that has not seen the merge). Found by the convergence property: a scope's vault slot wrapped again
+# this way, then joined with the older header, left no slot at all (both copies covered by the other side's clock).
+MERGED_ONCE = header(REKEYED["keySlots"] + [DAVE_RESEALED], {w.R1: 4, w.R2: 1, w.R3: 2}, base=REKEYED, key=w.NEW_VAULT_KEY)
+head("header-older-epoch-slot-sealed-again",
+     "the result of header-older-epoch joined again with c3c3…'s epoch 1 header: dave's slot sealed again to the "
+     "epoch 2 key and the one sealed to the epoch 1 key have one id and one dot, so they are one write, sealed under "
+     "two keys: the epoch 2 side's stays (neither is taken for removed by the other side's clock); alice and the "
+     "second passphrase slot stay removed (their dots are covered and the epoch 2 side has neither); the result is the "
+     "merged header, nothing to report",
+     MERGED_ONCE, header([S0, ALICE, EXTRA_PASS, DAVE_C], {w.R1: 4, w.R3: 2}),
+     unsigned(MERGED_ONCE), [],
+     keys={"new_key": w.NEW_VAULT_KEY.hex(), "ephemeral_secrets": [RESEAL.hex()]})
+
 # Two headers of epoch 2 under one key whose `rekey` members differ in bytes (the chain sealed with another nonce; both
 # verify). c3c3… added bob to its copy (event 1).
 from tresorref.header5 import make_rekey, header_key  # noqa: E402
