@@ -84,10 +84,12 @@ demo: build
 # each in its own process (scripts/run-tests.sh prints the time of each): the CLI tests against the release binary
 # users get, installed as `make install` installs it; the classes with failpoint tests (compiled into debug builds
 # only) again against the debug build. The last line sums up every run: "N passed, N failed, N skipped".
+# Before the tests: no compiler warning, no function in Sources/ over 80 lines, the public API unbroken.
 test: deps test-deps check-layers zxcvbn-check check-vectors
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
 	@scripts/check-warnings.sh .build/build.log
+	@python3 scripts/long-functions.py
 	@bash scripts/public-api.sh && bash scripts/public-api.sh --check-breaking
 	$(MAKE) --no-print-directory install PREFIX="$(CURDIR)/.build/install-test" DESTDIR=
 	@mkdir -p .build

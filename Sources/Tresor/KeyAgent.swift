@@ -50,11 +50,12 @@ package struct KeyAgent {
     /// - Throws: `VaultError.agent(.directoryNotPrivate)`.
     package func prepareDirectory() throws {
         let dir = (socketPath as NSString).deletingLastPathComponent
-        if FileSystem.kind(dir) == .missing, mkdir(dir, 0o700) != 0, errno != EEXIST {
-            throw VaultError.agent(.socket(SocketError(call: .bind, path: dir, errno: errno)))
+        if FileSystem.kind(dir) == .missing {
+            do { try FileSystem.makeDirectory(dir, existingIsFine: true) }
+            catch { throw VaultError.agent(.socket(SocketError(call: .bind, path: dir, errno: error.errno))) }
         }
-        var st = stat()
-        guard lstat(dir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
+        let st = try Vault.io { try FileSystem.status(dir) }
+        guard let st, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
             throw VaultError.agent(.directoryNotPrivate(dir))
         }
     }
@@ -64,10 +65,10 @@ package struct KeyAgent {
     package func waitUntilEnded(timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let fd = open(socketPath + ".lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-            if fd < 0 { return true }
-            let free = flock(fd, LOCK_EX | LOCK_NB) == 0
-            close(fd)
+            // (No lock file to open, or none that can be opened: no agent serves through it.)
+            guard let fd = try? FileSystem.open(socketPath + ".lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW) else { return true }
+            let free = (try? FileSystem.tryLock(fd, path: socketPath + ".lock")) != false
+            FileSystem.close(fd)
             if free { return true }
             if Date() >= deadline { return false }
             usleep(10_000)
@@ -75,10 +76,11 @@ package struct KeyAgent {
     }
 
     /// Whether an agent answers at the socket.
-    package var isRunning: Bool { (try? UnixSocket.connect(to: socketPath)) != nil }
+    package var isRunning: Bool { (try? UnixSocket.connect(to: socketPath)) != nil }  // (any failure to connect: no)
 
     /// The id and canonical root of a vault copy: what its keys are held under.
     static func copyName(_ vault: Vault) -> (id: String, root: String) {
+        // realpath(3), not a system call of its own: a root that cannot be resolved is named as given (absolute already).
         var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let root = realpath(vault.root, &resolved) != nil ? String(cString: resolved) : vault.root
         return (vault.header.vaultID, root)
@@ -92,7 +94,9 @@ package struct KeyAgent {
         }
         socket.setTimeout(5)
         // The other end must be this user's own agent (a socket someone else put there gets no keys and gives none).
-        guard let uid = try? socket.peerUserID(), uid == getuid() else { throw VaultError.agent(.directoryNotPrivate((socketPath as NSString).deletingLastPathComponent)) }
+        let uid: UInt32
+        do { uid = try socket.peerUserID() } catch let e as SocketError { throw VaultError.agent(.socket(e)) }
+        guard uid == getuid() else { throw VaultError.agent(.directoryNotPrivate((socketPath as NSString).deletingLastPathComponent)) }
         do {
             try message.write(to: socket)
             let reply = try AgentMessage.read(from: socket)
@@ -157,7 +161,7 @@ package struct KeyAgent {
     /// Whether the agent still holds keys for this copy of the vault; unlike `keys(for:)` this does not count as a
     /// use (a program that watches for `tresor lock` does not keep the keys from timing out).
     package func holdsKeys(for vault: Vault) -> Bool {
-        (try? request(message(.check, for: vault)))?.kind == .ok
+        (try? request(message(.check, for: vault)))?.kind == .ok  // (no agent, or no answer: none it could give)
     }
 
     /// Makes the agent forget this copy's keys. Returns whether it held any.

@@ -35,26 +35,30 @@ package enum KeyAgentServer {
         try agent.prepareDirectory()
         // One agent per socket: the lock is held for the agent's life and dropped by the kernel when it ends.
         let lockPath = socketPath + ".lock"
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard lock >= 0 else { throw VaultError.agent(.socket(SocketError(call: .bind, path: lockPath, errno: errno))) }
-        defer { close(lock) }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw VaultError.agent(.alreadyRunning(socket: socketPath)) }
+        let lock: Int32
+        do { lock = try FileSystem.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode: 0o600) }
+        catch { throw VaultError.agent(.socket(SocketError(call: .bind, path: lockPath, errno: error.errno))) }
+        defer { FileSystem.close(lock) }
+        do { guard try FileSystem.tryLock(lock, path: lockPath) else { throw VaultError.agent(.alreadyRunning(socket: socketPath)) } }
+        catch let e as FileSystem.Failure { throw VaultError.agent(.socket(SocketError(call: .bind, path: lockPath, errno: e.errno))) }
         // Holding the lock, a socket file left there is a dead agent's.
-        unlink(socketPath)
+        do { try FileSystem.removeIfPresent(socketPath) }
+        catch { throw VaultError.agent(.socket(SocketError(call: .bind, path: socketPath, errno: error.errno))) }
         let listener: UnixSocket
         do { listener = try UnixSocket.listen(at: socketPath) } catch let e as SocketError { throw VaultError.agent(.socket(e)) }
-        var mine = stat()
-        lstat(socketPath, &mine)
+        // (The socket as made here; one that cannot be looked at is never taken for this agent's, and is left for the
+        // next agent, which removes it under the lock.)
+        let mine = try? FileSystem.status(socketPath)
         func stillMine() -> Bool {
-            var st = stat()
-            return lstat(socketPath, &st) == 0 && st.st_ino == mine.st_ino && st.st_dev == mine.st_dev
+            guard let mine, let st = try? FileSystem.status(socketPath) else { return false }
+            return st.st_ino == mine.st_ino && st.st_dev == mine.st_dev
         }
         var store: [Name: Held] = [:]
         let started = now()
         var everHeld = false
         defer {
             store.removeAll()
-            if stillMine() { unlink(socketPath) }
+            if stillMine() { _ = try? FileSystem.removeIfPresent(socketPath) }  // (on the way out: nothing to tell)
         }
         while true {
             let t = now()
@@ -63,6 +67,8 @@ package enum KeyAgentServer {
             if !stillMine() { return }
             // Wake at the next expiry, and at least every second to see whether the socket is still there.
             let next = store.values.map { h in min(h.deadline, h.idle > 0 ? h.lastUse + h.idle : .infinity) }.min() ?? .infinity
+            // (One client's failure is that client's: no connection, another user, a bad or lost message. Each is
+            // dropped, or refused, and the agent serves the next.)
             guard let client = try? listener.accept(timeout: max(0.01, min(1, next - t))) else { continue }
             client.setTimeout(2)
             guard let uid = try? client.peerUserID(), uid == getuid() else { continue }

@@ -92,10 +92,11 @@ package enum Session {
     static func prepareDirectory(_ dir: String) throws {
         switch FileSystem.kind(dir) {
         case .missing:
-            guard mkdir(dir, 0o700) == 0 else { throw VaultError.session(.cannotWrite(path: dir, reason: String(cString: strerror(errno)))) }
+            do { try FileSystem.makeDirectory(dir) }
+            catch { throw VaultError.session(.cannotWrite(path: dir, reason: String(cString: strerror(error.errno)))) }
         case .directory:
-            var st = stat()
-            guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
+            let st = try Vault.io { try FileSystem.status(dir) }
+            guard let st, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {
                 throw VaultError.session(.directoryNotPrivate(dir))
             }
         default: throw VaultError.session(.directoryNotPrivate(dir))
@@ -114,13 +115,15 @@ package enum Session {
     package static func keys(token: String, vaultID: String, directory dir: String) throws -> SessionKeys {
         guard let tokenKey = parseToken(token) else { throw VaultError.session(.notAToken) }
         let path = file(for: vaultID, in: dir)
-        guard FileSystem.kind(path) == .file,
-              let bytes = try? FileSystem.read(path, limit: 64 * 1024),
-              let o = (try? JSONValue.parse(bytes))?.objectValue,
+        // No session file: no session. One that cannot be read is an error of its own, never "no session".
+        let read: [UInt8]?
+        do { read = try FileSystem.readIfPresent(path, limit: 64 * 1024) } catch let e as CoreError { throw VaultError.file(path: path, e) }
+        guard let bytes = read,
+              let o = (try? JSONValue.parse(bytes))?.objectValue,  // (a damaged file holds no session a token opens)
               let exp = o["expires"]?.stringValue, let expires = Timestamp(parsing: exp)
         else { throw VaultError.session(.noSession) }
         guard Timestamp.now() < expires else {
-            unlink(path)
+            _ = try? FileSystem.removeIfPresent(path)  // (tidying: the session has expired whether or not its file goes)
             throw VaultError.session(.expired(at: expires))
         }
         func sealed(_ nonceField: String, _ keyField: String) throws -> (nonce: [UInt8], sealed: [UInt8])? {
@@ -151,10 +154,11 @@ package enum Session {
         return result
     }
 
-    /// Removes the session file of a vault. Returns whether one existed.
+    /// Removes the session file of a vault. Returns whether one existed. - Throws: `VaultError.io` when it is there and
+    /// cannot be removed (the session would go on).
     @discardableResult
-    package static func end(vaultID: String, directory dir: String) -> Bool {
-        unlink(file(for: vaultID, in: dir)) == 0
+    package static func end(vaultID: String, directory dir: String) throws -> Bool {
+        try Vault.io { try FileSystem.removeIfPresent(file(for: vaultID, in: dir)) }
     }
 
     static func parseToken(_ s: String) -> SecretBytes? {

@@ -135,7 +135,7 @@ extension Vault {
         // 2. Fetch into a quarantine that borrows this repository's objects; only what passed is copied in.
         removeAbandonedQuarantines()
         let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
-        defer { try? FileManager.default.removeItem(atPath: quarantinePath) }
+        defer { try? FileManager.default.removeItem(atPath: quarantinePath) }  // (one left behind goes with the next sync)
         let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
         var received = 0
         defer { outcome.bytesReceived += received }
@@ -145,7 +145,7 @@ extension Vault {
             throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
         } catch let e as GitError { throw VaultError.git(e) }
         Failpoint.hit("after-fetch")
-        guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return false }
+        guard let theirs = try Vault.git({ try quarantine.commitID(of: Vault.quarantineRef) }) else { return false }
         // 3–5. Under the lock: accept, decide, publish.
         let step = try decide(repo: repo, quarantine: quarantine, quarantinePath: quarantinePath, remote: remote, theirs: theirs,
                               repair: repair, outcome: &outcome, progress: progress)
@@ -202,6 +202,7 @@ extension Vault {
         reader.progress = progress
         let tip = try reader.tipTree(theirs, remote: remote)
         // A remote of an older format: this replica's (converted) vault goes over it only when it holds nothing newer.
+        // (A header that does not parse is not of an older format: the acceptance rule below refuses it.)
         if let bytes = tip.smallFiles[VaultHeader.relativePath], let h = try? VaultHeader.parse(bytes), h.vaultID == header.vaultID,
            h.version < FormatVersion.header {
             guard try quarantine.contains(ours, theirs) else { throw VaultError.remoteFormatOlder(remote: remote, version: h.version) }
@@ -213,31 +214,10 @@ extension Vault {
             return .done
         }
         let local = try stateRecords(at: ours, repo: repo)
-        var verdicts: [String: DomainVerdict]
-        var discardedTip = false
-        do {
-            verdicts = try acceptTip(tip, remote: remote, local: local)
-        } catch VaultError.refusedRemote(_, let refusal) where repair {
-            // Spec/AUTH.md §10: what the remote holds that no rule accepts is discarded, and named.
-            outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
-            verdicts = [:]
-            discardedTip = true
+        guard let verdicts = try verdicts(of: tip, remote: remote, local: local, repair: repair, outcome: &outcome) else {
+            return .push(lease: theirs)
         }
-        outcome.rolledBack += rollbacks(verdicts, remote: remote)
-        if discardedTip { return .push(lease: theirs) }
-        // A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is
-        // not newer, else it may hold changes the remote removed the scope without seeing: joined.
-        // A removal the remote made after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
-        let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
-        let held = trustRecord(remote: remote).remote
-        let relations = Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
-            guard let v = verdicts[d] else {
-                if vaultRelation == .older || vaultRelation == .equal { return .older }
-                if vaultRelation == .newer, let mine = local[d]?.clock, let there = held[d], mine.isAtMost(there) { return .newer }
-                return .concurrent
-            }
-            return v.relation
-        }
+        let relations = try clockRelations(verdicts, local: local, remote: remote)
         let needsKeyChange = verdicts.values.contains { $0.followsRekey || $0.olderEpoch }
         let offered = verdicts.filter(\.value.offered).keys
         for id in offered { if let folder = tipFolder(id, tip) { offeredScopes[id] = folder } }
@@ -248,36 +228,83 @@ extension Vault {
             return .push(lease: theirs)
         }
         // Copy the accepted objects in (the join commit's parents bring the remote's).
-        let target: String
-        if !needsKeyChange, relations.allSatisfy({ $0 == .newer || $0 == .equal }) {
-            // Fast-forward: the tip as it is. Its changed entries are checked first (Spec/AUTH.md §6).
-            try checkContent(reader: reader, theirs: theirs, ours: ours, verdicts: verdicts, remote: remote, repo: repo)
-            target = theirs
-            outcome.fastForwarded = true
-        } else {
-            let merged = try Vault.git {
-                try quarantine.writingObjectsAsOnePack {
-                    try join(quarantine: quarantine, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
-                }
-            }
-            outcome.mergedEntries = merged.changed
-            outcome.resolutions += merged.resolutions
-            target = merged.commit
-            // The commit whose objects are copied in must reach the remote's tip too.
-            if target != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: target) } }
-        }
+        let fastForward = !needsKeyChange && relations.allSatisfy({ $0 == .newer || $0 == .equal })
+        let target = try targetState(fastForward: fastForward, repo: repo, quarantine: quarantine, reader: reader, ours: ours,
+                                     theirs: theirs, verdicts: verdicts, remote: remote, outcome: &outcome)
         try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
-        defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }
+        defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }  // (tidying: the next sync writes it anew)
         if target == ours {
             // The join is this replica's state: nothing to publish here; the remote gets it.
             try adoptKeys(verdicts)
             try Vault.git { try repo.setRef(name: tracking, to: theirs) }
             return .push(lease: theirs)
         }
+        try takeIn(target, ours: ours, theirs: theirs, repo: repo, remote: remote, verdicts: verdicts, outcome: &outcome)
+        return target == theirs ? .done : .push(lease: theirs)
+    }
+
+    /// The verdict on each domain of `tip` (Spec/AUTH.md §5), with the domains the remote rolled back reported in
+    /// `outcome`; nil when, with `repair`, the tip is refused and discarded (Spec/AUTH.md §10: what the remote holds that
+    /// no rule accepts is discarded, and named). - Throws: `VaultError.refusedRemote` (without `repair`), as `acceptTip`.
+    private func verdicts(of tip: TipTree, remote: String, local: [String: StateRecord], repair: Bool,
+                          outcome: inout SyncOutcome) throws -> [String: DomainVerdict]? {
+        let verdicts: [String: DomainVerdict]
+        do {
+            verdicts = try acceptTip(tip, remote: remote, local: local)
+        } catch VaultError.refusedRemote(_, let refusal) where repair {
+            outcome.discarded.append((refusal.domain ?? Domain.vault, refusal))
+            return nil
+        }
+        outcome.rolledBack += rollbacks(verdicts, remote: remote)
+        return verdicts
+    }
+
+    /// How each domain of the tip and of this replica's `local` state relates to this replica's (`.newer`: the tip's is newer).
+    /// A domain only the tip has is new there; one only this replica has is new here when the tip's vault domain is not
+    /// newer, else it may hold changes the remote removed the scope without seeing: joined. A removal the remote made
+    /// after holding all this replica has of the domain is the tip's (Spec/MERGE.md §11 step 4).
+    private func clockRelations(_ verdicts: [String: DomainVerdict], local: [String: StateRecord], remote: String) throws -> [ClockRelation] {
+        let vaultRelation = verdicts[Domain.vault]?.relation ?? .concurrent
+        let held = try trustRecord(remote: remote).remote
+        return Set(verdicts.keys).union(local.keys).map { d -> ClockRelation in
+            guard let v = verdicts[d] else {
+                if vaultRelation == .older || vaultRelation == .equal { return .older }
+                if vaultRelation == .newer, let mine = local[d]?.clock, let there = held[d], mine.isAtMost(there) { return .newer }
+                return .concurrent
+            }
+            return v.relation
+        }
+    }
+
+    /// The state this replica moves to: the tip as it is (`fastForward`, its changed entries checked first, Spec/AUTH.md
+    /// §6), or the join of the tip and `ours`, written in the quarantine and named by its ref there.
+    private func targetState(fastForward: Bool, repo: GitRepository, quarantine: GitRepository, reader: SnapshotReader, ours: String,
+                             theirs: String, verdicts: [String: DomainVerdict], remote: String, outcome: inout SyncOutcome) throws -> String {
+        if fastForward {
+            try checkContent(reader: reader, theirs: theirs, ours: ours, verdicts: verdicts, remote: remote, repo: repo)
+            outcome.fastForwarded = true
+            return theirs
+        }
+        let merged = try Vault.git {
+            try quarantine.writingObjectsAsOnePack {
+                try join(quarantine: quarantine, reader: reader, ours: ours, theirs: theirs, verdicts: verdicts, remote: remote)
+            }
+        }
+        outcome.mergedEntries = merged.changed
+        outcome.resolutions += merged.resolutions
+        // The commit whose objects are copied in must reach the remote's tip too.
+        if merged.commit != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: merged.commit) } }
+        return merged.commit
+    }
+
+    /// Moves this replica from `ours` to `target` (the tip, or the join with it), its objects fetched in already: the work
+    /// tree checked, the tracking ref and a recovery ref set, the keys followed, the branch published, the trust recorded.
+    private func takeIn(_ target: String, ours: String, theirs: String, repo: GitRepository, remote: String, verdicts: [String: DomainVerdict],
+                        outcome: inout SyncOutcome) throws {
         let paths = try Vault.git { try repo.changes(from: ours, to: target) }.map(\.path)
         try requireUnchangedWorkTree(repo, at: ours, paths: paths)
         // From here on the sync goes through: the tracking ref names what the remote holds.
-        try Vault.git { try repo.setRef(name: tracking, to: theirs) }
+        try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: remote), to: theirs) }
         if target != theirs {
             let recovery = "refs/tresor/pre-sync/" + Vault.refStamp()
             try Vault.git { try repo.setRef(name: recovery, to: ours) }
@@ -298,19 +325,20 @@ extension Vault {
         outcome.passphraseChanged = !slotsBefore.isEmpty && slotsBefore.isDisjoint(with: header.keySlots.map(\.id))
         try recordTrust(remote: remote, states: try stateRecords(at: theirs, repo: repo))
         try openScopes(listedIn: header, from: .workTree, identity: credentialIdentity)
-        return target == theirs ? .done : .push(lease: theirs)
     }
 
     /// The domains of a fetched tip older than what this replica last took from `remote` (`rolled-back`, Spec/AUTH.md §8),
     /// by domain: `vault` or the scope's folder. Read before the trust record takes the tip.
     func rollbacks(_ verdicts: [String: DomainVerdict], remote: String) -> [RollbackReport] {
-        let last = trustRecord(remote: remote).remote
+        // (The record gives the report's "from" only: the verdicts were reached with it, and a sync whose record cannot be
+        // read stopped before this.)
+        let last = (try? trustRecord(remote: remote))?.remote ?? [:]
         return verdicts.filter(\.value.rolledBack).sorted { $0.key < $1.key }.map { d, v in
             RollbackReport(domain: d == Domain.vault ? Domain.vault : header.scopes[d] ?? d, from: last[d] ?? .empty, to: v.clock)
         }
     }
 
-    /// The folder a tip's vault header gives scope `id`.
+    /// The folder a tip's vault header gives scope `id` (for the outcome's list; the header was accepted already).
     private func tipFolder(_ id: String, _ tip: TipTree) -> String? {
         tip.smallFiles[VaultHeader.relativePath].flatMap { try? VaultHeader.parse($0) }?.scopes[id]
     }
@@ -323,7 +351,7 @@ extension Vault {
         let held = heldKeys()
         let opened = try keysOpened(from: tip, held: held, remote: remote)
         do {
-            return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: trustRecord(remote: remote),
+            return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: try trustRecord(remote: remote),
                                          local: local.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
         } catch let refusal as AcceptanceRefusal {
             throw VaultError.refusedRemote(remote: remote, refusal)
@@ -333,6 +361,8 @@ extension Vault {
     /// The keys this process's credential opens from the tip's headers of domains whose header the keys held do not
     /// verify (a newer epoch, or a rekey concurrent with this replica's own).
     private func keysOpened(from tip: TipTree, held: [String: [EpochKey]], remote: String) throws -> [String: [EpochKey]] {
+        // (A header that does not parse opens nothing here: the acceptance rule refuses it, naming why. Below, a key that
+        // does not verify or unlock is the answer "not this key", as the rule itself sees it.)
         guard let vb = tip.smallFiles[VaultHeader.relativePath], let vh = try? VaultHeader.parse(vb), vh.version == FormatVersion.header else { return [:] }
         func verifies(_ keys: [EpochKey], epoch: UInt64, _ check: (VaultAuthenticator) throws -> Void) -> Bool {
             keys.contains { $0.epoch == epoch && (try? VaultAuthenticator(vaultKey: $0.key)).map { (try? check($0)) != nil } == true }
@@ -372,10 +402,15 @@ extension Vault {
         let mine = Vault.fileIDs(repo, ours) ?? [:]
         let keys = verdicts.compactMapValues(\.key)
         let files = try Vault.git { try reader.repo.treeEntries(at: theirs) }
-        guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }),
-              let h = try? VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) else { return }
+        // The tip's header (accepted already): without it no entry would be checked, so its absence is a refusal.
+        guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }) else {
+            throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, .malformed("no vault header"))
+        }
+        let h: VaultHeader
+        do { h = try VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) }
+        catch let e as CoreError { throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, e) }
         var ciphers: [String: EntryCipher] = [:]
-        for (d, k) in keys { ciphers[d] = try? EntryCipher(vaultKey: k) }
+        for (d, k) in keys { ciphers[d] = try EntryCipher(vaultKey: k) }
         for f in files where mine[f.path] != f.id {
             if f.path == SyncSetup.attributesFile, keys[Domain.vault] != nil, try Vault.git({ try reader.repo.blob(id: f.id) }) != Array(SyncSetup.attributes.utf8) {
                 throw VaultError.entryContent(remote: remote, file: f.path, .malformed("not the .gitattributes tresor writes"))
@@ -425,6 +460,7 @@ extension Vault {
         for name in FileSystem.list(root + "/.git/tresor") where name.hasPrefix("incoming-") {
             let parts = name.split(separator: "-")
             guard parts.count >= 2, let pid = Int32(parts[1]), pid != getpid() else { continue }
+            // (Tidying: one that cannot be removed holds nothing that is ever read, and is tried again next time.)
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: root + "/.git/tresor/" + name) }
         }
     }

@@ -43,7 +43,7 @@ enum SyncSetup {
             for hook in ["post-commit", "post-merge", "post-checkout"] {
                 let script = "#!/bin/sh\n# Written by tresor: commits made with git are checked and authenticated (README \"Plain git\").\nexec \(tool) adopt --vault . </dev/null\n"
                 try FileSystem.writeAtomically(Array(script.utf8), to: dir + "/" + hook)
-                chmod(dir + "/" + hook, 0o700)
+                try Vault.io { try FileSystem.setMode(dir + "/" + hook, 0o700) }
             }
         } catch let e as CoreError { throw VaultError.file(path: dir, e) }
         // Relative: git runs hooks from the top of the work tree, so this stays right when the vault folder

@@ -82,6 +82,7 @@ extension Vault {
     ///   the `GeneratorError` of missing estimator data.
     package func audit(prefix: String? = nil, options: AuditOptions = AuditOptions()) throws -> AuditReport {
         let decrypted = try readAll(prefix: prefix)
+        // (An entry that did not open has no estimate: it is listed among the failures below.)
         let estimates = try estimateAll(decrypted.map { try? $0.result.get() })
         let key = SecretBytes.random(count: 32)
         var report = AuditReport(entries: [], failures: [])

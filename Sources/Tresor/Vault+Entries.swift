@@ -36,7 +36,7 @@ extension Vault {
 
     /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it
     /// (`x.json` is the entry whose file is `x.json.json`). - Throws: `VaultError.invalidPath`.
-    public static func parsePath(_ raw: String) throws -> EntryPath {
+    package static func parsePath(_ raw: String) throws -> EntryPath {
         do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(path: raw, reason: reason) }
     }
 
@@ -49,7 +49,8 @@ extension Vault {
         case .symlink: throw VaultError.entry(path: p.string, .symlink(p.filePath))
         case .missing:
             // The last commit that touched it, among the latest few thousand: a quick answer even on a long history.
-            if let repo = try? repository(), let last = (try? repo.log(path: p.filePath, limit: 1, scanning: 5000))?.first {
+            // (A copy without its repository has no history to look in: then simply not found.)
+            if let repo = try? repository(), let last = try Vault.git({ try repo.log(path: p.filePath, limit: 1, scanning: 5000) }).first {
                 throw VaultError.entryRemoved(path: p.string, commit: last.id, summary: last.summary, date: last.date)
             }
             throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))
@@ -266,8 +267,9 @@ extension Vault {
     func findByID(_ id: String, in txn: VaultTransaction) throws -> Entry? {
         guard let base = txn.base else { return nil }
         for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) {
-            guard let path = EntryPath(filePath: file.path), let bytes = try? Vault.git({ try txn.repo.blob(id: file.id) }),
-                  (try? Envelope.parse(bytes))?.id == id else { continue }
+            guard let path = EntryPath(filePath: file.path) else { continue }
+            let bytes = try Vault.git { try txn.repo.blob(id: file.id) }
+            guard (try? Envelope.parse(bytes))?.id == id else { continue }  // (not an entry file: not the one)
             return try txn.entry(at: path)
         }
         return nil

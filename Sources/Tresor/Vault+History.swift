@@ -31,12 +31,13 @@ extension Vault {
         let cipher = try cipher(for: path, header: header)
         let repo = try repository()
         let commits = try Vault.git { try repo.log(path: path.filePath, limit: limit) }
-        func version(_ rev: String?) -> Result<Entry, Error>? {
-            guard let rev, let bytes = try? repo.blob(at: rev, path: path.filePath) else { return nil }
+        // A version git cannot read is an error, never "not there" (which would show as the entry added or removed).
+        func version(_ rev: String?) throws -> Result<Entry, Error>? {
+            guard let rev, let bytes = try Vault.git({ try repo.blob(at: rev, path: path.filePath) }) else { return nil }
             return Result { try cipher.open(bytes, expectedPath: path) }
         }
-        return commits.map { c in
-            let after = version(c.id), before = version(c.parents.first)
+        return try commits.map { c in
+            let after = try version(c.id), before = try version(c.parents.first)
             switch (before, after) {
             case (nil, .success(let e)?): return EntryChange(commit: c, kind: .added, fields: e.fields.keys.sorted())
             case (.success(let e)?, nil): return EntryChange(commit: c, kind: .removed, fields: e.fields.keys.sorted())
@@ -86,7 +87,7 @@ extension Vault {
                 throw VaultError.entryNotFound(path: path.string + " at " + String(id.prefix(8)), suggestions: [])
             }
             return ([try openEarlierVersion(bytes, of: path, ciphers: ciphers)], id, false)
-        } else if let currentBytes, let current = try? openEarlierVersion(currentBytes, of: path, ciphers: ciphers) {
+        } else if let currentBytes, let current = try? openEarlierVersion(currentBytes, of: path, ciphers: ciphers) {  // (else: the removed ones)
             return try versionsBeforeCurrent(current, at: path, repo: repo, ciphers: ciphers)
         } else {
             let deleted = try deletedVersions(of: path, repo: repo, ciphers: ciphers)
@@ -124,7 +125,7 @@ extension Vault {
             guard try Vault.git({ try repo.blobID(at: c.id, path: path.filePath) }) == nil else { continue }
             for parent in c.parents {
                 guard let bytes = try Vault.git({ try repo.blob(at: parent, path: path.filePath) }),
-                      let v = try? openEarlierVersion(bytes, of: path, ciphers: ciphers) else { continue }
+                      let v = try? openEarlierVersion(bytes, of: path, ciphers: ciphers) else { continue }  // (a version no key opens)
                 if let first = found.first, first.id != v.id { continue }
                 if source.isEmpty { source = parent }
                 found.append(v)

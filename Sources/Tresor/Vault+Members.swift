@@ -124,7 +124,12 @@ extension Vault {
             // Every open scope gets a key of its next epoch, wrapped under the new vault key; closed scopes stay.
             for id in header.scopes.keys.sorted() {
                 let path = ScopeHeader.relativePath(scopeID: id)
-                guard let bytes = try txn.file(path), let scope = try? ScopeHeader.parse(bytes), scope.vaultSlot != nil else { continue }
+                // (A scope header that does not parse stops the rekey: skipped, that scope would keep a key the removed
+                // member may hold.)
+                guard let bytes = try txn.file(path) else { continue }
+                let scope: ScopeHeader
+                do { scope = try ScopeHeader.parse(bytes) } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
+                guard scope.vaultSlot != nil else { continue }
                 count += try rekeyScope(id, removing: nil, vaultKey: newKey, in: txn).0
             }
             txn.newVaultKey = newKey
@@ -152,15 +157,18 @@ extension Vault {
     package func exposure(ofRemoved name: String) throws -> RemovedMemberExposure {
         let repo = try repository()
         let commits = try Vault.git { try repo.log(path: VaultHeader.relativePath) }
-        func hasMember(_ rev: String) -> Bool {
-            guard let bytes = try? repo.blob(at: rev, path: VaultHeader.relativePath), let h = try? VaultHeader.parse(bytes) else { return false }
+        // A header git cannot read is an error, never "no such member" (which would name the wrong removal).
+        func hasMember(_ rev: String) throws -> Bool {
+            guard let bytes = try Vault.git({ try repo.blob(at: rev, path: VaultHeader.relativePath) }),
+                  let h = try? VaultHeader.parse(bytes) else { return false }  // (no header, or not one: no members)
             return h.member(named: name) != nil
         }
-        guard let removal = commits.first(where: { c in !hasMember(c.id) && c.parents.first.map(hasMember) == true }),
+        guard let removal = try commits.first(where: { c in try !hasMember(c.id) && c.parents.first.map(hasMember) == true }),
               let before = removal.parents.first else { throw VaultError.header(.noSuchMember(name)) }
         var ids: Set<String> = []
         for file in try Vault.git({ try repo.treeEntries(at: before) }) where EntryPath(filePath: file.path) != nil {
-            if let bytes = try? repo.blob(id: file.id), let env = try? Envelope.parse(bytes) { ids.insert(env.id) }
+            let bytes = try Vault.git { try repo.blob(id: file.id) }
+            if let env = try? Envelope.parse(bytes) { ids.insert(env.id) }
         }
         let cutoff = Int64(removal.date.timeIntervalSince1970 * 1000) + 999
         var found: [(EntryPath, [String])] = []

@@ -17,8 +17,10 @@ extension Vault {
         if existed, !FileSystem.list(root).isEmpty { throw VaultError.directoryNotEmpty(directory: root) }
         do {
             let repo = try git { try GitRepository.create(at: root) }
-            chmod(root, 0o700)
-            chmod(root + "/.git", 0o700)
+            try Vault.io {
+                try FileSystem.setMode(root, 0o700)
+                try FileSystem.setMode(root + "/.git", 0o700)
+            }
             do {
                 try FileSystem.makeDirectories(".git/tresor", under: root)
                 try FileSystem.writeAtomically(Array("clone in progress\n".utf8), to: root + "/" + cloneMarker)
@@ -29,7 +31,7 @@ extension Vault {
             try git { try repo.setConfig("branch.main.remote", "origin") }
             try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
             try configurePull(repo)
-            guard let tip = repo.resolve(incomingRef("origin")),
+            guard let tip = try git({ try repo.commitID(of: incomingRef("origin")) }),
                   let headerID = try git({ try repo.blobID(at: tip, path: VaultHeader.relativePath) }) else {
                 throw VaultError.notAVaultRemote(url: url)
             }
@@ -55,7 +57,7 @@ extension Vault {
     /// - Throws: `VaultError.refusedRemote`, `.entryContent`, `.header`, `.git`.
     public func completeClone(progress: VaultProgressHandler? = nil) throws {
         let repo = try repository()
-        guard let tip = repo.resolve(Vault.incomingRef("origin")) else { return }
+        guard let tip = try Vault.git({ try repo.commitID(of: Vault.incomingRef("origin")) }) else { return }
         let reader = SnapshotReader(repo: repo)
         reader.progress = progress
         if header.version == FormatVersion.header {
@@ -80,10 +82,11 @@ extension Vault {
         try Vault.git { try repo.setRef(name: GitRepository.trackingRef(remote: "origin"), to: tip) }
         try Vault.git { try repo.setRef(name: Vault.verifiedRef, to: tip) }
         try Vault.git { try repo.deleteRef(name: Vault.incomingRef("origin")) }
-        Vault.privatizeTree(root)
+        try Vault.privatizeTree(root)
         try reloadHeader()
         if header.version == FormatVersion.header { try recordTrust(remote: "origin", states: try stateRecords(at: tip, repo: repo)) }
-        unlink(root + "/" + Vault.cloneMarker)
+        // Until the marker is gone the folder is an interrupted clone: a marker that stays is an error.
+        try Vault.io { try FileSystem.remove(root + "/" + Vault.cloneMarker) }
     }
 
     /// Present from the start of `clone` until `completeClone` is done: a folder holding it is an
@@ -96,6 +99,7 @@ extension Vault {
     }
 
     static func removeClone(_ root: String, keepDirectory: Bool) {
+        // (What cannot be removed stays; the next clone into the folder refuses it as not empty, naming it.)
         if keepDirectory {
             for name in FileSystem.list(root) { try? FileManager.default.removeItem(atPath: root + "/" + name) }
         } else {
@@ -103,16 +107,17 @@ extension Vault {
         }
     }
 
-    /// Files 0600 and folders 0700 in a fresh checkout (git checks files out 0644).
-    static func privatizeTree(_ root: String) {
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
-        chmod(root + "/.git", 0o700)
+    /// Files 0600 and folders 0700 in a fresh checkout (git checks files out 0644). - Throws: `VaultError.io` for a file
+    /// or folder whose permissions cannot be set (it would stay readable by others).
+    static func privatizeTree(_ root: String) throws {
+        try Vault.io { try FileSystem.setMode(root + "/.git", 0o700) }
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return }  // (nil: no folder there to walk)
         while let rel = walker.nextObject() as? String {
             if rel == ".git" { walker.skipDescendants(); continue }
             let p = root + "/" + rel
             switch FileSystem.kind(p) {
-            case .directory: chmod(p, 0o700)
-            case .file: chmod(p, 0o600)
+            case .directory: try Vault.io { try FileSystem.setMode(p, 0o700) }
+            case .file: try Vault.io { try FileSystem.setMode(p, 0o600) }
             default: continue
             }
         }
@@ -148,8 +153,8 @@ extension Vault {
     }
 
     /// Sets files to 0600 and folders to 0700 (git checks files out with the umask, usually 0644).
-    package func fixPermissions() {
-        Vault.privatizeTree(root)
+    package func fixPermissions() throws {
+        try Vault.privatizeTree(root)
     }
 
     /// Removes the remote `name` from the repository's configuration.

@@ -5,19 +5,19 @@ import TresorCore
 
 /// One entry of a search: `entry` is nil when its payload cannot contain the text searched for (only its
 /// path may match); otherwise the entry read, or why it could not be.
-public struct SearchCandidate: Sendable {
+package struct SearchCandidate: Sendable {
     /// The entry's path.
-    public var path: EntryPath
+    package var path: EntryPath
     /// The entry read, or why it could not be; nil when its payload cannot contain the text.
-    public var entry: Result<Entry, VaultError>?
+    package var entry: Result<Entry, VaultError>?
 }
 
 /// The entries of a search and what the cache saved.
-public struct SearchCandidates: Sendable {
+package struct SearchCandidates: Sendable {
     /// Every entry below the prefix, in path order.
-    public var candidates: [SearchCandidate]
+    package var candidates: [SearchCandidate]
     /// How many entry files had to be decrypted (not in the cache, or changed since).
-    public var decrypted: Int
+    package var decrypted: Int
 }
 
 extension Vault {
@@ -27,7 +27,7 @@ extension Vault {
     /// or `\`, an entry whose payload is ASCII and does not contain it (ignoring case) is not parsed: its
     /// `entry` is nil. A cache that is missing, damaged or sealed under another key is rebuilt silently.
     /// - Throws: `VaultError.vaultLocked`.
-    public func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
+    package func searchCandidates(lowercasedNeedle needle: String, prefix: String? = nil,
                                  progress: VaultProgressHandler? = nil) throws -> SearchCandidates {
         guard isUnlocked else { throw VaultError.vaultLocked }
         let header = self.header
@@ -40,8 +40,8 @@ extension Vault {
         } ?? SearchCache()
         // A record whose file changed in or after the moment the cache was written may hide a second change
         // within the same clock tick (git's "racily clean" entries): its file is hashed again, not trusted.
-        var cacheStat = stat()
-        let written = lstat(cachePath, &cacheStat) == 0 ? Int64(cacheStat.st_mtim.tv_sec) * 1_000_000_000 + Int64(cacheStat.st_mtim.tv_nsec) : 0
+        // (No cache file, or one that cannot be looked at: 0, and every record is checked against its file again.)
+        let written = (try? FileSystem.status(cachePath)).map { Int64($0.st_mtim.tv_sec) * 1_000_000_000 + Int64($0.st_mtim.tv_nsec) } ?? 0
         let paths = list(prefix: prefix).paths
         // Each entry under the key of its place (Spec/FORMAT.md §3.12.3).
         let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
@@ -138,10 +138,11 @@ extension Vault {
     /// blob id is; otherwise the file decrypted. `isNew`: the cache must record it; `decrypted`: it was.
     static func searchOne(_ path: EntryPath, file: String, cached: SearchCache.Record?, cipher: EntryCipher, store: EntryStore,
                           cacheWritten: Int64) -> Result<(SearchCache.Record, isNew: Bool, decrypted: Bool), VaultError> {
-        var st = stat()
-        guard lstat(file, &st) == 0 else {
-            return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(errno)))")))
+        let found: stat?
+        do { found = try FileSystem.status(file) } catch {
+            return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(error.errno)))")))
         }
+        guard let st = found else { return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(ENOENT)))"))) }
         let modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         let changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
         if let cached, st.st_mode & S_IFMT == S_IFREG, cached.size == UInt64(st.st_size), cached.modified == modified,

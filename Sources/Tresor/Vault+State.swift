@@ -43,10 +43,11 @@ extension Vault {
     /// Written on first use, under the vault lock.
     func replicaID() throws -> String {
         if let cachedReplicaID { return cachedReplicaID }
-        var st = stat()
-        guard lstat(root + "/.git", &st) == 0 else { throw VaultError.io(path: root + "/.git", errno: errno) }
+        guard let st = try Vault.io({ try FileSystem.status(root + "/.git") }) else {
+            throw VaultError.io(path: root + "/.git", errno: ENOENT)
+        }
         let stamp = "\(st.st_dev):\(st.st_ino)"
-        if let bytes = try? FileSystem.read(root + "/" + Vault.replicaPath, limit: 256) {
+        if let bytes = try readLocalRecord(Vault.replicaPath, limit: 256) {
             let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
             if parts.count == 2, Dot.isReplicaID(parts[0]), parts[1] == stamp {
                 cachedReplicaID = parts[0]
@@ -57,17 +58,30 @@ extension Vault {
         do {
             try FileSystem.makeDirectories(".git/tresor", under: root)
             try FileSystem.writeAtomically(Array("\(id) \(stamp)\n".utf8), to: root + "/" + Vault.replicaPath)
-            // A new id numbers its events from 1.
-            unlink(root + "/" + Vault.eventsPath)
+            // A new id numbers its events from 1. (A count that cannot be removed only makes them start higher: still
+            // numbers no other change of this new id has.)
+            _ = try? FileSystem.removeIfPresent(root + "/" + Vault.eventsPath)
         } catch let e as CoreError { throw VaultError.file(path: root + "/" + Vault.replicaPath, e) }
         cachedReplicaID = id
         return id
     }
 
-    /// The greatest event number this replica has used, as recorded locally.
-    func usedEvents() -> UInt64 {
-        guard let bytes = try? FileSystem.read(root + "/" + Vault.eventsPath, limit: 64) else { return 0 }
-        return UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    /// The greatest event number this replica has used, as recorded locally (0 before its first). - Throws:
+    /// `VaultError.file` when the record cannot be read or holds no number: taken for 0, it could make this replica
+    /// number a new change like one already published (Spec/FORMAT.md §11.9).
+    func usedEvents() throws -> UInt64 {
+        guard let bytes = try readLocalRecord(Vault.eventsPath, limit: 64) else { return 0 }
+        guard let n = UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw VaultError.file(path: root + "/" + Vault.eventsPath, .malformed("not an event number"))
+        }
+        return n
+    }
+
+    /// The bytes of the local record at `relativePath` (under `.git/tresor`), nil when it was never written.
+    /// - Throws: `VaultError.file` when it is there and cannot be read.
+    func readLocalRecord(_ relativePath: String, limit: Int) throws -> [UInt8]? {
+        do { return try FileSystem.readIfPresent(root + "/" + relativePath, limit: limit) }
+        catch let e as CoreError { throw VaultError.file(path: root + "/" + relativePath, e) }
     }
 
     func recordUsedEvents(_ n: UInt64) throws {
@@ -80,20 +94,22 @@ extension Vault {
     func nextChange(after states: [String: StateRecord]) throws -> Change {
         let r = try replicaID()
         let seen = states.values.map { $0.clock[r] }.max() ?? 0
-        return Change(time: Timestamp.now(), origin: deviceID, dot: Dot(replica: r, counter: max(seen, usedEvents()) + 1))
+        return Change(time: Timestamp.now(), origin: deviceID, dot: Dot(replica: r, counter: max(seen, try usedEvents()) + 1))
     }
 
     // MARK: States of commits
 
-    /// The state records of commit `rev` by domain (those that parse; the acceptance rule judges the rest).
+    /// The state records of commit `rev` by domain (those that parse; the acceptance rule judges the rest). A record that
+    /// cannot be read from git is an error, never a record missing. - Throws: `VaultError.git`.
     func stateRecords(at rev: String?, repo: GitRepository) throws -> [String: StateRecord] {
         guard let rev else { return [:] }
         let tree = try CommitTree(repo: repo, commit: rev)
         var out: [String: StateRecord] = [:]
         for e in try tree.entries(of: [EntryStore.metadataDirectory, "state"]) ?? [] where e.mode == 0o100644 {
             let name = String(decoding: e.name, as: UTF8.self)
-            guard name.hasSuffix(".json"), let d = StateRecord.domain(ofPath: StateRecord.directory + "/" + name),
-                  let bytes = try? repo.blob(id: e.id), bytes.count <= 1 << 20, let r = try? StateRecord.parse(bytes) else { continue }
+            guard name.hasSuffix(".json"), let d = StateRecord.domain(ofPath: StateRecord.directory + "/" + name) else { continue }
+            let bytes = try Vault.git { try repo.blob(id: e.id) }
+            guard bytes.count <= 1 << 20, let r = try? StateRecord.parse(bytes) else { continue }
             out[d] = r
         }
         return out
@@ -103,9 +119,9 @@ extension Vault {
 
     static let trustPath = ".git/tresor/trust"
 
-    /// The trust record for `remote` (published epochs are the replica's, clocks the remote's).
-    func trustRecord(remote: String) -> TrustRecord {
-        let all = readTrust()
+    /// The trust record for `remote` (published epochs are the replica's, clocks the remote's). - Throws: as `readTrust`.
+    func trustRecord(remote: String) throws -> TrustRecord {
+        let all = try readTrust()
         var t = TrustRecord(published: all.published, remote: all.remotes[remote] ?? [:])
         if !holdsVaultKey { t.scopesAccepted = acceptedScopeIDs() ?? Set(scopeKeys.keys) }
         return t
@@ -116,14 +132,26 @@ extension Vault {
         var remotes: [String: [String: Clock]] = [:]
     }
 
-    func readTrust() -> StoredTrust {
-        guard let bytes = try? FileSystem.read(root + "/" + Vault.trustPath, limit: 16 << 20),
-              let o = (try? JSONValue.parse(bytes))?.objectValue, o["version"]?.uint64Value == 1 else { return StoredTrust() }
+    /// The stored trust record; empty before the first contact with a remote. - Throws: `VaultError.file` when it is
+    /// there and cannot be read or does not parse: taken for empty, it would make a rolled-back remote look like a first
+    /// contact (Spec/AUTH.md §3).
+    func readTrust() throws -> StoredTrust {
+        let path = root + "/" + Vault.trustPath
+        guard let bytes = try readLocalRecord(Vault.trustPath, limit: 16 << 20) else { return StoredTrust() }
+        func damaged() -> VaultError { .file(path: path, .malformed("not a trust record of version 1")) }
+        let o = try localRecordObject(bytes, path: path)
+        guard o["version"]?.uint64Value == 1 else { throw damaged() }
         var t = StoredTrust()
-        for (d, v) in o["published"]?.objectValue ?? [:] { if let e = v.uint64Value { t.published[d] = e } }
+        for (d, v) in o["published"]?.objectValue ?? [:] {
+            guard let e = v.uint64Value else { throw damaged() }
+            t.published[d] = e
+        }
         for (name, v) in o["remotes"]?.objectValue ?? [:] {
+            guard let domains = v.objectValue else { throw damaged() }
             var clocks: [String: Clock] = [:]
-            for (d, c) in v.objectValue ?? [:] { if let clock = try? Clock(json: c, context: "trust") { clocks[d] = clock } }
+            for (d, c) in domains {
+                do { clocks[d] = try Clock(json: c, context: "trust") } catch let e as CoreError { throw VaultError.file(path: path, e) }
+            }
             t.remotes[name] = clocks
         }
         return t
@@ -131,7 +159,7 @@ extension Vault {
 
     /// Records that `remote` now holds `states` (taken from it or pushed to it) and that their epochs are published.
     func recordTrust(remote: String, states: [String: StateRecord]) throws {
-        var t = readTrust()
+        var t = try readTrust()
         for (d, r) in states { t.published[d] = max(t.published[d] ?? 0, r.epoch) }
         t.remotes[remote] = states.mapValues(\.clock)
         let json = JSONValue.object([
@@ -150,10 +178,16 @@ extension Vault {
     static let previousKeysPath = ".git/tresor/previous-keys"
 
     /// The domain keys of earlier epochs this replica kept, opened with the vault key it holds (or, without it, the
-    /// key of each scope it holds): domain → keys.
+    /// key of each scope it holds): domain → keys. None when the record cannot be read: what needs one of them then
+    /// fails to open or verify (`readPreviousKeys` says why).
     func previousKeys(openedWith given: [String: SecretBytes] = [:]) -> [String: [EpochKey]] {
-        guard let bytes = try? FileSystem.read(root + "/" + Vault.previousKeysPath, limit: 1 << 20),
-              let o = (try? JSONValue.parse(bytes))?.objectValue else { return [:] }
+        (try? readPreviousKeys(openedWith: given)) ?? [:]
+    }
+
+    /// `previousKeys`, with the reason when the record is there and cannot be read or does not parse.
+    /// - Throws: `VaultError.file`.
+    func readPreviousKeys(openedWith given: [String: SecretBytes] = [:]) throws -> [String: [EpochKey]] {
+        let o = try previousKeysRecord()
         var out: [String: [EpochKey]] = [:]
         for (domain, list) in o {
             guard let sealer = given[domain] ?? domainKey(domain), let items = list.arrayValue else { continue }
@@ -171,8 +205,9 @@ extension Vault {
     /// Keeps `key`, the key of `domain` at `epoch` that `current` replaces, sealed under `current` with the earlier keys
     /// that were sealed under `key`.
     func keepPreviousKey(_ key: SecretBytes, domain: String, epoch: UInt64, sealedUnder current: SecretBytes) throws {
-        var o = (try? FileSystem.read(root + "/" + Vault.previousKeysPath, limit: 1 << 20)).flatMap { try? JSONValue.parse($0) }?.objectValue ?? [:]
-        let earlier = previousKeys(openedWith: [domain: key])[domain] ?? []
+        // (A record that cannot be read stops this: written over, it would lose the earlier keys of every other domain.)
+        var o = try previousKeysRecord()
+        let earlier = try readPreviousKeys(openedWith: [domain: key])[domain] ?? []
         var list: [JSONValue] = []
         for k in earlier + [EpochKey(epoch: epoch, key: key)] {
             let nonce = Sodium.randomBytes(Sodium.nonceBytes)
@@ -184,6 +219,22 @@ extension Vault {
             try FileSystem.makeDirectories(".git/tresor", under: root)
             try FileSystem.writeAtomically(JSONValue.object(o).canonicalBytes() + [0x0A], to: root + "/" + Vault.previousKeysPath)
         } catch let e as CoreError { throw VaultError.file(path: root + "/" + Vault.previousKeysPath, e) }
+    }
+
+    /// The JSON object of the earlier keys' record, empty when there is none. - Throws: `VaultError.file`.
+    func previousKeysRecord() throws -> [String: JSONValue] {
+        let path = root + "/" + Vault.previousKeysPath
+        guard let bytes = try readLocalRecord(Vault.previousKeysPath, limit: 1 << 20) else { return [:] }
+        return try localRecordObject(bytes, path: path)
+    }
+
+    /// The JSON object a local record read from `path` holds. - Throws: `VaultError.file` when it holds none.
+    private func localRecordObject(_ bytes: [UInt8], path: String) throws -> [String: JSONValue] {
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) }
+        catch let e as JSONParseError { throw VaultError.file(path: path, .malformed("not JSON (\(e.description))")) }
+        guard let o = json.objectValue else { throw VaultError.file(path: path, .malformed("not a JSON object")) }
+        return o
     }
 
     /// The key this process holds for `domain` (the vault key, or a scope key), nil if none.

@@ -38,9 +38,13 @@ struct Journal: Equatable {
     }
 
     /// The journal of `root`, or nil when there is none (or it does not parse: it is written atomically,
-    /// so that only happens to a file someone else wrote).
-    static func read(root: String) -> Journal? {
-        guard let bytes = try? FileSystem.read(root + "/" + relativePath, limit: 16 << 20),
+    /// so that only happens to a file someone else wrote). - Throws: `VaultError.file` when it is there and cannot be
+    /// read (taken for none, the change it records would never be finished, and recovery would remove it).
+    static func read(root: String) throws -> Journal? {
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readIfPresent(root + "/" + relativePath, limit: 16 << 20) }
+        catch let e as CoreError { throw VaultError.file(path: root + "/" + relativePath, e) }
+        guard let bytes,
               let o = (try? JSONValue.parse(bytes))?.objectValue, o["version"]?.uint64Value == 1,
               let target = o["target"]?.stringValue, let list = o["paths"]?.arrayValue else { return nil }
         return Journal(base: o["base"]?.stringValue, target: target, paths: list.compactMap(\.stringValue))
@@ -76,13 +80,18 @@ extension Vault {
         let result = try body(txn)
         if txn.hasChanges {
             do { try persistDeviceID() } catch let e as CoreError { throw VaultError.file(path: root + "/.git/tresor/device", e) }
+            // The keys this change replaces are kept after the commit (below): a record of earlier keys that cannot be
+            // read stops the change now, before anything is committed.
+            if txn.newVaultKey != nil || !txn.newScopeKeys.isEmpty { _ = try previousKeysRecord() }
             let previousScopeKeys = scopeKeys
             let previousVault = vaultKeyIfHeld.map { EpochKey(epoch: vaultEpoch, key: $0) }
             scopeKeys.merge(txn.newScopeKeys) { $1 }
+            // (HEAD unreadable here: the new scope keys stay, as after a change made; the next command reads them again.)
             defer { if !txn.newScopeKeys.isEmpty, (try? Vault.git({ try repo.headCommitID() })) == txn.base { scopeKeys = previousScopeKeys } }
             if let key = txn.newVaultKey {
                 // A rekey's state records are tagged under the new key; on failure the vault keeps the old key.
                 try useKey(key)
+                // (Back to the old key on failure, as far as it goes: the commit's own error is the one to report.)
                 do { try commit(txn) } catch { if let old = previousVault { try? useKey(old.key) }; throw error }
             } else {
                 try commit(txn)
@@ -156,8 +165,10 @@ extension Vault {
     private func stateChanges(_ txn: VaultTransaction, tree: String) throws -> [GitTreeChange] {
         let repo = txn.repo
         let header = try txn.header()
-        let before = try txn.base.flatMap { rev in try Vault.git { try repo.blob(at: rev, path: VaultHeader.relativePath) } }
-            .flatMap { try? VaultHeader.parse($0) }
+        // The base's own header: one that does not parse would leave domains of its layout out of the records.
+        let before: VaultHeader?
+        let beforeBytes = try txn.base.flatMap { rev in try Vault.git { try repo.blob(at: rev, path: VaultHeader.relativePath) } }
+        do { before = try beforeBytes.map { try VaultHeader.parse($0) } } catch let e as CoreError { throw VaultError.header(e) }
         let records = try stateRecords(at: txn.base, repo: repo)
         var touched = Set<String>()
         for path in txn.staged.keys {
@@ -174,8 +185,8 @@ extension Vault {
                 key = txn.newVaultKey ?? vaultKeyIfHeld
             } else {
                 let path = ScopeHeader.relativePath(scopeID: d)
-                guard let bytes = try txn.file(path), let s = try? ScopeHeader.parse(bytes) else { throw VaultError.noSuchScope(folder: header.scopes[d] ?? d) }
-                epoch = s.epoch
+                guard let bytes = try txn.file(path) else { throw VaultError.noSuchScope(folder: header.scopes[d] ?? d) }
+                do { epoch = try ScopeHeader.parse(bytes).epoch } catch let e as CoreError { throw VaultError.scopeHeader(path: path, e) }
                 key = txn.newScopeKeys[d]?.key ?? scopeKeys[d]?.key
             }
             guard let key else { throw d == Domain.vault ? VaultError.needsVaultKey : VaultError.noKeyFor(path: header.scopes[d] ?? d, scope: header.scopes[d]) }
@@ -208,10 +219,11 @@ extension Vault {
     private func requireUnchangedWorkTree(_ repo: GitRepository, base: String?, changes: [GitTreeChange]) throws {
         // Many files: those git's index records as unchanged since it was written are not read and hashed.
         let batched = changes.count > Vault.batchedCheckoutThreshold
+        // (git's index is a cache here: without it every file is hashed.)
         let indexed = batched ? (try? repo.indexedBlobIDs(of: changes.map(\.path))) ?? [:] : [:]
         let baseFiles = batched ? base.flatMap { Vault.fileIDs(repo, $0) } : nil
         // A change recovery could not finish yet (a disk still full) left its paths as its base had them: still known.
-        let pending = Journal.read(root: root).flatMap { j in j.base.map { (base: $0, paths: Set(j.paths)) } }
+        let pending = try Journal.read(root: root).flatMap { j in j.base.map { (base: $0, paths: Set(j.paths)) } }
         func pendingVersion(_ path: String) throws -> String?? {
             guard let pending, pending.paths.contains(path) else { return .none }
             return .some(try Vault.git { try repo.blobID(at: pending.base, path: path) })
@@ -259,7 +271,7 @@ extension Vault {
         // An earlier change this process's recovery could not finish (a disk still full) keeps its paths in
         // the new journal: finishing means making every path what HEAD has, so none of them is forgotten.
         var all = paths
-        if let pending = Journal.read(root: root) { all += pending.paths.filter { !paths.contains($0) } }
+        if let pending = try Journal.read(root: root) { all += pending.paths.filter { !paths.contains($0) } }
         let journal = Journal(base: old, target: new, paths: all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         do {
             if Failpoint.fails("enospc-journal") { throw CoreError.io("cannot write: No space left on device") }
@@ -271,7 +283,8 @@ extension Vault {
         do {
             try moveBranch(repo, from: old, to: new, reflog: reflog)
         } catch {
-            unlink(root + "/" + Journal.relativePath)
+            // (A journal left behind is finished by the next command's recovery: HEAD is what it makes the files.)
+            _ = try? FileSystem.removeIfPresent(root + "/" + Journal.relativePath)
             throw error
         }
         Failpoint.hit("transaction-branch-moved")
@@ -298,7 +311,8 @@ extension Vault {
             guard FileSystem.kind(path) != .missing else { return }
             usleep(20_000)
         }
-        unlink(path)
+        // (One that cannot be removed makes the branch move fail as locked, which says so.)
+        _ = try? FileSystem.removeIfPresent(path)
     }
 
     /// The ref lock files tresor's own changes take.
@@ -306,15 +320,13 @@ extension Vault {
 
     /// When `path` was last modified (seconds since 1970, with nanoseconds), nil if it does not exist.
     static func modificationTime(of path: String) -> Double? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
+        guard let st = try? FileSystem.status(path) else { return nil }  // (unreadable: as if missing, for the callers' guesses)
         return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
     }
 
     /// Seconds since `path` was last modified, nil if it does not exist.
     static func age(of path: String) -> TimeInterval? {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
+        guard let st = try? FileSystem.status(path) else { return nil }  // (as `modificationTime`)
         return Date().timeIntervalSince1970 - TimeInterval(st.st_mtim.tv_sec)
     }
 
@@ -386,7 +398,7 @@ extension Vault {
         for (item, result) in zip(pending, written) {
             guard case .success(let tmp) = result else { continue }
             let path = item.path
-            guard done else { unlink(tmp); continue }
+            guard done else { _ = try? FileSystem.removeIfPresent(tmp); continue }  // (a leftover goes after the next change in its folder)
             do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
             catch {
                 warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
@@ -419,12 +431,13 @@ extension Vault {
         // git holds index.lock only while it writes; one an hour old was left by a crash, and so was one a
         // tresor process took just before it died (its marker names it).
         let indexLock = root + "/.git/index.lock"
-        if let age = Vault.age(of: indexLock), age > 3600 { unlink(indexLock) }
+        // (Removals here are best effort: a lock that stays makes the index refresh below fail as locked, and say so.)
+        if let age = Vault.age(of: indexLock), age > 3600 { _ = try? FileSystem.removeIfPresent(indexLock) }
         removeIndexLockOfADeadWriter()
         let marker = root + "/" + Vault.indexWriterPath
         // A hint for the next process after a kill, not data: no fsync on this hot path.
         try? FileSystem.writeAtomically(Array("\(getpid())\n".utf8), to: marker, durable: false)
-        defer { unlink(marker) }
+        defer { _ = try? FileSystem.removeIfPresent(marker) }
         do { try repo.refreshIndex(paths: journal.paths, knownBlobs: blobs) }
         catch GitError.locked(let file) {
             warnings.append(.indexNotUpdated(lockFile: file))
@@ -433,7 +446,8 @@ extension Vault {
             warnings.append(.workTreeNotUpdated(path: ".git/index", reason: indexWriteFailure(error)))
             return false
         }
-        unlink(root + "/" + Journal.relativePath)
+        // (A journal that cannot be removed is finished again by the next command: HEAD's files, already there.)
+        _ = try? FileSystem.removeIfPresent(root + "/" + Journal.relativePath)
         removeTemporaryFiles(near: journal.paths)
         return true
     }
@@ -456,13 +470,14 @@ extension Vault {
     /// seconds of the marker. Any other index lock belongs to git and is left alone.
     func removeIndexLockOfADeadWriter() {
         let marker = root + "/" + Vault.indexWriterPath
+        // (A guess for a dead process's lock, best effort: a marker that cannot be read leaves the lock to git's rules.)
         guard let bytes = try? FileSystem.read(marker, limit: 32),
               let pid = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
               pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
         let lock = root + "/.git/index.lock"
         if let written = Vault.modificationTime(of: marker), let taken = Vault.modificationTime(of: lock),
-           taken >= written, taken - written < 10 { unlink(lock) }
-        unlink(marker)
+           taken >= written, taken - written < 10 { _ = try? FileSystem.removeIfPresent(lock) }
+        _ = try? FileSystem.removeIfPresent(marker)
     }
 
     /// Makes the work-tree file at `path` what commit `head` has there: written atomically (0600, folders
@@ -485,7 +500,7 @@ extension Vault {
         if Failpoint.fails("enospc-worktree") { throw CoreError.io("cannot write \"\(file)\": No space left on device") }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
-        if kind == .symlink { unlink(file) }
+        if kind == .symlink { _ = try? FileSystem.removeIfPresent(file) }  // (one that stays is refused by the write below)
         if pending != nil {
             pending!.append((path, try repo.blob(id: expected)))
         } else {
@@ -512,12 +527,13 @@ extension Vault {
         // A marker of the sync of earlier versions: HEAD then already holds what it names.
         let legacy = root + "/.git/tresor/sync-target"
         if FileSystem.kind(legacy) == .file {
-            try? repo.checkoutHead()
-            unlink(legacy)
+            try Vault.git { try repo.checkoutHead() }
+            try Vault.io { try FileSystem.removeIfPresent(legacy) }
         }
         for lock in Vault.refLocks where FileSystem.kind(root + "/" + lock) != .missing { removeStaleRefLock(root + "/" + lock) }
-        guard let journal = Journal.read(root: root) else {
-            if FileSystem.kind(root + "/" + Journal.relativePath) != .missing { unlink(root + "/" + Journal.relativePath) }
+        guard let journal = try Journal.read(root: root) else {
+            // One that does not parse was not written by tresor: it names nothing to finish.
+            try Vault.io { try FileSystem.removeIfPresent(root + "/" + Journal.relativePath) }
             return
         }
         if finish(repo, journal, knownStale: false) { try reloadHeader() }
@@ -539,7 +555,8 @@ extension Vault {
     private func removeTemporaryFiles(near paths: [String]) {
         for folder in Set(paths.map { ($0 as NSString).deletingLastPathComponent }) {
             let dir = folder.isEmpty ? root : root + "/" + folder
-            for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { unlink(dir + "/" + name) }
+            // (Tidying: a leftover that stays is tried again after the next change in its folder.)
+            for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { _ = try? FileSystem.removeIfPresent(dir + "/" + name) }
         }
     }
 }

@@ -80,7 +80,7 @@ public final class Vault {
             var current = ""
             for part in root.split(separator: "/") {
                 current += "/" + part
-                if mkdir(current, 0o700) != 0, errno != EEXIST { throw VaultError.io(path: current, errno: errno) }
+                try Vault.io { try FileSystem.makeDirectory(current, existingIsFine: true) }
             }
         case .directory:
             try removeAbandonedInit(root)
@@ -88,7 +88,7 @@ public final class Vault {
         default: throw VaultError.notADirectory(path: root)
         }
         let repo = try git { try GitRepository.create(at: root) }
-        chmod(root + "/.git", 0o700)
+        try Vault.io { try FileSystem.setMode(root + "/.git", 0o700) }
         try SyncSetup.configure(repo)
         // The header is made in the first transaction: its slot carries that change's dot (Spec/FORMAT.md §11.4).
         let placeholder = VaultHeader(vaultID: UUID().uuidString.lowercased(), keySlots: [], otherSlots: [], unknownMembers: [:])
@@ -110,9 +110,11 @@ public final class Vault {
     /// A directory holding only the `.git` of an `init` that was killed before its first commit is
     /// emptied, so `init` can start again.
     private static func removeAbandonedInit(_ root: String) throws {
+        // (A `.git` that does not open as a repository is not one tresor began: left alone, and `init` refuses the
+        // folder as not empty. One whose HEAD cannot be read is an error, never "no commit yet": that would remove it.)
         guard FileSystem.list(root) == [".git"], let repo = try? GitRepository.open(at: root),
-              (try? repo.headCommitID()) ?? nil == nil else { return }
-        try? FileManager.default.removeItem(atPath: root + "/.git")
+              try Vault.git({ try repo.headCommitID() }) == nil else { return }
+        try? FileManager.default.removeItem(atPath: root + "/.git")  // (one that stays is refused as not empty, next)
     }
 
     /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),
@@ -282,13 +284,16 @@ public final class Vault {
     /// transaction that commits writes it down (`persistDeviceID`).
     public var deviceID: String {
         if let cachedDeviceID { return cachedDeviceID }
-        let id = Vault.readDeviceID(root) ?? UUID().uuidString.lowercased()
+        // (An id that cannot be read gives one in memory here; `persistDeviceID`, which would write it, stops instead.)
+        let id = (try? Vault.readDeviceID(root)) ?? UUID().uuidString.lowercased()
         cachedDeviceID = id
         return id
     }
 
-    static func readDeviceID(_ root: String) -> String? {
-        guard let bytes = try? FileSystem.read(root + "/.git/tresor/device", limit: 100),
+    /// The device id recorded in `root`, nil when there is none (or not one). - Throws: `CoreError` when the file is there
+    /// and cannot be read.
+    static func readDeviceID(_ root: String) throws -> String? {
+        guard let bytes = try FileSystem.readIfPresent(root + "/.git/tresor/device", limit: 100),
               let s = String(bytes: bytes, encoding: .utf8) else { return nil }
         let id = s.trimmingCharacters(in: .whitespacesAndNewlines)
         return Envelope.isCanonicalUUID(id) ? id : nil
@@ -297,7 +302,7 @@ public final class Vault {
     /// Writes this clone's device id to `.git/tresor/device` if it is not there yet (inside the vault lock).
     func persistDeviceID() throws {
         // Another process wrote one meanwhile: that one is the clone's id from now on (never overwritten).
-        if let stored = Vault.readDeviceID(root) { cachedDeviceID = stored; return }
+        if let stored = try Vault.readDeviceID(root) { cachedDeviceID = stored; return }
         let id = deviceID
         try FileSystem.makeDirectories(".git/tresor", under: root)
         try FileSystem.writeAtomically(Array((id + "\n").utf8), to: root + "/.git/tresor/device")
@@ -310,6 +315,12 @@ public final class Vault {
             if ProcessInfo.processInfo.environment["TRESOR_TRACE"] != nil { FileHandle.standardError.write(Data("git error at \(file):\(line): \(e)\n".utf8)) }
             throw VaultError.git(e)
         }
+    }
+
+    /// `body`, a `FileSystem.Failure` it throws turned into `VaultError.io` (its path and errno).
+    @discardableResult
+    static func io<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as FileSystem.Failure { throw VaultError.io(path: e.path, errno: e.errno) }
     }
 
     /// Commits of the vault, newest first, optionally only those touching one entry.

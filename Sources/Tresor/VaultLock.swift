@@ -23,8 +23,8 @@ final class VaultLock {
     /// Gives the lock up; the object is spent afterwards.
     func release() {
         guard fd >= 0 else { return }
-        flock(fd, LOCK_UN)
-        close(fd)
+        FileSystem.unlock(fd)
+        FileSystem.close(fd)
         fd = -1
     }
 
@@ -36,31 +36,30 @@ final class VaultLock {
         let start = Date()
         let deadline = start.addingTimeInterval(timeout)
         var told = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let e = errno
-                close(fd)
-                throw VaultError.io(path: root + "/" + relativePath, errno: e)
+        while true {
+            do { if try FileSystem.tryLock(fd, path: root + "/" + relativePath) { break } } catch {
+                FileSystem.close(fd)
+                throw VaultError.io(path: error.path, errno: error.errno)
             }
             if !told, Date().timeIntervalSince(start) >= 1 { told = true; waiting?(holder(fd)) }
             if Date() >= deadline {
                 let who = holder(fd)
-                close(fd)
+                FileSystem.close(fd)
                 throw VaultError.lockTimeout(holder: who, seconds: timeout)
             }
             usleep(20_000)
         }
-        // Record who holds it, for the messages of processes that wait.
-        let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        // Record who holds it, for the messages of processes that wait. (Only for those messages: a lock whose pid could
+        // not be written locks all the same, and a waiting process then names no holder.)
+        try? FileSystem.rewrite(fd, with: Array("\(getpid())\n".utf8), path: root + "/" + relativePath)
         return VaultLock(fd: fd)
     }
 
     /// Takes the lock only if it is free right now.
     static func tryAcquire(root: String) -> VaultLock? {
+        // (A lock that cannot be taken, for whatever reason, is not free right now: the caller does without.)
         guard let fd = try? openLockFile(root: root) else { return nil }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
+        guard (try? FileSystem.tryLock(fd, path: root + "/" + relativePath)) == true else { FileSystem.close(fd); return nil }
         return VaultLock(fd: fd)
     }
 
@@ -70,19 +69,19 @@ final class VaultLock {
             [EACCES, EPERM, EROFS].contains(code) ? .readOnly(directory: root, path: path, errno: code) : .io(path: path, errno: code)
         }
         do { try FileSystem.makeDirectories(".git/tresor", under: root) } catch {
-            // errno of the failed mkdir may be gone by now: ask the folder it was made in.
+            // errno of the failed mkdir may be gone by now: ask the folder it was made in (access(2): a question, not a change).
             if access(root + "/.git", W_OK) != 0 { throw failure(root + "/.git", errno) }
             throw VaultError.io(path: root + "/.git/tresor", errno: errno)
         }
-        let fd = open(root + "/" + relativePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-        guard fd >= 0 else { throw failure(root + "/" + relativePath, errno) }
-        return fd
+        do { return try FileSystem.open(root + "/" + relativePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) }
+        catch { throw failure(error.path, error.errno) }
     }
 
     /// Reads the holder's pid from the lock file and its command from `/proc`.
     private static func holder(_ fd: Int32) -> LockHolder {
         var buffer = [UInt8](repeating: 0, count: 32)
-        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        // (No pid to read: the holder had not written it yet, or it cannot be read; the message then names no holder.)
+        let n = (try? buffer.withUnsafeMutableBytes { b in try FileSystem.readFromStart(fd, into: b, path: relativePath) }) ?? 0
         guard n > 0, let pid = Int32(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             return LockHolder(pid: nil, command: nil)
         }

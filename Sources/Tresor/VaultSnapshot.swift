@@ -97,7 +97,8 @@ final class SnapshotReader {
         for (entryPath, path, blob) in entryFiles.sorted(by: { $0.1 < $1.1 }) {
             let domain = snap.header.domain(of: entryPath)
             guard let cipher = ciphers[domain] else {
-                if let env = try? Envelope.parse(try Vault.git { try repo.blob(id: blob) }) { snap.unreadDomains[env.id] = domain }
+                let bytes = try Vault.git { try repo.blob(id: blob) }
+                if let env = try? Envelope.parse(bytes) { snap.unreadDomains[env.id] = domain }  // (not an envelope: no entry)
                 continue
             }
             snap.entries[path] = (blob, try entry(blob, path: entryPath, cipher: cipher, remote: remote))

@@ -4,9 +4,16 @@ import Foundation
 
 extension GitRepository {
     /// The commit id `rev` names (a hex id, "HEAD~1", "main", "refs/remotes/origin/main"),
-    /// or `nil` if it names no commit.
+    /// or `nil` if it names no commit, or if the repository cannot be read: for callers to whom both mean the same (a
+    /// check then made the long way). Where the answer decides trust, `commitID(of:)` tells the two apart.
     package func resolve(_ rev: String) -> String? {
-        guard let commit = try? commit(forRevision: rev) else { return nil }
+        (try? commitID(of: rev)) ?? nil
+    }
+
+    /// The commit id `rev` names, nil if it names no commit. - Throws: `GitError` when the repository cannot be read.
+    package func commitID(of rev: String) throws -> String? {
+        let commit: GitHandle
+        do { commit = try self.commit(forRevision: rev) } catch GitError.unknownRevision { return nil }
         return commit.withPointer { git_commit_id($0).pointee.hex }
     }
 

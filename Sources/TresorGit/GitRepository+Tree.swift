@@ -130,6 +130,8 @@ extension GitRepository {
             try check(git_index_read(idx, 0), "reading the index")  // opening read it; 0 rereads only if it changed since
             for path in paths {
                 let relative = try Self.validated(path)
+                // lstat(2) itself (TresorGit does not see TresorCore's FileSystem): a file that is not there, or not a
+                // regular file, is unstaged, as git does.
                 var st = stat()
                 if lstat(workdir + "/" + relative, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
                     if let blob = knownBlobs[path] {
@@ -154,6 +156,8 @@ extension GitRepository {
         let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
+        // stat(2) and lstat(2) themselves (TresorGit does not see TresorCore's FileSystem), as questions: any failure
+        // leaves the path out, for the caller to hash.
         var indexStat = stat()
         guard stat(withRepo { String(cString: git_repository_path($0)) } + "index", &indexStat) == 0 else { return [:] }
         func before(_ t: timespec, _ limit: timespec) -> Bool {

@@ -24,7 +24,7 @@ enum Agent {
         if agent.isRunning { return agent }
         try agent.prepareDirectory()
         let null = Spawn.devNull()
-        defer { if null >= 0 { close(null) } }
+        defer { if null >= 0 { FileSystem.close(null) } }
         let pid = try Spawn.start(Spawn.selfExecutable, [AgentCommand.commandName, "--socket", agent.socketPath],
                                   detached: true, stdin: null, stdout: null, stderr: null)
         // It listens within milliseconds; a second agent started at the same moment by another process ends at
@@ -73,7 +73,7 @@ struct AgentCommand: ParsableCommand {
 
     func run() throws {
         // Nothing of the terminal or the directory it was started in is kept.
-        _ = chdir("/")
+        _ = chdir("/")  // (a process's own state, not a file: "/" is always there)
         for s in [SIGINT, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE] { signal(s, SIG_IGN) }
         do { try KeyAgentServer.serve(socketPath: socket ?? KeyAgent.defaultSocketPath()) }
         catch VaultError.agent(.alreadyRunning) { return }

@@ -60,8 +60,12 @@ struct BrowserHost {
     enum Next { case message([UInt8]), end, fatal(Failure) }
 
     func readMessage() -> Next {
+        func unreadable(_ e: FileSystem.Failure) -> Next {
+            .fatal(Failure(code: .request, params: ["message": "Unable to read the browser request", "error": String(cString: strerror(e.errno))]))
+        }
         var head = [UInt8](repeating: 0, count: 4)
-        let got = readFully(&head)
+        let got: Int
+        do { got = try readFully(&head) } catch { return unreadable(error) }
         if got == 0 { return .end }
         guard got == 4 else {
             return .fatal(Failure(code: .requestLength, params: ["message": "Unable to parse the length of the browser request",
@@ -73,7 +77,8 @@ struct BrowserHost {
                                                                  "error": "\(length) bytes; tresor reads requests of up to \(BrowserHost.maxRequest) bytes"]))
         }
         var body = [UInt8](repeating: 0, count: length)
-        let n = readFully(&body)
+        let n: Int
+        do { n = try readFully(&body) } catch { SecretBytes.wipe(&body); return unreadable(error) }
         guard n == length else {
             SecretBytes.wipe(&body)
             return .fatal(Failure(code: .request, params: ["message": "Unable to parse the browser request",
@@ -82,16 +87,12 @@ struct BrowserHost {
         return .message(body)
     }
 
-    /// Reads until `buffer` is full or the input ends; the number of bytes read.
-    func readFully(_ buffer: inout [UInt8]) -> Int {
-        var total = 0
-        while total < buffer.count {
-            let n = buffer[total...].withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; break }
-            if n == 0 { break }
-            total += n
-        }
-        return total
+    /// Reads until `buffer` is full or the input ends; the number of bytes read. - Throws: `FileSystem.Failure`.
+    func readFully(_ buffer: inout [UInt8]) throws(FileSystem.Failure) -> Int {
+        let input = self.input
+        return try buffer.withUnsafeMutableBytes { b in
+            Result { () throws(FileSystem.Failure) in try FileSystem.readFully(input, into: b, path: "standard input") }
+        }.get()
     }
 
     func send(_ reply: SecretBytes) {
@@ -99,14 +100,8 @@ struct BrowserHost {
         var frame = SecretByteBuilder(capacity: reply.count + 4)
         withUnsafeBytes(of: &length) { frame.append($0) }
         reply.withBytes { frame.append($0) }
-        frame.finish().withBytes { b in
-            var off = 0
-            while off < b.count {
-                let n = write(output, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return }
-                off += n
-            }
-        }
+        // (The browser that asked has gone when its pipe fails: there is no one to tell.)
+        _ = frame.finish().withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(output, b, path: "standard output") } }
     }
 
     func okReply(_ data: JSONValue?) -> SecretBytes {

@@ -36,6 +36,7 @@ nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 /// (a terminal's Ctrl-C, SIGCHLD) uses positive codes.
 private let relaySignal: @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void = { signo, info, _ in
     let saved = errno
+    // A raw write(2), not FileSystem's: only async-signal-safe calls may run in a signal handler.
     var message: UInt16 = UInt16(UInt8(truncatingIfNeeded: signo)) | ((info.map { $0.pointee.si_code <= 0 } ?? true) ? 0x100 : 0)
     _ = write(signalPipeWriteEnd, &message, 2)
     errno = saved
@@ -51,8 +52,7 @@ enum ChildProcess {
         if name.contains("/") { return name }
         for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
             let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + name
-            var st = stat()
-            if stat(candidate, &st) == 0, st.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if FileSystem.isExecutableFile(candidate) { return candidate }
         }
         throw CLIError("command not found: \(Output.quoted(name))", code: 127)
     }
@@ -74,7 +74,8 @@ enum ChildProcess {
     /// process it left running writes later is not waited for).
     static func runMasked(_ program: String, arguments: [String], environment: ChildEnvironment, secrets: [SecretBytes]) throws -> ChildStatus {
         let out = try Spawn.privatePipe(), err = try Spawn.privatePipe(), sig = try Spawn.privatePipe()
-        for fd in [out.read, err.read, sig.read, sig.write] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        do { for fd in [out.read, err.read, sig.read, sig.write] { try FileSystem.setNonBlocking(fd, path: "a pipe") } }
+        catch { throw CLIError("cannot set up the pipes to \(Output.quoted(program)): \(String(cString: strerror(error.errno)))") }
         signalPipeWriteEnd = sig.write
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = relaySignal
@@ -88,10 +89,10 @@ enum ChildProcess {
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
         let rc = environment.withEnvp { envp in Spawn.spawn(program, argv: argv, envp: envp, stdout: out.write, stderr: err.write, pid: &pid) }
-        close(out.write)
-        close(err.write)
+        FileSystem.close(out.write)
+        FileSystem.close(err.write)
         guard rc == 0 else {
-            close(out.read); close(err.read)
+            FileSystem.close(out.read); FileSystem.close(err.read)
             throw CLIError("cannot start \(Output.quoted(program)): \(String(cString: strerror(rc)))", code: rc == ENOENT ? 127 : 126)
         }
 
@@ -111,7 +112,8 @@ enum ChildProcess {
             if n < 0 { if errno == EINTR { continue }; break }
             if fds[0].revents != 0 {
                 var message: UInt16 = 0
-                while read(sig.read, &message, 2) == 2 {
+                // (The handler writes two bytes at once: anything else, EAGAIN at the end, stops the loop.)
+                while (try? withUnsafeMutableBytes(of: &message, { b in try FileSystem.readSome(sig.read, into: b, path: "the signal pipe") })) == 2 {
                     let signo = Int32(message & 0xff)
                     if signo == SIGCHLD {
                         var s: Int32 = 0
@@ -132,7 +134,7 @@ enum ChildProcess {
             status = ChildStatus(waitStatus: s)
         }
         for s in relayed + [SIGCHLD] { signal(s, SIG_DFL) }
-        close(sig.read); close(sig.write)
+        FileSystem.close(sig.read); FileSystem.close(sig.write)
         return status!
     }
 
@@ -149,8 +151,17 @@ enum ChildProcess {
 
         /// One read; false at the end of the stream (or an error other than "try again").
         mutating func readOnce(_ buffer: SecretBytes) -> Bool {
-            let n = buffer.withBytes { read(from, UnsafeMutableRawPointer(mutating: $0.baseAddress!), $0.count) }
-            if n < 0 { return errno == EAGAIN || errno == EINTR }
+            let from = self.from
+            let read = buffer.withBytes { b in
+                Result { () throws(FileSystem.Failure) in
+                    try FileSystem.readSome(from, into: UnsafeMutableRawBufferPointer(mutating: b), path: "the program's output")
+                }
+            }
+            let n: Int
+            switch read {
+            case .success(let count): n = count
+            case .failure(let e): return e.errno == EAGAIN
+            }
             if n == 0 { return false }
             let to = self.to
             var broken = self.broken
@@ -178,18 +189,13 @@ enum ChildProcess {
             let to = self.to
             var broken = self.broken
             masker.finish { chunk in if !broken, !Stream.writeAll(to, chunk) { broken = true } }
-            Glibc.close(from)
+            FileSystem.close(from)
             isOpen = false
         }
 
+        /// Whether all of `b` reached `fd` (false: its reader went away).
         static func writeAll(_ fd: Int32, _ b: UnsafeRawBufferPointer) -> Bool {
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
+            (try? FileSystem.writeAll(fd, b, path: "the output")) != nil
         }
     }
 }

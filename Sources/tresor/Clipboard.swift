@@ -114,14 +114,16 @@ enum Clipboard {
 
     /// `ESC ] 52 ; c ; BASE64 BEL` (xterm's "manipulate selection data"); an empty payload clears.
     static func writeOSC52(_ secret: SecretBytes?, to tty: String) throws {
-        let fd = open(tty, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw CLIError("cannot write to the terminal \"\(tty)\": \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        func fail(_ code: Int32) -> CLIError { CLIError("cannot write to the terminal \"\(tty)\": \(String(cString: strerror(code)))") }
+        let fd: Int32
+        do { fd = try FileSystem.open(tty, O_WRONLY | O_NOCTTY | O_CLOEXEC) } catch { throw fail(error.errno) }
+        defer { FileSystem.close(fd) }
         var sequence = Array("\u{1B}]52;c;".utf8)
         if let secret { sequence += secret.withBytes { Array(Data($0).base64EncodedData()) } }
         sequence.append(0x07)
         defer { SecretBytes.wipe(&sequence) }
-        _ = sequence.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let written = sequence.withUnsafeBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(fd, b, path: tty) } }
+        if case .failure(let e) = written { throw fail(e.errno) }
     }
 
     /// Starts `tresor clipboard-keeper` in a session of its own (so closing the terminal does not end
@@ -135,29 +137,27 @@ enum Clipboard {
             pid = try Spawn.start(Spawn.selfExecutable, [ClipboardKeeper.commandName, backend.rawValue, String(delay)] + (tty.map { [$0] } ?? []),
                                   detached: true, stdin: input.read, stdout: status.write, stderr: null)
         } catch {
-            for fd in [input.read, input.write, status.read, status.write, null] { close(fd) }
+            for fd in [input.read, input.write, status.read, status.write, null] { FileSystem.close(fd) }
             throw error
         }
-        close(input.read); close(status.write); if null >= 0 { close(null) }
+        FileSystem.close(input.read); FileSystem.close(status.write); if null >= 0 { FileSystem.close(null) }
         // The keeper reads everything before answering, so this write cannot block on a full pipe for long.
-        secret?.withBytes { b in
-            var off = 0
-            while off < b.count {
-                let n = write(input.write, b.baseAddress! + off, b.count - off)
-                if n <= 0 { if errno == EINTR { continue }; break }
-                off += n
-            }
+        let handed = secret?.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(input.write, b, path: "the clipboard keeper") } }
+        FileSystem.close(input.write)
+        if case .failure(let e)? = handed {
+            // A keeper that has only part of the secret must not copy it.
+            FileSystem.close(status.read)
+            kill(pid, SIGTERM)
+            _ = Spawn.wait(pid)
+            throw CLIError("cannot hand the secret to the clipboard keeper: \(String(cString: strerror(e.errno)))")
         }
-        close(input.write)
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
-        while true {
-            let n = read(status.read, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+        // (A read error ends the answer as its end does: anything but "ok" is a failure below.)
+        while let n = try? buffer.withUnsafeMutableBytes({ b in try FileSystem.readSome(status.read, into: b, path: "the clipboard keeper") }), n > 0 {
             answer += buffer[..<n]
         }
-        close(status.read)
+        FileSystem.close(status.read)
         let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text != "ok" {
             _ = Spawn.wait(pid)

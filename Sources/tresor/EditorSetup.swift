@@ -27,6 +27,7 @@ enum EditorSetup {
         let path = first.contains("/") ? first : Clipboard.find(first)
         var resolved = typed
         if let path {
+            // realpath(3), not a system call of its own: a name to recognise; one that cannot be resolved is known as typed.
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             if realpath(path, &buffer) != nil { resolved = (String(cString: buffer) as NSString).lastPathComponent }
         }
@@ -87,7 +88,8 @@ enum EditorSetup {
     /// A micro config folder of its own, with the person's settings and key bindings copied in (command-line options
     /// override the settings); plugins and history stay behind.
     private static func prepareMicroConfig(_ folder: String) {
-        guard mkdir(folder, 0o700) == 0 else { return }
+        // (Best effort: the settings copied are a comfort; backups and history are turned off on micro's command line.)
+        guard (try? FileSystem.makeDirectory(folder)) != nil else { return }
         let env = ProcessInfo.processInfo.environment
         let home = env["HOME"] ?? NSHomeDirectory()
         let own = env["MICRO_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }

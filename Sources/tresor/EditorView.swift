@@ -24,8 +24,9 @@ final class EditorView {
         let me = ProcessIdentity.current
         var made: String?
         for base in bases where FileSystem.kind(base) == .directory {
-            var template = Array((base + "/" + EditorView.prefix + "\(me.boot)-\(me.pid)-\(me.start)-XXXXXX").utf8CString)
-            if mkdtemp(&template) != nil { made = String(cString: template); break }
+            // (A base where no directory can be made is passed over for the next one; with none left, the error below.)
+            made = try? FileSystem.makeTemporaryDirectory(base + "/" + EditorView.prefix + "\(me.boot)-\(me.pid)-\(me.start)-XXXXXX")
+            if made != nil { break }
         }
         guard let made else {
             throw CLIError("no private place for the decrypted view: /dev/shm and $XDG_RUNTIME_DIR are unavailable\nhint: use 'tresor edit PATH --set NAME=VALUE'")
@@ -41,18 +42,18 @@ final class EditorView {
     private func startGuardian() throws {
         let (readEnd, writeEnd) = try Spawn.privatePipe()
         let null = Spawn.devNull()
-        defer { close(readEnd); if null >= 0 { close(null) } }
+        defer { FileSystem.close(readEnd); if null >= 0 { FileSystem.close(null) } }
         do {
             guardian = try Spawn.start(Spawn.selfExecutable, [ViewGuardian.commandName, directory], detached: true,
                                        stdin: readEnd, stdout: null, stderr: null)
-        } catch { close(writeEnd); throw error }
+        } catch { FileSystem.close(writeEnd); throw error }
         guardianPipe = writeEnd
     }
 
     /// Wipes and removes the view, then lets the guardian go.
     func remove() {
         EditorView.wipe(directory)
-        if guardianPipe >= 0 { close(guardianPipe); guardianPipe = -1 }
+        if guardianPipe >= 0 { FileSystem.close(guardianPipe); guardianPipe = -1 }
         if guardian > 0 { _ = Spawn.wait(guardian); guardian = 0 }
     }
 
@@ -65,19 +66,20 @@ final class EditorView {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// (Best effort, file by file: one that cannot be zeroed is still removed by `wipe`, and the others are zeroed.)
     private static func zero(_ dir: String, depth: Int) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
             let path = dir + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { continue }
+            guard let st = try? FileSystem.status(path) else { continue }
             if st.st_mode & S_IFMT == S_IFDIR, depth < 8 { zero(path, depth: depth + 1); continue }
-            guard st.st_mode & S_IFMT == S_IFREG, st.st_size > 0 else { continue }
-            let fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { continue }
+            guard st.st_mode & S_IFMT == S_IFREG, st.st_size > 0,
+                  let fd = try? FileSystem.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { continue }
             let zeros = [UInt8](repeating: 0, count: Int(st.st_size))
-            _ = zeros.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            fsync(fd)
-            close(fd)
+            _ = zeros.withUnsafeBytes { b in Result { () throws(FileSystem.Failure) in
+                try FileSystem.writeAll(fd, b, path: path)
+                try FileSystem.sync(fd, path: path)
+            } }
+            FileSystem.close(fd)
         }
     }
 
@@ -93,8 +95,8 @@ final class EditorView {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { continue }
             for name in names where name.hasPrefix(prefix) {
                 let dir = base + "/" + name
-                var st = stat()
-                guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { continue }
+                // (A view that cannot be looked at is left for the next sweep.)
+                guard let st = try? FileSystem.status(dir), st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { continue }
                 let parts = name.dropFirst(prefix.count).split(separator: "-")
                 if parts.count == 4, let pid = Int32(parts[1]), let start = UInt64(parts[2]) {
                     let alive = parts[0] == me.boot && ProcessIdentity.startTime(of: pid) == start
@@ -145,13 +147,10 @@ struct ViewGuardian: ParsableCommand {
         let name = (directory as NSString).lastPathComponent
         guard name.hasPrefix(EditorView.prefix), directory.hasPrefix("/") else { throw CLIError("\"\(directory)\" is not an editor view") }
         for s in [SIGINT, SIGQUIT, SIGHUP, SIGTSTP] { signal(s, SIG_IGN) }
+        // Nothing is ever written to the pipe: it ends (or fails) when tresor does.
         var byte: UInt8 = 0
-        while true {
-            let n = read(STDIN_FILENO, &byte, 1)
-            if n == 0 || (n < 0 && errno != EINTR) { break }
-        }
-        var st = stat()
-        guard lstat(directory, &st) == 0, st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { return }
+        while let n = try? withUnsafeMutableBytes(of: &byte, { b in try FileSystem.readSome(STDIN_FILENO, into: b, path: "standard input") }), n > 0 {}
+        guard let st = try? FileSystem.status(directory), st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { return }
         EditorView.wipe(directory)
     }
 }

@@ -16,6 +16,7 @@ struct ErrorReport {
         case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
         case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
         case let e as IntegrationError: return ErrorReport(message: e.message, code: e.exitCode)
+        case let e as FileSystem.Failure: return ErrorReport(message: "\(Output.quoted(e.path)): \(String(cString: strerror(e.errno)))", code: ExitStatus.error)
         default: return nil
         }
     }

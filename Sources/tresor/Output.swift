@@ -41,16 +41,8 @@ enum Output {
     /// `String` or `Data` copy); what `print` buffered goes first. - Throws: `CLIError` if stdout fails.
     static func write(secret: SecretBytes) throws {
         fflush(nil)
-        let ok = secret.withBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = Glibc.write(STDOUT_FILENO, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
-        guard ok else { throw CLIError("cannot write to standard output: \(String(cString: strerror(errno)))") }
+        let written = secret.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(STDOUT_FILENO, b, path: "standard output") } }
+        if case .failure(let e) = written { throw CLIError("cannot write to standard output: \(String(cString: strerror(e.errno)))") }
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

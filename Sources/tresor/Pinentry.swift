@@ -36,16 +36,19 @@ enum Pinentry {
         let null = Spawn.devNull()
         let pid: pid_t
         do { pid = try Spawn.start(program[0], Array(program.dropFirst()), stdin: toChild.read, stdout: fromChild.write, stderr: null) }
-        catch { for fd in [toChild.read, toChild.write, fromChild.read, fromChild.write, null] { close(fd) }; throw error }
-        close(toChild.read); close(fromChild.write); if null >= 0 { close(null) }
+        catch { for fd in [toChild.read, toChild.write, fromChild.read, fromChild.write, null] { FileSystem.close(fd) }; throw error }
+        FileSystem.close(toChild.read); FileSystem.close(fromChild.write); if null >= 0 { FileSystem.close(null) }
         let previous = signal(SIGPIPE, SIG_IGN)
         defer {
-            close(toChild.write); close(fromChild.read)
+            FileSystem.close(toChild.write); FileSystem.close(fromChild.read)
             _ = Spawn.wait(pid)
             signal(SIGPIPE, previous)
         }
         var reader = LineReader(fd: fromChild.read)
-        func send(_ line: String) { _ = Array((line + "\n").utf8).withUnsafeBytes { write(toChild.write, $0.baseAddress, $0.count) } }
+        // (A write that fails, pinentry gone, shows as the end of its answers, read next.)
+        func send(_ line: String) {
+            _ = Array((line + "\n").utf8).withUnsafeBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(toChild.write, b, path: program[0]) } }
+        }
         /// Sends a command and reads to its `OK` or `ERR`; returns the `ERR` line's text, nil for OK.
         func command(_ line: String) throws -> String? {
             send(line)
@@ -101,9 +104,9 @@ enum Pinentry {
             buffer = SecretByteBuilder(capacity: 1024)
             while true {
                 var byte: UInt8 = 0
-                let n = Glibc.read(fd, &byte, 1)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return buffer.count == 0 ? nil : buffer.finish() }
+                // (A read error ends the answer as its end does.)
+                let n = (try? withUnsafeMutableBytes(of: &byte) { b in try FileSystem.readSome(fd, into: b, path: "pinentry") }) ?? 0
+                if n == 0 { return buffer.count == 0 ? nil : buffer.finish() }
                 if byte == 0x0A { return buffer.finish() }
                 guard buffer.count < 1000 else { throw Failure(message: "pinentry sent a line longer than the protocol allows", cancelled: false) }
                 buffer.append(byte)

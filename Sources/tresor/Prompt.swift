@@ -16,8 +16,7 @@ enum Prompt {
 
     /// `/dev/tty`, opened once: nil when this process has no controlling terminal.
     nonisolated(unsafe) private static var controllingTerminal: Int32? = {
-        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        return fd >= 0 ? fd : nil
+        try? FileSystem.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)  // (ENXIO: no controlling terminal)
     }()
 
     /// The terminal to ask on: the controlling terminal while this process is in its foreground process group (a
@@ -59,11 +58,8 @@ enum Prompt {
     /// way). - Throws: `CLIError` if reading fails.
     static func secretStandardInput() throws -> SecretBytes {
         var out = SecretByteBuilder(capacity: 4096)
-        while true {
-            let n = out.append(readingFrom: STDIN_FILENO)
-            if n < 0 { if errno == EINTR { continue }; throw CLIError("cannot read standard input: \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-        }
+        do { while try out.append(readingFrom: STDIN_FILENO, path: "standard input") > 0 {} }
+        catch { throw CLIError("cannot read standard input: \(String(cString: strerror(error.errno)))") }
         return out.finish()
     }
 
@@ -94,6 +90,7 @@ enum Prompt {
         bytes.reserveCapacity(limit + 2)
         while true {
             var c: UInt8 = 0
+            // The terminal's raw I/O, a byte at a time with echo off: read(2) itself, so nothing is read past the line.
             let n = read(fd, &c, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 || c == 0x0A { break }
@@ -111,7 +108,7 @@ enum Prompt {
         var bytes: [UInt8] = []
         while true {
             var c: UInt8 = 0
-            let n = read(ask.fd, &c, 1)
+            let n = read(ask.fd, &c, 1)  // the terminal's raw I/O, as in `secretLine`
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
             if c == 0x0A { break }
@@ -132,7 +129,7 @@ enum Prompt {
     private static func show(_ prompt: String, on ask: Channel) {
         let bytes = Array(prompt.utf8)
         if ask.writesPrompt {
-            _ = bytes.withUnsafeBytes { write(ask.fd, $0.baseAddress, $0.count) }
+            _ = bytes.withUnsafeBytes { write(ask.fd, $0.baseAddress, $0.count) }  // the terminal's raw I/O: a prompt lost is no harm
         } else {
             FileHandle.standardError.write(Data(bytes))
         }

@@ -40,6 +40,7 @@ enum Spawn {
         // end of a pipe a shell or a test waits on would never close).
         if detached {
             let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+            // (fcntl as a probe: -1 is a descriptor the listing itself had open, closed since.)
             for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
         }
 
@@ -90,14 +91,12 @@ enum Spawn {
     /// A pipe whose two ends are closed in every program tresor starts (`FD_CLOEXEC`), so that only
     /// the processes given an end on purpose hold one. - Throws: `CLIError`.
     static func privatePipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw CLIError("cannot create a pipe: \(String(cString: strerror(errno)))") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
+        do { return try FileSystem.pipe() } catch { throw CLIError("cannot create a pipe: \(String(cString: strerror(error.errno)))") }
     }
 
-    /// `/dev/null` opened for reading and writing (close it after starting the child).
-    static func devNull() -> Int32 { open("/dev/null", O_RDWR | O_CLOEXEC) }
+    /// `/dev/null` opened for reading and writing (close it after starting the child); -1 if it cannot be opened (the
+    /// child is then not started: posix_spawn refuses the descriptor).
+    static func devNull() -> Int32 { (try? FileSystem.open("/dev/null", O_RDWR | O_CLOEXEC)) ?? -1 }
 
     /// This program, to start its hidden helper commands: the file `/proc/self/exe` links to (so `ps`
     /// shows "tresor"), or the link itself if that file was replaced meanwhile.

@@ -40,20 +40,24 @@ struct VaultOptions: ParsableArguments {
     /// - Throws: `CLIError` (exit 3) naming the file: missing, unreadable, empty, or what rule it breaks.
     static func readPassphraseFile(_ path: String, isNew: Bool = false) throws -> SecretBytes {
         // Unlike vault files, this may be a link or a pipe (`--passphrase-file <(pass show x)`, secret mounts).
-        let fd = Glibc.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(errno)))", code: ExitStatus.auth)
+        func cannotRead(_ code: Int32) -> CLIError {
+            CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(code)))", code: ExitStatus.auth)
         }
-        defer { close(fd) }
+        let fd: Int32
+        do { fd = try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC) } catch { throw cannotRead(error.errno) }
+        defer { FileSystem.close(fd) }
         // Enough to hold the longest accepted line and its CR LF: one byte more is a line too long.
         let cap = PassphraseRules.maximumBytes + 2
         var bytes = [UInt8](repeating: 0, count: cap)
         defer { SecretBytes.wipe(&bytes) }
         var total = 0
         while total < cap, !bytes[..<total].contains(0x0A) {
-            let n = bytes[total...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CLIError("cannot read passphrase file \"\(path)\": \(String(cString: strerror(errno)))", code: ExitStatus.auth) }
+            let start = total
+            let read = bytes.withUnsafeMutableBytes { b in
+                Result { () throws(FileSystem.Failure) in try FileSystem.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[start...]), path: path) }
+            }
+            let n: Int
+            do { n = try read.get() } catch { throw cannotRead(error.errno) }
             if n == 0 { break }
             total += n
         }

@@ -42,8 +42,8 @@ final class SessionTests: VaultTestCase {
             XCTAssertEqual($0 as? VaultError, .session(.notAToken))
         }
         // Two vaults' sessions live side by side: ending one leaves the other.
-        XCTAssertTrue(Session.end(vaultID: vault.header.vaultID, directory: sessions))
-        XCTAssertFalse(Session.end(vaultID: vault.header.vaultID, directory: sessions))
+        XCTAssertTrue(try Session.end(vaultID: vault.header.vaultID, directory: sessions))
+        XCTAssertFalse(try Session.end(vaultID: vault.header.vaultID, directory: sessions))
         XCTAssertThrowsError(try Session.vaultKey(token: token, vaultID: vault.header.vaultID, directory: sessions)) {
             XCTAssertEqual($0 as? VaultError, .session(.noSession))
         }

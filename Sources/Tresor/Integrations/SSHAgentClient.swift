@@ -64,10 +64,10 @@ package struct SSHAgentClient {
 
     /// Sends one message (its length first) and reads one reply.
     private func request(_ message: SecretBytes) throws -> [UInt8] {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // ssh-agent's socket: socket calls of its own (connect, send, recv), outside FileSystem's file calls.
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IntegrationError.sshAgentUnavailable(socket: socket, errno: errno) }
-        defer { close(fd) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        defer { FileSystem.close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let path = Array(socket.utf8)

@@ -12,6 +12,7 @@ public struct SocketError: Error, Equatable, Sendable {
 }
 
 /// One socket descriptor, closed when the object goes away. The descriptor is lent only inside the methods.
+/// (The agent's socket: socket calls of its own with `SocketError`, outside FileSystem's file calls.)
 package final class UnixSocket {
     private var fd: Int32
     /// The path it is bound or connected to.
@@ -22,7 +23,7 @@ package final class UnixSocket {
     deinit { close() }
 
     package func close() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if fd >= 0 { FileSystem.close(fd); fd = -1 }
     }
 
     /// The longest path a socket address holds (the terminating NUL excluded).
@@ -87,9 +88,10 @@ package final class UnixSocket {
             if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { return nil }
             throw SocketError(call: .accept, path: path, errno: errno)
         }
+        let socket = UnixSocket(fd: client, path: path)
         // Single-threaded: no program is started between accept and this.
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        return UnixSocket(fd: client, path: path)
+        do { try FileSystem.setCloseOnExec(client, path: path) } catch { throw SocketError(call: .accept, path: path, errno: error.errno) }
+        return socket
     }
 
     /// The user id of the connected peer (`SO_PEERCRED`), set by the kernel at connect time: it cannot be forged.

@@ -43,13 +43,17 @@ package struct SecretByteBuilder {
         }
     }
 
-    /// One read(2) of up to `chunk` bytes from `descriptor` straight into the buffer. Returns what read(2)
-    /// returns: the number of bytes appended, 0 at end of input, -1 with `errno` set.
-    package mutating func append(readingFrom descriptor: Int32, chunk: Int = 4096) -> Int {
+    /// One read(2) of up to `chunk` bytes from `descriptor` (`path` names it in an error) straight into the buffer:
+    /// the number of bytes appended, 0 at end of input. - Throws: `FileSystem.Failure` (`.read`).
+    package mutating func append(readingFrom descriptor: Int32, path: String, chunk: Int = 4096) throws(FileSystem.Failure) -> Int {
         reserve(count + chunk)
         let start = count
-        let n = buffer.withMutableBytes { read(descriptor, $0.baseAddress! + start, chunk) }
-        if n > 0 { count += n }
+        let n = try buffer.withMutableBytes { b in
+            Result { () throws(FileSystem.Failure) in
+                try FileSystem.readSome(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: b[start..<(start + chunk)]), path: path)
+            }
+        }.get()
+        count += n
         return n
     }
 

@@ -117,8 +117,9 @@ package struct EntryStore: Sendable {
                 switch FileSystem.kind(path) {
                 case .directory where !name.hasPrefix(".") || name == EntryStore.metadataDirectory: walk(r)
                 case .file where EntryStore.isTemporary(r):
-                    var st = stat()
-                    if lstat(path, &st) == 0, time(nil) - st.st_mtim.tv_sec > seconds, unlink(path) == 0 { removed.append(r) }
+                    // (Tidying, file by file: one that cannot be looked at or removed stays, and is not listed.)
+                    if let st = try? FileSystem.status(path), time(nil) - st.st_mtim.tv_sec > seconds,
+                       (try? FileSystem.remove(path)) != nil { removed.append(r) }
                 default: continue
                 }
             }

@@ -4,19 +4,240 @@ import Foundation
 import Glibc
 private let systemRead = Glibc.read
 private let systemWrite = Glibc.write
+private let systemClose = Glibc.close
+private let systemPipe = Glibc.pipe
+private let systemLink = Glibc.link
+private let systemSync = Glibc.sync
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
 #elseif canImport(Darwin)
 import Darwin
 private let systemRead = Darwin.read
 private let systemWrite = Darwin.write
+private let systemClose = Darwin.close
+private let systemPipe = Darwin.pipe
+private let systemLink = Darwin.link
+private let systemSync = Darwin.sync
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Darwin.open(path, flags, mode) }
 #endif
+/// errno where a member of that name hides it.
+private var lastErrno: Int32 { errno }
 
 /// The kind of a path as `lstat` sees it.
 package enum FileKind: Equatable, Sendable { case missing, file, directory, symlink, other }
 
-/// POSIX file operations with the vault's rules: files 0600, directories 0700, writes atomic.
+/// POSIX file operations with the vault's rules: files 0600, directories 0700, writes atomic. Every file and descriptor
+/// system call of the project goes through here (swift-system's `Syscalls.swift`): again after EINTR, the whole buffer
+/// written, and a failure thrown with its errno (`Failure`), never ignored.
 package enum FileSystem {
     static func errnoText(_ what: String, _ path: String, _ code: Int32 = errno) -> CoreError {
         .io("\(what) \"\(path)\": \(String(cString: strerror(code)))")
+    }
+
+    /// A system call that failed: which, the file it was about (or what the descriptor is, "standard input"), and errno.
+    /// The layers above turn it into their own errors (the vault's `VaultError.io`, the CLI's message).
+    package struct Failure: Error, Equatable, Sendable {
+        package enum Call: String, Sendable { case open, read, write, fsync, close, unlink, mkdir, chmod, lstat, stat, link, rename, truncate, pipe, fcntl, dup, fstat, flock }
+        package var call: Call
+        package var path: String
+        package var errno: Int32
+
+        package init(_ call: Call, _ path: String, errno code: Int32 = lastErrno) { self.call = call; self.path = path; self.errno = code }
+    }
+
+    // MARK: Descriptors
+
+    /// `open(2)`, again after EINTR. - Throws: `Failure` (`.open`).
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Failure) -> Int32 {
+        while true {
+            let fd = systemOpen(path, flags, mode)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw Failure(.open, path) }
+        }
+    }
+
+    /// `close(2)`. Its result says nothing a caller can act on (Linux frees the descriptor even on EINTR, and a write
+    /// error it reports is found by the `fsync` that comes first wherever data matters).
+    package static func close(_ fd: Int32) {
+        _ = systemClose(fd)
+    }
+
+    /// All of `bytes` written to `fd` (`path` names it in the error), again after EINTR and after a short write.
+    /// - Throws: `Failure` (`.write`): EPIPE when the reader went away, ENOSPC, EIO.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(Failure) {
+        var written = 0
+        while written < bytes.count {
+            let n = systemWrite(fd, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(.write, path)
+            }
+            written += n
+        }
+    }
+
+    /// One `read(2)` into `buffer`, again after EINTR: the number of bytes read, 0 at the end of the input.
+    /// - Throws: `Failure` (`.read`; EAGAIN from a descriptor that does not block and has nothing yet).
+    package static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        while true {
+            let n = systemRead(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Failure(.read, path) }
+        }
+    }
+
+    /// Reads until `buffer` is full or the input ends: the number of bytes read. - Throws: `Failure` (`.read`).
+    package static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = try readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]), path: path)
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    /// `fsync(2)`: what was written to `fd` is on the disk. - Throws: `Failure` (`.fsync`).
+    package static func sync(_ fd: Int32, path: String) throws(Failure) {
+        while fsync(fd) != 0 {
+            if errno != EINTR { throw Failure(.fsync, path) }
+        }
+    }
+
+    /// A pipe whose two ends are closed on exec. - Throws: `Failure` (`.pipe`, `.fcntl`).
+    package static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard systemPipe(&fds) == 0 else { throw Failure(.pipe, "a pipe") }
+        do { for fd in fds { try setCloseOnExec(fd, path: "a pipe") } } catch {
+            close(fds[0]); close(fds[1])
+            throw error
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Makes `fd` close when a program is started (`FD_CLOEXEC`). - Throws: `Failure` (`.fcntl`).
+    package static func setCloseOnExec(_ fd: Int32, path: String) throws(Failure) {
+        guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw Failure(.fcntl, path) }
+    }
+
+    /// Makes reads and writes of `fd` return EAGAIN instead of waiting. - Throws: `Failure` (`.fcntl`).
+    package static func setNonBlocking(_ fd: Int32, path: String) throws(Failure) {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw Failure(.fcntl, path) }
+    }
+
+    /// Takes the exclusive `flock(2)` of `fd` if it is free: false when another process holds it.
+    /// - Throws: `Failure` (`.flock`).
+    package static func tryLock(_ fd: Int32, path: String) throws(Failure) -> Bool {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return false }
+            throw Failure(.flock, path)
+        }
+        return true
+    }
+
+    /// Gives up the `flock(2)` of `fd` (closing it does too; this says so before the close). Nothing to report: a
+    /// descriptor that held no lock holds none after.
+    package static func unlock(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+    }
+
+    /// Replaces the whole content of the open file `fd` by `bytes` (`ftruncate(2)`, then `pwrite(2)` from its start).
+    /// - Throws: `Failure` (`.truncate`, `.write`).
+    package static func rewrite(_ fd: Int32, with bytes: [UInt8], path: String) throws(Failure) {
+        while ftruncate(fd, 0) != 0 {
+            if errno != EINTR { throw Failure(.truncate, path) }
+        }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(written)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(.write, path)
+            }
+            written += n
+        }
+    }
+
+    /// One `pread(2)` into `buffer` from the start of the open file `fd`, again after EINTR: the number of bytes read.
+    /// - Throws: `Failure` (`.read`).
+    package static func readFromStart(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, 0)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Failure(.read, path) }
+        }
+    }
+
+    /// `dup2(2)`: `target` becomes a copy of `fd` (`/dev/null` over standard output). - Throws: `Failure` (`.dup`).
+    package static func duplicate(_ fd: Int32, onto target: Int32) throws(Failure) {
+        while dup2(fd, target) < 0 {
+            if errno != EINTR { throw Failure(.dup, "descriptor \(target)") }
+        }
+    }
+
+    // MARK: Paths
+
+    /// `lstat(2)` of `path` (`stat(2)` with `followingLinks`), nil when it does not exist (ENOENT, ENOTDIR).
+    /// - Throws: `Failure` (`.lstat`, `.stat`): EACCES, EIO, ELOOP.
+    package static func status(_ path: String, followingLinks: Bool = false) throws(Failure) -> stat? {
+        var st = stat()
+        if (followingLinks ? stat(path, &st) : lstat(path, &st)) == 0 { return st }
+        if errno == ENOENT || errno == ENOTDIR { return nil }
+        throw Failure(followingLinks ? .stat : .lstat, path)
+    }
+
+    /// `fstat(2)` of the open descriptor `fd` (`path` names it in the error). - Throws: `Failure` (`.fstat`).
+    package static func status(of fd: Int32, path: String) throws(Failure) -> stat {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Failure(.fstat, path) }
+        return st
+    }
+
+    /// Whether `path` is a regular file this process may execute (following links, as `execve` does).
+    package static func isExecutableFile(_ path: String) -> Bool {
+        guard let st = try? status(path, followingLinks: true) else { return false }  // (unreadable: not a candidate)
+        return st.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// Removes the file (or link) `path`. - Throws: `Failure` (`.unlink`), ENOENT included.
+    package static func remove(_ path: String) throws(Failure) {
+        guard unlink(path) == 0 else { throw Failure(.unlink, path) }
+    }
+
+    /// Removes the file (or link) `path` if it is there: false when there was none. - Throws: `Failure` (`.unlink`)
+    /// for any other failure (EACCES, EISDIR, EROFS).
+    @discardableResult
+    package static func removeIfPresent(_ path: String) throws(Failure) -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw Failure(.unlink, path)
+    }
+
+    /// `chmod(2)`. - Throws: `Failure` (`.chmod`).
+    package static func setMode(_ path: String, _ mode: mode_t) throws(Failure) {
+        guard chmod(path, mode) == 0 else { throw Failure(.chmod, path) }
+    }
+
+    /// Creates the directory `path` (mode 0700 by default); one that exists already is fine when `existingIsFine`.
+    /// - Throws: `Failure` (`.mkdir`).
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o700, existingIsFine: Bool = false) throws(Failure) {
+        guard mkdir(path, mode) == 0 || (existingIsFine && errno == EEXIST) else { throw Failure(.mkdir, path) }
+    }
+
+    /// A new directory of mode 0700 named by `template`, whose last six characters (`XXXXXX`) `mkdtemp(3)` replaces:
+    /// its path. - Throws: `Failure` (`.mkdir`).
+    package static func makeTemporaryDirectory(_ template: String) throws(Failure) -> String {
+        var bytes = Array(template.utf8CString)
+        guard mkdtemp(&bytes) != nil else { throw Failure(.mkdir, template) }
+        return String(cString: bytes)
+    }
+
+    /// A hard link `to` for the file `from`; fails if `to` exists (the way to create a file that must be new without a
+    /// window where it is partly written). - Throws: `Failure` (`.link`, naming `to`).
+    package static func link(_ from: String, to: String) throws(Failure) {
+        guard systemLink(from, to) == 0 else { throw Failure(.link, to) }
     }
 
     /// `lstat` kind of `path`.
@@ -55,14 +276,23 @@ package enum FileSystem {
     /// socket, device or directory: refused before and after opening, which never blocks thanks to
     /// `O_NONBLOCK`) and files larger than `limit`.
     package static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        guard let bytes = try readIfPresent(path, limit: limit) else { throw errnoText("cannot read", path, ENOENT) }
+        return bytes
+    }
+
+    /// `read`, but nil when `path` does not exist (ENOENT, or ENOTDIR: a folder on the way missing); every other
+    /// failure is thrown as `read` throws it. The way to read a file whose absence means something (a record not
+    /// written yet) while an unreadable one stops the caller.
+    package static func readIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
             throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file")
         }
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ELOOP { throw CoreError.symlink(path) }
-            throw errnoText("cannot read", path)
+        let fd: Int32
+        do { fd = try open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) } catch {
+            if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
+            if error.errno == ELOOP { throw CoreError.symlink(path) }
+            throw errnoText("cannot read", path, error.errno)
         }
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { throw errnoText("cannot read", path) }
@@ -70,13 +300,9 @@ package enum FileSystem {
         guard Int(st.st_size) <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
         // One read of the stat size plus one byte to notice a file that grew meanwhile.
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
-        var total = 0
-        while total < bytes.count {
-            let n = bytes[total...].withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw errnoText("cannot read", path) }
-            if n == 0 { break }
-            total += n
-        }
+        let total: Int
+        do { total = try bytes.withUnsafeMutableBytes { b in Result { () throws(Failure) in try readFully(fd, into: b, path: path) } }.get() }
+        catch { throw errnoText("cannot read", path, error.errno) }
         guard total <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
         bytes.removeLast(bytes.count - total)
         return bytes
@@ -96,25 +322,16 @@ package enum FileSystem {
     package static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
         let (dir, name) = folderAndName(path)
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw errnoText("cannot create", tmp) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(tmp)
-                throw errnoText("cannot write", path, e)
-            }
-            written += n
-        }
-        if durable, fsync(fd) != 0 {
-            let e = errno
+        let fd: Int32
+        do { fd = try open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) }
+        catch { throw errnoText("cannot create", tmp, error.errno) }
+        do {
+            try bytes.withUnsafeBytes { b in Result { () throws(Failure) in try writeAll(fd, b, path: path) } }.get()
+            if durable { try sync(fd, path: path) }
+        } catch {
             close(fd)
             unlink(tmp)
-            throw errnoText("cannot write", path, e)
+            throw errnoText("cannot write", path, error.errno)
         }
         close(fd)
         return tmp
@@ -156,13 +373,15 @@ package enum FileSystem {
     /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
     /// is not available to Swift on Glibc).
     package static func syncFileSystem(of path: String) {
-        sync()
+        systemSync()
     }
 
     /// fsync of a directory so a rename or unlink in it is durable.
     package static func syncDirectory(_ dir: String) {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        // (Best effort, as git does: a folder that cannot be opened or synced leaves the rename made, only less durable.)
+        guard let fd = try? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) else { return }
+        try? sync(fd, path: dir)
+        close(fd)
     }
 
     /// Creates `dir` and missing parents below `root` with mode 0700, refusing links on the way.

@@ -48,24 +48,20 @@ public enum ExportFile {
         guard FileSystem.kind(path) == .missing else { throw InterchangeError.outputExists(path: path) }
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-        defer { unlink(tmp) }
-        var ok = bytes.withBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
+        func cannotWrite(_ code: Int32) -> InterchangeError { .cannotWrite(path: path, reason: String(cString: strerror(code))) }
+        let fd: Int32
+        do { fd = try FileSystem.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch { throw cannotWrite(error.errno) }
+        defer { _ = try? FileSystem.removeIfPresent(tmp) }  // (the link below made `path` the file: the name goes either way)
+        let written = bytes.withBytes { b in
+            Result { () throws(FileSystem.Failure) in
+                try FileSystem.writeAll(fd, b, path: tmp)
+                try FileSystem.sync(fd, path: tmp)
             }
-            return true
         }
-        ok = ok && fsync(fd) == 0
-        let err = errno
-        close(fd)
-        guard ok else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(err))) }
-        guard link(tmp, path) == 0 else {
-            let e = errno
+        FileSystem.close(fd)
+        if case .failure(let e) = written { throw cannotWrite(e.errno) }
+        do { try FileSystem.link(tmp, to: path) } catch {
+            let e = error.errno
             if e == EEXIST { throw InterchangeError.outputExists(path: path) }
             guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
             // A file system without hard links (FAT, some network mounts): create the name exclusively
@@ -77,22 +73,21 @@ public enum ExportFile {
     }
 
     static func writeExclusively(_ bytes: SecretBytes, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            if errno == EEXIST { throw InterchangeError.outputExists(path: path) }
-            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        let fd: Int32
+        do { fd = try FileSystem.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch {
+            if error.errno == EEXIST { throw InterchangeError.outputExists(path: path) }
+            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(error.errno)))
         }
-        let ok = bytes.withBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
+        let written = bytes.withBytes { b in
+            Result { () throws(FileSystem.Failure) in
+                try FileSystem.writeAll(fd, b, path: path)
+                try FileSystem.sync(fd, path: path)
             }
-            return fsync(fd) == 0
         }
-        let e = errno
-        close(fd)
-        guard ok else { unlink(path); throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+        FileSystem.close(fd)
+        if case .failure(let e) = written {
+            _ = try? FileSystem.removeIfPresent(path)  // (a part must not stay; the error to report is the write's)
+            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e.errno)))
+        }
     }
 }

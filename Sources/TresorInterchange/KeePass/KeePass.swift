@@ -24,8 +24,10 @@ public enum KeePass {
     /// (`<(gpg -d backup.json.gpg)`); `-` is standard input. At most `limit` bytes.
     static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
         if path != "-" {
-            var st = stat()
-            guard stat(path, &st) == 0 else { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(errno))) }
+            let found: stat?
+            do { found = try FileSystem.status(path, followingLinks: true) }
+            catch { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(error.errno))) }
+            guard let st = found else { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(ENOENT))) }
             guard st.st_mode & S_IFMT != S_IFDIR else { throw InterchangeError.cannotRead(path: path, reason: "it is a directory") }
         }
         guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {

@@ -82,7 +82,8 @@ public enum PassStore {
                              progress: @escaping (Int, Int) -> Void = { _, _ in }) throws {
         switch FileSystem.kind(directory) {
         case .missing:
-            guard mkdir(directory, 0o700) == 0 else { throw InterchangeError.cannotWrite(path: directory, reason: String(cString: strerror(errno))) }
+            do { try FileSystem.makeDirectory(directory) }
+            catch { throw InterchangeError.cannotWrite(path: directory, reason: String(cString: strerror(error.errno))) }
         case .directory:
             guard FileSystem.list(directory).isEmpty else { throw InterchangeError.outputExists(path: directory) }
         default: throw InterchangeError.outputExists(path: directory)
@@ -110,7 +111,8 @@ public enum PassStore {
                 if stop { return }
                 do {
                     try gpg.encrypt(try PassText.format(entries[i], path: entries[i].vaultPath ?? entries[i].title), recipients: recipients, to: files[i])
-                    chmod(files[i], 0o600)
+                    do throws(FileSystem.Failure) { try FileSystem.setMode(files[i], 0o600) }
+                    catch { throw InterchangeError.cannotWrite(path: files[i], reason: String(cString: strerror(error.errno))) }
                     lock.lock(); done += 1; let d = done; lock.unlock()
                     progress(d, entries.count)
                 } catch {

@@ -132,20 +132,18 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
 func readFieldFile(_ s: String, option: String) throws -> (String, SecretText) {
     let (name, file) = try parseAssignment(s, option: option)
     let path = file.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst() : file
-    let fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else { throw CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFIFO else {
+    func cannotRead(_ code: Int32) -> CLIError { CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(code)))") }
+    let fd: Int32
+    do { fd = try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC) } catch { throw cannotRead(error.errno) }
+    defer { FileSystem.close(fd) }
+    let st: stat
+    do { st = try FileSystem.status(of: fd, path: path) } catch { throw cannotRead(error.errno) }
+    guard st.st_mode & S_IFMT == S_IFREG || st.st_mode & S_IFMT == S_IFIFO else {
         throw CLIError("\(option): \(Output.quoted(path)) is not a regular file or a pipe")
     }
     let limit = 1 << 20
     var out = SecretByteBuilder(capacity: 4096)
-    while out.count <= limit {
-        let n = out.append(readingFrom: fd)
-        if n < 0 { if errno == EINTR { continue }; throw CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(errno)))") }
-        if n == 0 { break }
-    }
+    do { while out.count <= limit, try out.append(readingFrom: fd, path: path) > 0 {} } catch { throw cannotRead(error.errno) }
     guard out.count <= limit else { throw CLIError("\(option): \(Output.quoted(path)) is larger than 1 MiB") }
     guard let text = SecretText(validating: out.finish()) else { throw CLIError("\(option): \(Output.quoted(path)) is not UTF-8 text") }
     guard !text.isEmpty else { throw CLIError("\(option): \(Output.quoted(path)) is empty") }

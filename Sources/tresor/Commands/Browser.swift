@@ -148,7 +148,8 @@ struct BrowserInstall: ParsableCommand {
             let why = (error as? CoreError)?.errorDescription ?? (error as NSError).localizedDescription
             throw CLIError("cannot write \(Output.quoted(path)): \(why)" + (scope.user ? "" : "\nhint: run as root, or use --user to install for yourself only"))
         }
-        chmod(path, mode)
+        do { try FileSystem.setMode(path, mode) }
+        catch { throw CLIError("cannot set the permissions of \(Output.quoted(path)): \(String(cString: strerror(error.errno)))") }
     }
 }
 
@@ -168,14 +169,15 @@ struct BrowserUninstall: ParsableCommand {
             guard ours || scope.force else {
                 throw CLIError("\(Output.quoted(path)) is the browserpass host of another program (\(Output.quoted(program))), not tresor's; nothing was removed\nhint: use --force to remove it anyway")
             }
-            guard unlink(path) == 0 else { throw CLIError("cannot remove \(Output.quoted(path)): \(String(cString: strerror(errno)))") }
+            do { try FileSystem.remove(path) } catch { throw CLIError("cannot remove \(Output.quoted(path)): \(String(cString: strerror(error.errno)))") }
             Output.status("Removed \(path)")
             removed += 1
         }
         // The script goes once no manifest of this scope names it.
         let script = Browser.hostScript(user: scope.user)
         if !Browser.allCases.contains(where: { Browser.existing($0.manifestPath(user: scope.user))?.ours == true }), FileSystem.kind(script) != .missing {
-            unlink(script)
+            do { try FileSystem.removeIfPresent(script) }
+            catch { throw CLIError("cannot remove \(Output.quoted(script)): \(String(cString: strerror(error.errno)))") }
         }
         if removed == 0 { Output.status("No tresor browserpass manifest to remove.") }
     }

@@ -76,7 +76,8 @@ struct ClipboardKeeper: ParsableCommand {
             try? Clipboard.writeOSC52(nil, to: tty)
             return
         }
-        let secret = readSecret()
+        let secret: SecretBytes
+        do { secret = try readSecret() } catch { answer("cannot read the secret to copy: \(String(cString: strerror(error.errno)))"); return }
         guard let copy = backend.copyCommand, let program = Clipboard.find(copy[0]) else { answer("\(backend.rawValue) is not installed"); return }
         let status = ClipboardKeeper.run(program, Array(copy.dropFirst()), input: secret).status
         guard status == 0 else { answer("\(copy[0]) failed (exit status \(status)); nothing was copied"); return }
@@ -95,8 +96,10 @@ struct ClipboardKeeper: ParsableCommand {
     /// Tells the waiting tresor how the copy went, then lets go of its pipe.
     private func answer(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
-        let null = open("/dev/null", O_WRONLY)
-        if null >= 0 { dup2(null, STDOUT_FILENO); close(null) }
+        // (Best effort: without /dev/null the pipe stays open until the keeper ends, and tresor waits that long.)
+        guard let null = try? FileSystem.open("/dev/null", O_WRONLY | O_CLOEXEC) else { return }
+        try? FileSystem.duplicate(null, onto: STDOUT_FILENO)
+        FileSystem.close(null)
     }
 
     private func sleepFor(_ seconds: Double) {
@@ -105,19 +108,11 @@ struct ClipboardKeeper: ParsableCommand {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
-    /// All of standard input (at most 1 MiB) in locked memory.
-    private func readSecret() -> SecretBytes {
-        var bytes: [UInt8] = []
-        defer { SecretBytes.wipe(&bytes) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        defer { SecretBytes.wipe(&buffer) }
-        while bytes.count < 1 << 20 {
-            let n = read(STDIN_FILENO, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
-        return SecretBytes(copying: bytes)
+    /// All of standard input (at most 1 MiB) in locked memory. - Throws: `FileSystem.Failure` when reading fails.
+    private func readSecret() throws(FileSystem.Failure) -> SecretBytes {
+        var out = SecretByteBuilder(capacity: 4096)
+        while out.count < 1 << 20, try out.append(readingFrom: STDIN_FILENO, path: "standard input") > 0 {}
+        return out.finish()
     }
 
     /// Runs a clipboard program: `input` on its standard input (nil: /dev/null), its output captured up
@@ -125,38 +120,35 @@ struct ClipboardKeeper: ParsableCommand {
     /// behind to serve the selection (xclip, xsel, wl-copy) holds none of tresor's pipes.
     static func run(_ path: String, _ args: [String], input: SecretBytes?, capture: Int? = nil) -> (status: Int32, output: SecretBytes?) {
         let null = Spawn.devNull()
-        defer { if null >= 0 { close(null) } }
+        defer { if null >= 0 { FileSystem.close(null) } }
         guard let inPipe = try? Spawn.privatePipe(), let outPipe = try? Spawn.privatePipe() else { return (127, nil) }
         guard let pid = try? Spawn.start(path, args, stdin: input == nil ? null : inPipe.read,
                                          stdout: capture == nil ? null : outPipe.write, stderr: null) else {
-            for fd in [inPipe.read, inPipe.write, outPipe.read, outPipe.write] { close(fd) }
+            for fd in [inPipe.read, inPipe.write, outPipe.read, outPipe.write] { FileSystem.close(fd) }
             return (127, nil)
         }
-        close(inPipe.read); close(outPipe.write)
-        input?.withBytes { b in
-            var off = 0
-            while off < b.count {
-                let n = write(inPipe.write, b.baseAddress! + off, b.count - off)
-                if n <= 0 { if errno == EINTR { continue }; break }
-                off += n
-            }
+        FileSystem.close(inPipe.read); FileSystem.close(outPipe.write)
+        let given = input?.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.writeAll(inPipe.write, b, path: path) } }
+        FileSystem.close(inPipe.write)
+        if case .failure? = given {
+            // A program that got only part of its input (it went away) did not do what was asked, whatever its status.
+            FileSystem.close(outPipe.read)
+            let status = Spawn.wait(pid)
+            return (status == 0 ? 1 : status, nil)
         }
-        close(inPipe.write)
         var output: SecretBytes?
         if let capture {
             var bytes: [UInt8] = []
             defer { SecretBytes.wipe(&bytes) }
             var buffer = [UInt8](repeating: 0, count: 4096)
             defer { SecretBytes.wipe(&buffer) }
-            while true {
-                let n = read(outPipe.read, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
+            // (A read error ends the capture: what it holds then differs from the secret, and the clipboard is left as it is.)
+            while let n = try? buffer.withUnsafeMutableBytes({ b in try FileSystem.readSome(outPipe.read, into: b, path: path) }), n > 0 {
                 if bytes.count <= capture { bytes += buffer[..<min(n, capture + 1 - bytes.count)] }
             }
             output = SecretBytes(copying: bytes)
         }
-        close(outPipe.read)
+        FileSystem.close(outPipe.read)
         return (Spawn.wait(pid), output)
     }
 }

@@ -66,8 +66,7 @@ struct Export: ParsableCommand {
     /// Plaintext goes to a pipe (or a device such as /dev/null), never to a terminal or a file the shell
     /// opened: such a file may already exist, be readable by others, or end on a disk unnoticed.
     func checkStandardOutput() throws {
-        var st = stat()
-        guard fstat(STDOUT_FILENO, &st) == 0 else { throw CLIError("standard output is closed") }
+        guard let st = try? FileSystem.status(of: STDOUT_FILENO, path: "standard output") else { throw CLIError("standard output is closed") }
         let kind = st.st_mode & S_IFMT
         if isatty(STDOUT_FILENO) == 1 {
             throw CLIError("refusing to print every password to the terminal\nhint: pipe the export into a program, or use --output FILE")

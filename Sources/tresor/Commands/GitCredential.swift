@@ -130,10 +130,10 @@ struct ControllingTerminal {
     let fd: Int32
 
     static func open() -> ControllingTerminal? {
-        let fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        return fd < 0 ? nil : ControllingTerminal(fd: fd)
+        (try? FileSystem.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)).map(ControllingTerminal.init)  // (ENXIO: none)
     }
 
+    // The terminal's raw I/O (a question and its answer typed there, nothing read past the line): read(2) and write(2) themselves.
     func say(_ text: String) { _ = (text + "\n").withCString { write(fd, $0, strlen($0)) } }
 
     /// Asks a yes/no question; no unless the answer starts with y.

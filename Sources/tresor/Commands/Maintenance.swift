@@ -49,7 +49,7 @@ struct Fsck: ParsableCommand {
 
     func run() throws {
         let vault = try options.open(unlock: true)
-        if fixPermissions { vault.fixPermissions() }
+        if fixPermissions { try vault.fixPermissions() }
         let progress = ProgressLine("Checking")
         let report = try vault.check(progress: progress.report)
         progress.finish()

@@ -73,7 +73,8 @@ struct IdentityCommand: ParsableCommand {
             }
             do { try FileSystem.writeAtomically(try identity.serialized(passphrase: passphrase, level: kdf), to: path) }
             catch let e as CoreError { throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")") }
-            chmod(path, 0o600)
+            do { try FileSystem.setMode(path, 0o600) }
+            catch { throw CLIError("cannot make \(Output.quoted(path)) private: \(String(cString: strerror(error.errno)))") }
             Output.line(identity.publicKey.text)
             Output.status("Wrote identity \(path)\(passphrase == nil ? "" : " (protected by its passphrase)"). Its public key is above.")
         }
@@ -201,7 +202,7 @@ struct RekeyOptions: ParsableArguments {
     func refreshSession(_ vault: Vault, options: VaultOptions) throws {
         Agent.refreshKeys(of: vault)
         if Session.token(vaultID: vault.header.vaultID, environment: options.environment) != nil {
-            _ = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+            try Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
             Output.status("The env-variable session of this vault ended (it held the old key): run 'tresor unlock --env' again.")
         }
     }

@@ -88,7 +88,7 @@ struct Adopt: ParsableCommand {
             return
         }
         // Git checks files out with the umask; a vault's files are private.
-        vault.fixPermissions()
+        try vault.fixPermissions()
         let keyBefore = try? vault.currentVaultKey()
         do { try vault.transaction { _ in } }
         catch VaultError.rekeyedElsewhere where vault.credential == nil && (options.identityPath != nil || options.passphraseFilePath != nil) {

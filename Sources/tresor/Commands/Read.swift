@@ -108,8 +108,9 @@ struct Inject: ParsableCommand {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = read(STDIN_FILENO, &chunk, chunk.count)
-            if n < 0 { if errno == EINTR { continue }; throw CLIError("cannot read standard input: \(String(cString: strerror(errno)))") }
+            let n: Int
+            do { n = try chunk.withUnsafeMutableBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.readSome(STDIN_FILENO, into: b, path: "standard input") } }.get() }
+            catch { throw CLIError("cannot read standard input: \(String(cString: strerror(error.errno)))") }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
             guard bytes.count <= limit else { throw CLIError("the template on standard input is larger than \(limit) bytes") }
@@ -123,20 +124,19 @@ struct Inject: ParsableCommand {
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         func fail(_ e: Int32) -> CLIError { CLIError("cannot write \(Output.quoted(path)): \(String(cString: strerror(e)))") }
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw fail(errno) }
-        let ok = bytes.withBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
+        let fd: Int32
+        do { fd = try FileSystem.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch { throw fail(error.errno) }
+        let written = bytes.withBytes { b in
+            Result { () throws(FileSystem.Failure) in
+                try FileSystem.writeAll(fd, b, path: tmp)
+                try FileSystem.sync(fd, path: tmp)
             }
-            return fsync(fd) == 0
         }
-        let err = errno
-        close(fd)
-        guard ok else { unlink(tmp); throw fail(err) }
+        FileSystem.close(fd)
+        if case .failure(let e) = written {
+            _ = try? FileSystem.removeIfPresent(tmp)  // (cleanup: the error to report is the write's)
+            throw fail(e.errno)
+        }
         do { try FileSystem.replace(path, withTemporary: tmp, durable: true) } catch let e as CoreError {
             throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")")
         }

@@ -119,7 +119,7 @@ struct Lock: ParsableCommand {
         let vault = try options.open(unlock: false)
         var dropped = false
         if Agent.enabled { dropped = try Agent.client.drop(vault) }
-        let ended = Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+        let ended = try Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
         let variable = Session.environmentVariable(vaultID: vault.header.vaultID)
         if json {
             Output.json(.object(["agentKeysDropped": .bool(dropped), "sessionEnded": .bool(ended), "variable": .string(variable)]))
@@ -135,7 +135,8 @@ struct Lock: ParsableCommand {
         var sessions = 0
         let dir = Session.directory()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasSuffix(".session") {
-            if unlink(dir + "/" + name) == 0 { sessions += 1 }
+            do { if try FileSystem.removeIfPresent(dir + "/" + name) { sessions += 1 } }
+            catch { throw CLIError("cannot end the session \(Output.quoted(dir + "/" + name)): \(String(cString: strerror(error.errno)))") }
         }
         if json { Output.json(.object(["agentVaults": .integer(count), "sessionsEnded": .integer(sessions)])); return }
         let vaults = "\(count) vault\(count == 1 ? "" : "s")"
