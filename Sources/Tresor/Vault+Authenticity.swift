@@ -15,7 +15,8 @@ extension Vault {
     /// - Throws: `VaultError.unauthenticatedCommitsFetched`, `.commitMadeWithGitRefused`.
     func adoptCommitsMadeWithGit(_ repo: GitRepository) throws {
         guard header.version == FormatVersion.header, isUnlocked, let head = try Vault.git({ try repo.headCommitID() }) else { return }
-        let verified = repo.resolve(Vault.verifiedRef)
+        // (A read error is an error: "nothing accepted yet" would let any commit be the base.)
+        let verified = try Vault.git { try repo.commitID(of: Vault.verifiedRef) }
         guard head != verified else { return }
         // What git brought is judged with the keys of the state this replica last accepted, never with ones the work tree's
         // headers gave at unlock (a scope header someone without the key wrote, with a slot for this identity).

@@ -80,7 +80,7 @@ extension Vault {
     ///   that opened it; `VaultError.file` when the record cannot be written.
     func openScopes(listedIn own: VaultHeader, from source: ScopeHeaderSource, identity: Identity?) throws {
         let restricted = vaultKeyIfHeld == nil
-        let recorded = restricted ? acceptedScopeIDs() : nil
+        let recorded = restricted ? try acceptedScopeIDs() : nil
         // With keys held already (after a sync) and no record, what is held is what was accepted: never "all".
         let accepted = restricted ? recorded ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
         let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
@@ -129,9 +129,10 @@ extension Vault {
     /// Local, never committed: one scope id per line.
     static let acceptedScopesPath = ".git/tresor/scopes-accepted"
 
-    /// The scopes this replica accepted, nil when it has no record yet.
-    func acceptedScopeIDs() -> Set<String>? {
-        guard let bytes = try? FileSystem.read(root + "/" + Vault.acceptedScopesPath, limit: 1 << 16) else { return nil }
+    /// The scopes this replica accepted, nil when it has no record yet. - Throws: when the record is there and cannot be
+    /// read (never taken for "no record", which would accept every scope that opens).
+    func acceptedScopeIDs() throws -> Set<String>? {
+        guard let bytes = try readLocalRecord(Vault.acceptedScopesPath, limit: 1 << 16) else { return nil }
         return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).filter(Envelope.isCanonicalUUID))
     }
 
@@ -170,7 +171,7 @@ extension Vault {
                 _ = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: [:], trust: TrustRecord(), local: [:])
             } catch let refusal as AcceptanceRefusal { throw VaultError.refusedRemote(remote: "HEAD", refusal) }
         }
-        try recordAcceptedScopeIDs((acceptedScopeIDs() ?? Set(scopeKeys.keys)).union([id]))
+        try recordAcceptedScopeIDs((try acceptedScopeIDs() ?? Set(scopeKeys.keys)).union([id]))
         scopeKeys[id] = keys
         offeredScopes[id] = nil
     }

@@ -123,7 +123,7 @@ extension Vault {
     func trustRecord(remote: String) throws -> TrustRecord {
         let all = try readTrust()
         var t = TrustRecord(published: all.published, remote: all.remotes[remote] ?? [:])
-        if !holdsVaultKey { t.scopesAccepted = acceptedScopeIDs() ?? Set(scopeKeys.keys) }
+        if !holdsVaultKey { t.scopesAccepted = try acceptedScopeIDs() ?? Set(scopeKeys.keys) }
         return t
     }
 
