@@ -105,6 +105,21 @@ package enum FileSystem {
     }
 
     /// A pipe whose two ends are closed on exec. - Throws: `Failure` (`.pipe`, `.fcntl`).
+    /// A new file at `path` (never an existing one, never through a link), mode `mode`, holding `bytes`, made durable; on
+    /// a failure after it was made, removed, so no part of it stays. - Throws: the failing call's `Failure` (EEXIST
+    /// from `open` when something is there).
+    package static func createNew(_ path: String, mode: mode_t, bytes: UnsafeRawBufferPointer) throws(Failure) {
+        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: mode)
+        defer { close(fd) }
+        do {
+            try writeAll(fd, bytes, path: path)
+            try sync(fd, path: path)
+        } catch {
+            _ = try? removeIfPresent(path)   // (a part must not stay; the error to report is the write's)
+            throw error
+        }
+    }
+
     package static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard systemPipe(&fds) == 0 else { throw Failure(.pipe, "a pipe") }

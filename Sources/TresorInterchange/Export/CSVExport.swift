@@ -73,20 +73,9 @@ public enum ExportFile {
     }
 
     static func writeExclusively(_ bytes: SecretBytes, to path: String) throws {
-        let fd: Int32
-        do { fd = try FileSystem.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch {
-            if error.errno == EEXIST { throw InterchangeError.outputExists(path: path) }
-            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(error.errno)))
-        }
-        let written = bytes.withBytes { b in
-            Result { () throws(FileSystem.Failure) in
-                try FileSystem.writeAll(fd, b, path: path)
-                try FileSystem.sync(fd, path: path)
-            }
-        }
-        FileSystem.close(fd)
+        let written = bytes.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.createNew(path, mode: 0o600, bytes: b) } }
         if case .failure(let e) = written {
-            _ = try? FileSystem.removeIfPresent(path)  // (a part must not stay; the error to report is the write's)
+            if e.call == .open, e.errno == EEXIST { throw InterchangeError.outputExists(path: path) }
             throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e.errno)))
         }
     }

@@ -124,19 +124,8 @@ struct Inject: ParsableCommand {
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         func fail(_ e: Int32) -> CLIError { CLIError("cannot write \(Output.quoted(path)): \(String(cString: strerror(e)))") }
-        let fd: Int32
-        do { fd = try FileSystem.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch { throw fail(error.errno) }
-        let written = bytes.withBytes { b in
-            Result { () throws(FileSystem.Failure) in
-                try FileSystem.writeAll(fd, b, path: tmp)
-                try FileSystem.sync(fd, path: tmp)
-            }
-        }
-        FileSystem.close(fd)
-        if case .failure(let e) = written {
-            _ = try? FileSystem.removeIfPresent(tmp)  // (cleanup: the error to report is the write's)
-            throw fail(e.errno)
-        }
+        let written = bytes.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.createNew(tmp, mode: 0o600, bytes: b) } }
+        if case .failure(let e) = written { throw fail(e.errno) }
         do { try FileSystem.replace(path, withTemporary: tmp, durable: true) } catch let e as CoreError {
             throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")")
         }
