@@ -78,6 +78,8 @@ final class CompletionTests: CLITestCase {
         }
         // Hidden internal commands are not offered.
         pane.type("tresor clipboard-k")
+        // (Under load the shell may not have drawn what was typed yet: wait for it, so the check below is Tab's.)
+        pane.wait("\(shell): the typed line", file: file, line: line) { self.promptLine($0) == "> tresor clipboard-k" }
         pane.press("Tab")
         usleep(500_000)
         XCTAssertEqual(promptLine(pane.screen), "> tresor clipboard-k", "\(shell) offered a hidden command", file: file, line: line)
