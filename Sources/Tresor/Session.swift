@@ -85,14 +85,14 @@ package enum Session {
         do {
             try prepareDirectory(dir)
             try FileSystem.writeAtomically(json.canonicalBytes() + [0x0A], to: file(for: id, in: dir))
-        } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), reason: e.errorDescription ?? "\(e)")) }
+        } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), e)) }
         return token.withBytes { $0.map { String(format: "%02x", $0) }.joined() }
     }
 
     static func prepareDirectory(_ dir: String) throws {
         switch FileSystem.kind(dir) {
         case .missing:
-            guard mkdir(dir, 0o700) == 0 else { throw VaultError.session(.cannotWrite(path: dir, reason: String(cString: strerror(errno)))) }
+            guard mkdir(dir, 0o700) == 0 else { throw VaultError.session(.cannotWrite(path: dir, .io(.failed(.createDirectory, path: dir, errno: errno)))) }
         case .directory:
             var st = stat()
             guard lstat(dir, &st) == 0, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {

@@ -87,7 +87,7 @@ extension Vault {
                 }
             case (let a?, nil): kept[path] = o.files[path]; scopeHeaders[id] = a
             case (nil, let b?): kept[path] = t.files[path]; scopeHeaders[id] = b
-            case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed("no side has the scope's header"))
+            case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed(.missingFile(path: path)))
             }
         }
         // Two scopes made concurrently at one folder are one (Spec/MERGE.md §8 step 4): the members of the one left out

@@ -372,7 +372,7 @@ extension Vault {
         for (d, k) in keys { ciphers[d] = try? EntryCipher(vaultKey: k) }
         for f in files where mine[f.path] != f.id {
             if f.path == SyncSetup.attributesFile, keys[Domain.vault] != nil, try Vault.git({ try reader.repo.blob(id: f.id) }) != Array(SyncSetup.attributes.utf8) {
-                throw VaultError.entryContent(remote: remote, file: f.path, .malformed("not the .gitattributes tresor writes"))
+                throw VaultError.entryContent(remote: remote, file: f.path, .malformed(.mismatch(.gitAttributes)))
             }
             guard let p = EntryPath(filePath: f.path), let cipher = ciphers[h.domain(of: p)] else { continue }
             _ = try reader.entry(f.id, path: p, cipher: cipher, remote: remote)

@@ -51,7 +51,7 @@ extension Vault {
             (target, fetchedTheirs) = try joinMergeMadeWithGit(head, parents: parents, verified: verified, reader: reader, repo: repo)
         } else {
             guard let parent = parents.first else {
-                throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed("a root commit made with git")))
+                throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed(.mismatch(.rootCommitMadeWithGit))))
             }
             let base = verified ?? parent
             if let verified { try checkMadeHere(from: head, downTo: verified, repo: repo) }

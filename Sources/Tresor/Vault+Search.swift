@@ -140,7 +140,7 @@ extension Vault {
                           cacheWritten: Int64) -> Result<(SearchCache.Record, isNew: Bool, decrypted: Bool), VaultError> {
         var st = stat()
         guard lstat(file, &st) == 0 else {
-            return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(errno)))")))
+            return .failure(.entry(path: path.string, .io(.failed(.read, path: file, errno: errno))))
         }
         let modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         let changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
@@ -166,7 +166,7 @@ extension Vault {
         } catch let e as CoreError {
             return .failure(.entry(path: path.string, e))
         } catch {
-            return .failure(.entry(path: path.string, .io("\(error)")))
+            return .failure(.entry(path: path.string, .io(.other(String(reflecting: error)))))
         }
     }
 
@@ -181,7 +181,7 @@ extension Vault {
         }
         do { return .success(try record.withPayload { try cipher.entry(id: record.id, payload: $0, expectedPath: path) }) }
         catch let e as CoreError { return .failure(.entry(path: path.string, e)) }
-        catch { return .failure(.entry(path: path.string, .io("\(error)"))) }
+        catch { return .failure(.entry(path: path.string, .io(.other(String(reflecting: error))))) }
     }
 
     static func isBelow(_ filePath: String, prefix: String?) -> Bool {

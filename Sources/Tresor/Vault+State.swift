@@ -123,7 +123,7 @@ extension Vault {
         for (d, v) in o["published"]?.objectValue ?? [:] { if let e = v.uint64Value { t.published[d] = e } }
         for (name, v) in o["remotes"]?.objectValue ?? [:] {
             var clocks: [String: Clock] = [:]
-            for (d, c) in v.objectValue ?? [:] { if let clock = try? Clock(json: c, context: "trust") { clocks[d] = clock } }
+            for (d, c) in v.objectValue ?? [:] { if let clock = try? Clock(json: c, context: .stateRecord) { clocks[d] = clock } }
             t.remotes[name] = clocks
         }
         return t

@@ -77,7 +77,7 @@ final class SnapshotReader {
         let list = try Vault.git { try repo.treeEntries(at: rev) }
         var files: [String: String] = [:]
         for f in list { files[f.path] = f.id }
-        guard let hb = files[VaultHeader.relativePath] else { throw VaultError.header(.malformed("no vault header")) }
+        guard let hb = files[VaultHeader.relativePath] else { throw VaultError.header(.malformed(.missingFile(path: VaultHeader.relativePath))) }
         var snap = VaultSnapshot(header: try parse { try VaultHeader.parse(try Vault.git { try repo.blob(id: hb) }) })
         snap.files = files
         for (path, blob) in files {

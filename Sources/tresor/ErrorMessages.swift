@@ -10,10 +10,10 @@ struct ErrorReport {
     static func of(_ error: Error) -> ErrorReport? {
         switch error {
         case let e as VaultError: return ErrorReport(message: e.message, code: e.exitCode)
-        case let e as CoreError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as CoreError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as GitError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
-        case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as GeneratorError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
         case let e as IntegrationError: return ErrorReport(message: e.message, code: e.exitCode)
         default: return nil
@@ -63,13 +63,13 @@ extension VaultError {
         case .entryExists(let p): return "entry \(q(p)) already exists\nhint: use --force to replace it, or 'tresor edit'"
         case .caseCollision(let p, let e):
             return "\(q(p)) differs only by case from existing \(q(e)); such names collide on macOS and Windows\nhint: use the existing name or a different one"
-        case .invalidPath(let p, let r): return "invalid entry path \(q(p)): \(r)"
+        case .invalidPath(let p, let rule): return "invalid entry path \(q(p)): \(rule.message)"
         case .sameEntry(let p): return "\(q(p)) is already there; nothing changed"
         case .nothingChanged(let p): return "nothing changed in \(q(p))"
-        case .entry(let p, let e): return "entry \(q(p)): \(e.errorDescription ?? "\(e)")"
+        case .entry(let p, let e): return "entry \(q(p)): \(e.message)"
         case .changedOutsideTresor(let p):
             return "\(q(p)) was changed outside tresor and this change would overwrite it; nothing was changed\nhint: 'git -C VAULT diff' shows it; commit it with git, or 'git checkout -- FILE' to drop it"
-        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
+        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.message)"
         case .wrongPassphrase: return "wrong passphrase"
         case .formatTooOld(let v, let r):
             return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit); every replica converts its own copy the same way and they sync as before; older tresor versions cannot read it afterwards"
@@ -87,7 +87,7 @@ extension VaultError {
         case .noSuchScope(let f): return "no scope \(q(f))\nhint: 'tresor scope ls' lists the scopes"
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
-        case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
+        case .scopeHeader(let p, let e): return "scope header \(p): \(e.message)"
         case .domainConflict(let remote, let path, let scope):
             let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
             let what = path.map { "\(q($0)) cannot be joined without \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
@@ -104,7 +104,7 @@ extension VaultError {
         case .refusedRemote(let remote, let refusal):
             return "refusing what \(q(remote)) holds: \(refusal.message)\nhint: nothing was taken; the local vault is unchanged." + refusal.hint(remote: remote)
         case .entryContent(let remote, let file, let e):
-            return "refusing what \(q(remote)) holds: \(q(file)) does not open as an entry of this vault: \(e.errorDescription ?? "\(e)")"
+            return "refusing what \(q(remote)) holds: \(q(file)) does not open as an entry of this vault: \(e.message)"
                 + "\nhint: nothing was taken; a key holder's replica wrote it. 'tresor sync --repair-remote' puts this replica's state back on the remote"
         case .remoteFormatOlder(let remote, let version):
             return "\(q(remote)) holds this vault in format \(version) with changes this replica does not have; this tresor joins format \(FormatVersion.header) only; nothing was changed\nhint: on a replica that holds those changes, run 'tresor upgrade' and sync; then sync here"
@@ -128,7 +128,7 @@ extension VaultError {
             return "another tresor command is still changing the vault after \(Int(seconds)) seconds (\(holder.description))"
                 + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
         case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
-        case .file(_, let e): return e.errorDescription ?? "\(e)"
+        case .file(_, let e): return e.message
         case .pwnedPasswords(let path, let problem):
             switch problem {
             case .missing: return "no Pwned Passwords file or folder at \(q(path))"
@@ -162,8 +162,8 @@ extension IntegrationError {
             case .emptyComponent: why = "it has an empty component (// or a / at the end)"
             case .percentEncoding: why = "a % must be followed by two hexadecimal digits (write % itself as %25)"
             case .notUTF8: why = "its percent-encoded bytes are not UTF-8 text"
-            case .path(let reason): why = "the entry path is not valid: \(reason)"
-            case .field(let reason): why = reason
+            case .path(let rule): why = "the entry path is not valid: \(rule.message)"
+            case .field(let name, let rule): why = rule.message(name)
             }
             return "invalid reference \(q(r)): \(why)\nhint: tresor://Email/gmail/password names the field password of Email/gmail; write % as %25 and a / in a field name as %2F"
         case .noSuchField(let r, let p, let f, let available):
@@ -190,7 +190,8 @@ extension IntegrationError {
             switch problem {
             case .fileExtension: return "\(q(f)) is not a file name tresor lists (they end in .gpg)"
             case .noHost: return "\(q(f)) is not a file name tresor lists (HOST/ENTRY.gpg)"
-            case .path(let reason): return "\(q(f)) names no entry: \(reason)"
+            case .path(let rule?): return "\(q(f)) names no entry: \(rule.message)"
+            case .path(nil): return "\(q(f)) names no entry: bad percent-encoding"
             case .notUnderHost(let p): return "the entry \(q(p)) has no URL on the host \(q(f.split(separator: "/").first.map(String.init) ?? ""))"
             case .notServed(let p): return "the entry \(q(p)) is not given to the browser (no password, or a password or user name of several lines)"
             case .otp(let e): return "the one-time code secret of \(q(f)) is not valid: \(e.message)"
@@ -217,8 +218,143 @@ extension GitError {
         case .localRemoteNotARepository(let path):
             return "the remote \(Output.quoted(path)) is not a git repository"
                 + "\nhint: point the remote at a vault's repository or an empty bare repository (git init --bare)"
-        default:
-            return errorDescription ?? "\(self)"
+        case .notARepository(let path):
+            return "no git repository at \(Output.quoted(path))\nhint: check the path, or create the vault there first"
+        case .alreadyExists(let path):
+            return "a git repository already exists at \(Output.quoted(path))\nhint: open it instead, or choose an empty directory"
+        case .destinationNotEmpty(let path):
+            return "cannot clone into \(Output.quoted(path)): the directory is not empty\nhint: choose a new or empty directory"
+        case .notOwned(let path):
+            return "the repository at \(Output.quoted(path)) is owned by another user\nhint: run as the owner, or change the owner of the directory"
+        case .fileNotFound(let path):
+            return "cannot stage \(Output.quoted(path)): no such file in the work tree"
+        case .invalidPath(let path):
+            return "invalid path \(Output.quoted(path)): paths must be relative and stay inside the work tree"
+        case .nothingToCommit:
+            return "nothing to commit: the tree is the same as the last commit's"
+        case .unknownRevision(let rev):
+            return "unknown revision \(Output.quoted(rev))"
+        case .uncommittedChanges(let paths):
+            return "the work tree has uncommitted changes: " + Self.list(paths) + "\nhint: commit or remove them, then try again"
+        case .unresolvedConflicts(let paths):
+            return "the merge still has conflicts: " + Self.list(paths) + "\nhint: resolve or remove every conflicted path before committing"
+        case .remoteNotFound(let name):
+            return "no remote named \(Output.quoted(name))\nhint: add it first"
+        case .notFastForward(let rev):
+            return "cannot fast-forward to \(Output.quoted(rev)): HEAD has commits it does not contain\nhint: merge instead"
+        case .remoteExists(let name):
+            return "a remote named \(Output.quoted(name)) already exists\nhint: remove it first, or choose another name"
+        case .unreachable(let url, let message, let notFollowed):
+            let note = notFollowed.isEmpty ? "" : " (tresor connects directly: \(notFollowed.joined(separator: " and ")) in ~/.ssh/config is not followed)"
+            return "cannot reach \(Output.quoted(url))" + (message.map { ": " + Output.escaped($0) } ?? "") + note
+                + "\nhint: check the URL and your network connection"
+        case .authenticationFailed(let url, let message):
+            return "authentication to \(Output.quoted(url)) failed" + (message.map { ": " + Output.escaped($0) } ?? "")
+                + "\nhint: start ssh-agent with your key or add ~/.ssh/id_ed25519; for https, let git's credential"
+                + " helper store the credential, or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN"
+        case .unsupportedSSHKey(let url):
+            return "the ssh server at \(Output.quoted(url)) refused the RSA key: libssh2 signs RSA keys only with SHA-1"
+                + " (ssh-rsa), which OpenSSH 8.8 and later refuse by default"
+                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
+        case .unusableSSHKeys(let url, let keys):
+            return "no usable ssh key for \(Output.quoted(url)): "
+                + keys.map { "\(Output.quoted($0.path)) (\($0.kind == .dsa ? "DSA" : "FIDO"))" }.joined(separator: ", ")
+                + " cannot be used (libssh2 supports ed25519, ECDSA and RSA keys, not DSA or FIDO security keys)"
+                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
+        case .hostKeyRejected(let url):
+            return "the host key of \(Output.quoted(url)) is unknown or has changed"
+                + "\nhint: connect once with ssh to check it and add it to ~/.ssh/known_hosts"
+        case .pushRejected(let remote, let reason):
+            let why: String
+            switch reason {
+            case .notFastForward: why = "the remote has commits that are not here"
+            case .remoteMoved: why = "the remote moved"
+            case .refused(let refs): why = refs.map { "\(Output.escaped($0.ref)): \(Output.escaped($0.status))" }.joined(separator: "; ")
+            }
+            return "push to \(Output.quoted(remote)) was rejected: \(why)\nhint: fetch and merge the remote changes, then push again"
+        case .branchMoved(let branch):
+            return "\(Output.quoted(branch)) moved while this change was being made; nothing was changed\nhint: run the command again"
+        case .locked(let path):
+            return "\(Output.quoted(path)) exists: another git process is working in this repository"
+                + "\nhint: wait for it to finish; if none is running, the file was left by a crash and can be removed"
+        case .malformedTree(let id, let problem):
+            return (id.isEmpty ? "a tree the remote sent is damaged: " : "tree \(id) is damaged: ") + problem.message
+        case .detachedHead:
+            return "the repository's HEAD is detached: it names a commit, not a branch\nhint: 'git -C VAULT checkout main' puts it back on the vault's branch"
+        case .libgit2(let code, let message, let operation):
+            return "\(operation.text): " + (message.map(Output.escaped) ?? "libgit2 error \(code)")
+        }
+    }
+
+    private static func list(_ paths: [String]) -> String {
+        let shown = paths.prefix(5).map(Output.quoted).joined(separator: ", ")
+        return paths.count > 5 ? shown + " and \(paths.count - 5) more" : shown
+    }
+}
+
+extension GitError.TreeProblem {
+    var message: String {
+        switch self {
+        case .notATree: return "not a tree object"
+        case .tooLarge(let limit): return "larger than \(limit) bytes"
+        case .zeroPaddedMode: return "a zero-padded mode"
+        case .modeNotOctal: return "a mode that is not octal"
+        case .truncatedEntry: return "a truncated entry"
+        case .unparsable(let message): return Output.escaped(message)
+        }
+    }
+}
+
+extension GitError.Operation {
+    /// What the git layer was doing, after which libgit2's message follows.
+    var text: String {
+        let q = Output.quoted
+        switch self {
+        case .openRepository(let path): return "opening the repository at \(q(path))"
+        case .createRepository(let path): return "creating a repository at \(q(path))"
+        case .readConfiguration(let key?): return "reading \(q(key))"
+        case .readConfiguration(nil): return "reading the configuration"
+        case .writeConfiguration(let key): return "setting \(q(key))"
+        case .readIndex: return "reading the index"
+        case .writeIndex: return "writing the index"
+        case .stage(let path): return "staging \(q(path))"
+        case .unstage(let path): return "unstaging \(q(path))"
+        case .checkout: return "updating the work tree"
+        case .status: return "reading the work tree status"
+        case .openObjectDatabase: return "opening the object database"
+        case .readObject(let id): return "reading object \(id)"
+        case .storeFile: return "storing a file"
+        case .hashFile(let path): return "hashing \(q(path))"
+        case .writePack: return "writing a pack"
+        case .compressObject: return "compressing an object (zlib)"
+        case .readTree(let tree?): return "reading tree \(q(tree))"
+        case .readTree(nil): return "reading a tree"
+        case .writeTree: return "writing a tree"
+        case .readCommit(let id?): return "reading commit \(id)"
+        case .readCommit(nil): return "reading a commit"
+        case .readHead: return "reading HEAD"
+        case .resolve(let rev): return "resolving \(q(rev))"
+        case .createCommit: return "creating the commit"
+        case .moveReference(let name): return "moving \(q(name))"
+        case .removeReference(let name): return "removing \(q(name))"
+        case .listReferences: return "listing references"
+        case .merge: return "merging"
+        case .mergeBase(let a, let b): return "finding the merge base of \(q(a)) and \(q(b))"
+        case .compareCommits(let a, let b): return "comparing \(q(a)) and \(q(b))"
+        case .resolveConflict(let path): return "resolving \(q(path)) in the merge"
+        case .walkHistory(let tip?): return "walking history from \(q(tip))"
+        case .walkHistory(nil): return "walking history"
+        case .compareTrees: return "comparing trees"
+        case .addRemote(let name): return "adding remote \(q(name))"
+        case .lookUpRemote(let name): return "looking up remote \(q(name))"
+        case .removeRemote(let name): return "removing remote \(q(name))"
+        case .listRemotes: return "listing remotes"
+        case .fetch(let name?): return "fetching from \(q(name))"
+        case .fetch(nil): return "preparing to fetch"
+        case .connect(let name?): return "reaching \(q(name))"
+        case .connect(nil): return "preparing to reach a remote"
+        case .push(let name?): return "pushing to \(q(name))"
+        case .push(nil): return "preparing to push"
         }
     }
 }
@@ -238,10 +374,10 @@ extension RemoteProblem {
         case .tooManyFiles(let limit): return "more than \(limit) files"
         case .sameFileTwice(let other): return "the same file as \(Output.quoted(other)): an entry names one path inside, so a copy is a trick"
         case .attributesChanged: return "it is not the .gitattributes tresor writes (it decides which merge driver git runs)"
-        case .entry(let e): return e.errorDescription ?? "\(e)"
-        case .header(let e): return e.errorDescription ?? "\(e)"
+        case .entry(let e): return e.message
+        case .header(let e): return e.message
         case .downgrade(let v): return "a vault header of format version \(v), older than this vault's"
-        case .damagedTree(let why): return "a damaged tree: \(why)"
+        case .damagedTree(let problem): return "a damaged tree: \(problem.message)"
         }
     }
 }
@@ -254,7 +390,7 @@ extension SessionProblem {
         case .expired(let t): return "the session expired at \(t)\nhint: run 'tresor unlock' again"
         case .wrongToken: return "the session token does not open this vault's session\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"' again"
         case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
-        case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
+        case .cannotWrite(let p, let e): return "cannot write the session file \(Output.quoted(p)): \(e.message)"
         }
     }
 }
@@ -292,7 +428,9 @@ extension VaultWarning {
     var message: String {
         switch self {
         case .workTreeNotUpdated(let p, let why):
-            return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(why))\nhint: the next tresor command finishes it"
+            // The cause's own hints are left out: the next command finishes the change.
+            let cause = why.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+            return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(cause))\nhint: the next tresor command finishes it"
         case .indexNotUpdated(let lock):
             return "the change is committed, but git's index was not refreshed because \(Output.quoted(lock)) exists\nhint: the next tresor command refreshes it once git is done; remove the file if no git process is running"
         }
@@ -313,7 +451,7 @@ extension CheckProblem {
     var message: String {
         switch kind {
         case .listing(let p): return p.message
-        case .unreadable(.entry(_, let e)): return e.errorDescription ?? "\(e)"
+        case .unreadable(.entry(_, let e)): return e.message
         case .unreadable(let e): return e.message
         case .duplicateID(let id, let other):
             return "same entry id \(id) as \(Output.quoted(other)) (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id"

@@ -24,9 +24,9 @@ public enum CSVExport {
                 try csv.write(row: row, quotedAtIndex: { _ in true })
             }
             csv.stream.close()
-        } catch { throw InterchangeError.cannotWrite(path: "", reason: "\(error)") }
+        } catch { throw InterchangeError.cannotWrite(path: "", .csv("\(error)")) }
         guard var data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else {
-            throw InterchangeError.cannotWrite(path: "", reason: "the CSV writer returned nothing")
+            throw InterchangeError.cannotWrite(path: "", .csvEmpty)
         }
         defer { Sodium.wipe(&data) }
         return SecretBytes(copying: data + Data("\n".utf8))
@@ -49,7 +49,7 @@ public enum ExportFile {
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw InterchangeError.cannotWrite(path: path, .errno(errno)) }
         defer { unlink(tmp) }
         var ok = bytes.withBytes { b -> Bool in
             var off = 0
@@ -63,11 +63,11 @@ public enum ExportFile {
         ok = ok && fsync(fd) == 0
         let err = errno
         close(fd)
-        guard ok else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(err))) }
+        guard ok else { throw InterchangeError.cannotWrite(path: path, .errno(err)) }
         guard link(tmp, path) == 0 else {
             let e = errno
             if e == EEXIST { throw InterchangeError.outputExists(path: path) }
-            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, .errno(e)) }
             // A file system without hard links (FAT, some network mounts): create the name exclusively
             // and write into it; on failure it is removed.
             try writeExclusively(bytes, to: path)
@@ -80,7 +80,7 @@ public enum ExportFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { throw InterchangeError.outputExists(path: path) }
-            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            throw InterchangeError.cannotWrite(path: path, .errno(errno))
         }
         let ok = bytes.withBytes { b -> Bool in
             var off = 0
@@ -93,6 +93,6 @@ public enum ExportFile {
         }
         let e = errno
         close(fd)
-        guard ok else { unlink(path); throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+        guard ok else { unlink(path); throw InterchangeError.cannotWrite(path: path, .errno(e)) }
     }
 }

@@ -84,7 +84,7 @@ struct Inject: ParsableCommand {
         let bytes: [UInt8]
         if let input, input != "-" {
             do { bytes = try FileSystem.read(input, limit: Inject.maxTemplateBytes) } catch let e as CoreError {
-                throw CLIError("cannot read the template \(Output.quoted(input)): \(e.errorDescription ?? "\(e)")")
+                throw CLIError("cannot read the template \(Output.quoted(input)): \(e.message)")
             }
         } else {
             bytes = try Inject.readStandardInput(limit: Inject.maxTemplateBytes)
@@ -138,7 +138,7 @@ struct Inject: ParsableCommand {
         close(fd)
         guard ok else { unlink(tmp); throw fail(err) }
         do { try FileSystem.replace(path, withTemporary: tmp, durable: true) } catch let e as CoreError {
-            throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")")
+            throw CLIError("cannot write \(Output.quoted(path)): \(e.message)")
         }
     }
 }
