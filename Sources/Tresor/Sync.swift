@@ -141,8 +141,8 @@ extension Vault {
         defer { outcome.bytesReceived += received }
         let fetchProgress: GitProgressHandler = { p in received = max(received, p.bytes); progress.git?(p) }
         do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress) }
-        catch GitError.malformedTree(_, let reason) {
-            throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
+        catch GitError.malformedTree {
+            throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", .damagedTree))
         } catch let e as GitError { throw VaultError.git(e) }
         Failpoint.hit("after-fetch")
         guard let theirs = quarantine.resolve(Vault.quarantineRef) else { return false }

@@ -1,5 +1,6 @@
 // Where library errors become what a person reads: a message, `hint:` lines and an exit code (the words for the
-// core's, git's and the importers' errors are in CoreError+Messages, GitError+Messages and Interchange+Messages).
+// core's, git's and the importers' errors and the acceptance rule's refusals are in CoreError+Messages,
+// GitError+Messages, Interchange+Messages and AcceptanceRefusal+Messages).
 import Foundation
 import Tresor
 
@@ -314,42 +315,6 @@ extension CheckProblem {
         case .gitLock(let age):
             return "a git lock file, \(Int(age)) seconds old\nhint: if no git process is running it was left by a crash; tresor removes ref locks older than 10 seconds and index.lock after an hour, or delete it"
         case .unfinishedTransaction: return "a change whose work-tree files are not all written yet\nhint: the next tresor command finishes it"
-        }
-    }
-}
-
-extension AcceptanceRefusal {
-    /// What the rule found, for people: the rule's name, where, and what (Spec/AUTH.md §5.2).
-    var message: String {
-        let place = path.map { " (\(Output.quoted($0)))" } ?? ""
-        let what: String
-        switch rule {
-        case .treeShape: what = "its tree is not one a vault has"
-        case .foreignFile: what = "it holds a file no key governs"
-        case .vaultHeader: what = "its vault header does not parse"
-        case .differentVault: what = "it is another vault"
-        case .formatVersion: what = "it is of another format version"
-        case .domainListing: what = "its scopes, scope headers and state records do not agree"
-        case .stateRecord: what = "a state record does not parse or names another domain"
-        case .stateFiles: what = "files were changed, added or removed without their key"
-        case .epochReplaced: what = "it was written under a key that has been replaced (after a member was removed, or a rekey)"
-        case .rekeyProof: what = "it is under a new key that no key this replica holds vouches for"
-        case .headerAuthentic: what = "a header was changed by someone without its key"
-        case .stateAuthentic: what = "a state was written by someone without its key"
-        }
-        return what + place + " [\(rule.rawValue): \(detail)]"
-    }
-
-    /// The way out, after "nothing was taken".
-    func hint(remote: String) -> String {
-        switch rule {
-        case .differentVault: return " Check the remote's URL ('tresor remote list')"
-        case .formatVersion: return " An older or newer tresor wrote it; 'tresor upgrade' converts older vaults"
-        case .rekeyProof:
-            // Most often a member removed from that scope or vault; telling it to repair would push its stale state.
-            return " If your passphrase or identity opens none of that header's key slots, you were removed from it: ask a member to add you again."
-                + " Otherwise it was made without a key you hold; if you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
-        default: return " If you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
         }
     }
 }

@@ -111,6 +111,19 @@ final class ErrorMessageTests: CLITestCase {
         XCTAssertTrue(GeneratorError.dataFileMissing(name: "w.txt", searched: ["/a"]).message.contains("TRESOR_DATA_DIR"))
     }
 
+    /// A refusal of the acceptance rule carries the rule, the file and what was found; the CLI words all three.
+    func testRefusalsAreWordedFromTheRuleAndTheFinding() {
+        XCTAssertEqual(AcceptanceRefusal(.treeShape, path: "Email/link.json", .symbolicLink).message,
+                       "its tree is not one a vault has (\"Email/link.json\") [tree-shape: a symbolic link]")
+        XCTAssertEqual(AcceptanceRefusal(.epochReplaced, path: ".tresor/vault.json", .epochReplaced(epoch: 1, published: 2)).message,
+                       "it was written under a key that has been replaced (after a member was removed, or a rekey) (\".tresor/vault.json\")"
+                       + " [epoch-replaced: epoch 1, while epoch 2 has been published]")
+        let header = AcceptanceRefusal(.vaultHeader, path: ".tresor/vault.json", .unparsable(.malformed(.notAnObject(.vaultHeader))))
+        XCTAssertTrue(header.message.hasSuffix("[vault-header: not a valid Tresor file: vault header is not a JSON object]"), header.message)
+        let refused = VaultError.refusedRemote(remote: "origin", AcceptanceRefusal(.stateFiles, path: ".tresor/state/vault.json", .filesDiffer))
+        assertHouseStyle(refused.message.replacingOccurrences(of: "unchanged.", with: "unchanged"))
+    }
+
     func testImportErrorsAreWordedFromTheirData() {
         let cases: [(InterchangeError, String)] = [
             (.malformed(path: "/x.json", .notJSON(JSONValue.ParseError(offset: 1, problem: .unexpectedEnd))),
