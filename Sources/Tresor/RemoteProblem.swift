@@ -36,7 +36,7 @@ public enum RemoteProblem: Equatable, Sendable {
     /// A version 1 header arriving at a version 2 vault.
     case downgrade(version: Int)
     /// A tree object that does not parse.
-    case damagedTree(reason: String)
+    case damagedTree(GitError.TreeProblem)
 }
 
 /// A commit that was not made by a holder of the vault key, with the paths it changes.

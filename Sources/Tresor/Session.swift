@@ -85,7 +85,7 @@ package enum Session {
         do {
             try prepareDirectory(dir)
             try FileSystem.writeAtomically(json.canonicalBytes() + [0x0A], to: file(for: id, in: dir))
-        } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), reason: e.errorDescription ?? "\(e)")) }
+        } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), e)) }
         return token.withBytes { $0.map { String(format: "%02x", $0) }.joined() }
     }
 
@@ -93,7 +93,7 @@ package enum Session {
         switch FileSystem.kind(dir) {
         case .missing:
             do { try FileSystem.makeDirectory(dir) }
-            catch { throw VaultError.session(.cannotWrite(path: dir, reason: String(cString: strerror(error.errno)))) }
+            catch { throw VaultError.session(.cannotWrite(path: dir, .io(.failed(.createDirectory, path: dir, errno: error.errno)))) }
         case .directory:
             let st = try Vault.io { try FileSystem.status(dir) }
             guard let st, st.st_uid == getuid(), st.st_mode & 0o077 == 0 else {

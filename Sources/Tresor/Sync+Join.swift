@@ -176,7 +176,7 @@ extension Vault {
                     }
                 case (let a?, nil): kept[path] = o.files[path]; scopeHeaders[id] = a
                 case (nil, let b?): kept[path] = t.files[path]; scopeHeaders[id] = b
-                case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed("no side has the scope's header"))
+                case (nil, nil): throw VaultError.scopeHeader(path: path, .malformed(.missingFile(path: path)))
                 }
             }
         }

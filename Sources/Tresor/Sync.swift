@@ -141,8 +141,8 @@ extension Vault {
         defer { outcome.bytesReceived += received }
         let fetchProgress: GitProgressHandler = { p in received = max(received, p.bytes); progress.git?(p) }
         do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress) }
-        catch GitError.malformedTree(_, let reason) {
-            throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", "a damaged tree: \(reason)"))
+        catch GitError.malformedTree {
+            throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", .damagedTree))
         } catch let e as GitError { throw VaultError.git(e) }
         Failpoint.hit("after-fetch")
         guard let theirs = try Vault.git({ try quarantine.commitID(of: Vault.quarantineRef) }) else { return false }
@@ -404,7 +404,7 @@ extension Vault {
         let files = try Vault.git { try reader.repo.treeEntries(at: theirs) }
         // The tip's header (accepted already): without it no entry would be checked, so its absence is a refusal.
         guard let hb = files.first(where: { $0.path == VaultHeader.relativePath }) else {
-            throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, .malformed("no vault header"))
+            throw VaultError.entryContent(remote: remote, file: VaultHeader.relativePath, .malformed(.missingFile(path: VaultHeader.relativePath)))
         }
         let h: VaultHeader
         do { h = try VaultHeader.parse(try Vault.git { try reader.repo.blob(id: hb.id) }) }
@@ -413,7 +413,7 @@ extension Vault {
         for (d, k) in keys { ciphers[d] = try EntryCipher(vaultKey: k) }
         for f in files where mine[f.path] != f.id {
             if f.path == SyncSetup.attributesFile, keys[Domain.vault] != nil, try Vault.git({ try reader.repo.blob(id: f.id) }) != Array(SyncSetup.attributes.utf8) {
-                throw VaultError.entryContent(remote: remote, file: f.path, .malformed("not the .gitattributes tresor writes"))
+                throw VaultError.entryContent(remote: remote, file: f.path, .malformed(.mismatch(.gitAttributes)))
             }
             guard let p = EntryPath(filePath: f.path), let cipher = ciphers[h.domain(of: p)] else { continue }
             _ = try reader.entry(f.id, path: p, cipher: cipher, remote: remote)

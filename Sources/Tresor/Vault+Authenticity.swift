@@ -30,7 +30,7 @@ extension Vault {
             // trusted but that state, and the other parent is judged as any fetched tip.
             if let fetchedBy, verified.map(parents.contains) != true {
                 throw VaultError.unauthenticatedCommitsFetched(
-                    ref: fetchedBy.ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), "a merge made with git"))
+                    ref: fetchedBy.ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), .mergeMadeWithGit))
             }
         } else {
             do {
@@ -49,13 +49,12 @@ extension Vault {
             if let verified, !parents.contains(verified) {
                 throw VaultError.unauthenticatedCommitsFetched(
                     ref: try remoteRefContaining(parents[1], repo: repo)?.ref ?? "HEAD",
-                    AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault),
-                                      "a merge made with git on top of commits not taken in yet"))
+                    AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), .mergeOnCommitsNotTakenIn))
             }
             (target, fetchedTheirs) = try joinMergeMadeWithGit(head, parents: parents, verified: verified, reader: reader, repo: repo)
         } else {
             guard let parent = parents.first else {
-                throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed("a root commit made with git")))
+                throw VaultError.commitMadeWithGitRefused(commit: head, file: VaultHeader.relativePath, problem: .header(.malformed(.mismatch(.rootCommitMadeWithGit))))
             }
             let base = verified ?? parent
             if let verified { try checkMadeHere(from: head, downTo: verified, repo: repo) }
@@ -72,20 +71,20 @@ extension Vault {
     /// merge (one git made and not taken in yet), and the chain reaches `accepted`.
     /// - Throws: `VaultError.unauthenticatedCommitsFetched`.
     private func checkMadeHere(from head: String, downTo accepted: String, repo: GitRepository) throws {
-        func refused(_ ref: String, _ why: String) -> VaultError {
-            .unauthenticatedCommitsFetched(ref: ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), why))
+        func refused(_ ref: String, _ finding: AcceptanceRefusal.Finding) -> VaultError {
+            .unauthenticatedCommitsFetched(ref: ref, AcceptanceRefusal(.stateFiles, path: StateRecord.relativePath(domain: Domain.vault), finding))
         }
         var commit = head
         for _ in 0..<100_000 {
             if commit == accepted { return }
             if let fetched = try remoteRefContaining(commit, repo: repo) {
-                throw refused(fetched.ref, "commits made with git on top of a state tresor did not accept")
+                throw refused(fetched.ref, .commitsOnUnacceptedState)
             }
             let parents = try Vault.git { try repo.commitInfo(commit) }.parents
-            guard parents.count == 1 else { throw refused("HEAD", "commits made with git on top of a merge not taken in yet") }
+            guard parents.count == 1 else { throw refused("HEAD", .commitsOnMergeNotTakenIn) }
             commit = parents[0]
         }
-        throw refused("HEAD", "commits made with git that do not build on the state last accepted")
+        throw refused("HEAD", .commitsNotOnAcceptedState)
     }
 
     /// Whether `head` is a merge git made: its state does not cover both parents' (its tree can be an authentic state,

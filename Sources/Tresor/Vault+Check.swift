@@ -80,7 +80,7 @@ extension Vault {
                     else { ids[envelope.id] = path }
                 } catch let e as CoreError { problem(path.filePath, .unreadable(.entry(path: path.string, e))) }
                 catch let e as VaultError { problem(path.filePath, .unreadable(e)) }
-                catch { problem(path.filePath, .unreadable(.entry(path: path.string, .io("\(error)")))) }
+                catch { problem(path.filePath, .unreadable(.entry(path: path.string, .io(.other(String(reflecting: error)))))) }
             case .failure(let e):
                 problem(path.filePath, .unreadable(e))
             }

@@ -37,7 +37,7 @@ extension Vault {
     /// Validates a path typed by a person: it is the entry path itself, exactly as `ls` prints it
     /// (`x.json` is the entry whose file is `x.json.json`). - Throws: `VaultError.invalidPath`.
     package static func parsePath(_ raw: String) throws -> EntryPath {
-        do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let reason) { throw VaultError.invalidPath(path: raw, reason: reason) }
+        do { return try EntryPath(raw) } catch CoreError.invalidPath(_, let rule) { throw VaultError.invalidPath(path: raw, rule: rule) }
     }
 
     /// An existing entry's path; `entryRemoved` when the vault's history has an entry there (its removal or move is
@@ -54,7 +54,7 @@ extension Vault {
                 throw VaultError.entryRemoved(path: p.string, commit: last.id, summary: last.summary, date: last.date)
             }
             throw VaultError.entryNotFound(path: p.string, suggestions: suggestions(for: p.string))
-        default: throw VaultError.entry(path: p.string, .io("\"\(p.filePath)\" is not a regular file"))
+        default: throw VaultError.entry(path: p.string, .io(.notRegularFile(path: p.filePath, type: store.kind(of: p) == .directory ? .directory : .other)))
         }
     }
 
@@ -134,7 +134,7 @@ extension Vault {
                 do { r = .success(try ciphers[i].get().open(try store.readEntryFile(paths[i]), expectedPath: paths[i])) }
                 catch let e as VaultError { r = .failure(e) }
                 catch let e as CoreError { r = .failure(.entry(path: paths[i].string, e)) }
-                catch { r = .failure(.entry(path: paths[i].string, .io("\(error)"))) }
+                catch { r = .failure(.entry(path: paths[i].string, .io(.other(String(reflecting: error))))) }
                 lock.lock()
                 results[i] = r
                 done += 1
@@ -154,7 +154,7 @@ extension Vault {
         case .missing: break
         case .file: if !force { throw VaultError.entryExists(path: path.string) }
         case .symlink: throw VaultError.entry(path: path.string, .symlink(path.filePath))
-        default: throw VaultError.entry(path: path.string, .io("\"\(path.filePath)\" is not a regular file"))
+        default: throw VaultError.entry(path: path.string, .io(.notRegularFile(path: path.filePath, type: store.kind(of: path) == .directory ? .directory : .other)))
         }
         if let other = store.caseCollision(for: path) { throw VaultError.caseCollision(path: path.string, existing: other) }
     }

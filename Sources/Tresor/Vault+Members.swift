@@ -101,14 +101,14 @@ extension Vault {
                     return header.scope(containing: path) == nil
                 }
                 let old = try files.map { file in try Vault.git { try txn.repo.blob(id: file.id) } }
-                var resealed = [Result<[UInt8], CoreError>](repeating: .failure(.io("")), count: files.count)
+                var resealed = [Result<[UInt8], CoreError>](repeating: .failure(.io(.other(""))), count: files.count)
                 resealed.withUnsafeMutableBufferPointer { out in
                     let chunks = max(1, min(files.count, ProcessInfo.processInfo.activeProcessorCount * 4))
                     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                         for i in stride(from: chunk, to: files.count, by: chunks) {
                             do { out[i] = .success(try newCipher.reseal(old[i], from: oldCipher)) }
                             catch let e as CoreError { out[i] = .failure(e) }
-                            catch { out[i] = .failure(.io("\(error)")) }
+                            catch { out[i] = .failure(.io(.other(String(reflecting: error)))) }
                         }
                     }
                 }

@@ -36,7 +36,7 @@ extension Vault {
                 throw VaultError.notAVaultRemote(url: url)
             }
             guard try git({ try repo.blobSize(id: headerID) }) <= Envelope.maxFileBytes else {
-                throw VaultError.refusedRemote(remote: "origin", AcceptanceRefusal(.treeShape, path: VaultHeader.relativePath, "a file larger than 1 MiB"))
+                throw VaultError.refusedRemote(remote: "origin", AcceptanceRefusal(.treeShape, path: VaultHeader.relativePath, .fileTooLarge(limit: 1 << 20)))
             }
             let header: VaultHeader
             do { header = try VaultHeader.parse(try git { try repo.blob(id: headerID) }) } catch let e as CoreError { throw VaultError.header(e) }

@@ -140,9 +140,9 @@ extension Vault {
                           cacheWritten: Int64) -> Result<(SearchCache.Record, isNew: Bool, decrypted: Bool), VaultError> {
         let found: stat?
         do { found = try FileSystem.status(file) } catch {
-            return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(error.errno)))")))
+            return .failure(.entry(path: path.string, .io(.failed(.read, path: file, errno: error.errno))))
         }
-        guard let st = found else { return .failure(.entry(path: path.string, .io("cannot read \"\(file)\": \(String(cString: strerror(ENOENT)))"))) }
+        guard let st = found else { return .failure(.entry(path: path.string, .io(.failed(.read, path: file, errno: ENOENT)))) }
         let modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         let changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
         if let cached, st.st_mode & S_IFMT == S_IFREG, cached.size == UInt64(st.st_size), cached.modified == modified,
@@ -167,7 +167,7 @@ extension Vault {
         } catch let e as CoreError {
             return .failure(.entry(path: path.string, e))
         } catch {
-            return .failure(.entry(path: path.string, .io("\(error)")))
+            return .failure(.entry(path: path.string, .io(.other(String(reflecting: error)))))
         }
     }
 
@@ -182,7 +182,7 @@ extension Vault {
         }
         do { return .success(try record.withPayload { try cipher.entry(id: record.id, payload: $0, expectedPath: path) }) }
         catch let e as CoreError { return .failure(.entry(path: path.string, e)) }
-        catch { return .failure(.entry(path: path.string, .io("\(error)"))) }
+        catch { return .failure(.entry(path: path.string, .io(.other(String(reflecting: error))))) }
     }
 
     static func isBelow(_ filePath: String, prefix: String?) -> Bool {

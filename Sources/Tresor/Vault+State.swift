@@ -72,7 +72,7 @@ extension Vault {
     func usedEvents() throws -> UInt64 {
         guard let bytes = try readLocalRecord(Vault.eventsPath, limit: 64) else { return 0 }
         guard let n = UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw VaultError.file(path: root + "/" + Vault.eventsPath, .malformed("not an event number"))
+            throw VaultError.file(path: root + "/" + Vault.eventsPath, .malformed(.member(.localRecord, name: "events", expected: .nonNegativeInteger)))
         }
         return n
     }
@@ -138,19 +138,21 @@ extension Vault {
     func readTrust() throws -> StoredTrust {
         let path = root + "/" + Vault.trustPath
         guard let bytes = try readLocalRecord(Vault.trustPath, limit: 16 << 20) else { return StoredTrust() }
-        func damaged() -> VaultError { .file(path: path, .malformed("not a trust record of version 1")) }
+        func damaged(_ member: String, _ expected: CoreError.Expectation) -> VaultError {
+            .file(path: path, .malformed(.member(.localRecord, name: member, expected: expected)))
+        }
         let o = try localRecordObject(bytes, path: path)
-        guard o["version"]?.uint64Value == 1 else { throw damaged() }
+        guard o["version"]?.uint64Value == 1 else { throw damaged("version", .value("1")) }
         var t = StoredTrust()
         for (d, v) in o["published"]?.objectValue ?? [:] {
-            guard let e = v.uint64Value else { throw damaged() }
+            guard let e = v.uint64Value else { throw damaged("published", .nonNegativeInteger) }
             t.published[d] = e
         }
         for (name, v) in o["remotes"]?.objectValue ?? [:] {
-            guard let domains = v.objectValue else { throw damaged() }
+            guard let domains = v.objectValue else { throw damaged("remotes", .object) }
             var clocks: [String: Clock] = [:]
             for (d, c) in domains {
-                do { clocks[d] = try Clock(json: c, context: "trust") } catch let e as CoreError { throw VaultError.file(path: path, e) }
+                do { clocks[d] = try Clock(json: c, context: .localRecord) } catch let e as CoreError { throw VaultError.file(path: path, e) }
             }
             t.remotes[name] = clocks
         }
@@ -232,8 +234,8 @@ extension Vault {
     private func localRecordObject(_ bytes: [UInt8], path: String) throws -> [String: JSONValue] {
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) }
-        catch let e as JSONParseError { throw VaultError.file(path: path, .malformed("not JSON (\(e.description))")) }
-        guard let o = json.objectValue else { throw VaultError.file(path: path, .malformed("not a JSON object")) }
+        catch let e as JSONParseError { throw VaultError.file(path: path, .malformed(.notJSON(.localRecord, e))) }
+        guard let o = json.objectValue else { throw VaultError.file(path: path, .malformed(.notAnObject(.localRecord))) }
         return o
     }
 

@@ -6,8 +6,8 @@ import TresorGit
 
 /// Something a command did not finish that the next command will (the change itself is committed).
 public enum VaultWarning: Equatable, Sendable {
-    /// The work-tree file at `path` could not be brought up to date (for example a full disk).
-    case workTreeNotUpdated(path: String, reason: String)
+    /// The work-tree file at `path` could not be brought up to date (for example a full disk): why.
+    case workTreeNotUpdated(path: String, VaultError)
     /// Another process holds `.git/index.lock`: git's index is refreshed later (`git status` may show
     /// differences until then).
     case indexNotUpdated(lockFile: String)
@@ -115,7 +115,7 @@ extension Vault {
     @discardableResult
     private func commit(_ txn: VaultTransaction) throws -> String? {
         do { return try writeAndPublish(txn) }
-        catch VaultError.git(.libgit2(_, let message, _)) where message.contains("No space left on device") {
+        catch VaultError.git(.libgit2(_, let message?, _)) where message.contains("No space left on device") {
             throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC)
         }
     }
@@ -274,7 +274,7 @@ extension Vault {
         if let pending = try Journal.read(root: root) { all += pending.paths.filter { !paths.contains($0) } }
         let journal = Journal(base: old, target: new, paths: all.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         do {
-            if Failpoint.fails("enospc-journal") { throw CoreError.io("cannot write: No space left on device") }
+            if Failpoint.fails("enospc-journal") { throw CoreError.io(.failed(.write, path: root + "/" + Journal.relativePath, errno: ENOSPC)) }
             try FileSystem.writeAtomically(journal.serialized(), to: root + "/" + Journal.relativePath)
         } catch let e as CoreError {
             throw VaultError.file(path: Journal.relativePath, e)
@@ -337,7 +337,7 @@ extension Vault {
         // HEAD cannot be read: leave everything for later rather than take it for an empty vault.
         let head: String?
         do { head = try repo.headCommitID() } catch {
-            warnings.append(.workTreeNotUpdated(path: "HEAD", reason: Vault.describe(error)))
+            warnings.append(.workTreeNotUpdated(path: "HEAD", Vault.cause(error)))
             return false
         }
         // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
@@ -370,7 +370,7 @@ extension Vault {
                 blobs[path] = try checkOut(repo, head: head, headFiles: headFiles, path: path, knownStale: knownStale,
                                            durable: !batched, pending: &pending)
             } catch {
-                warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                warnings.append(.workTreeNotUpdated(path: path, Vault.cause(error)))
                 done = false
             }
             if number == 0 { Failpoint.hit("transaction-worktree-partly-written") }
@@ -384,12 +384,12 @@ extension Vault {
     /// (each file that is not is in `warnings`).
     private func placeBatched(_ pending: [(path: String, bytes: [UInt8])], done: Bool) -> Bool {
         var done = done
-        var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
+        var written = [Result<String, Error>](repeating: .failure(CoreError.io(.other(""))), count: pending.count)
         if done {
             written = writeTemporaries(pending)
             for (item, result) in zip(pending, written) {
                 if case .failure(let error) = result {
-                    warnings.append(.workTreeNotUpdated(path: item.path, reason: Vault.describe(error)))
+                    warnings.append(.workTreeNotUpdated(path: item.path, Vault.cause(error)))
                     done = false
                 }
             }
@@ -401,7 +401,7 @@ extension Vault {
             guard done else { _ = try? FileSystem.removeIfPresent(tmp); continue }  // (a leftover goes after the next change in its folder)
             do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
             catch {
-                warnings.append(.workTreeNotUpdated(path: path, reason: Vault.describe(error)))
+                warnings.append(.workTreeNotUpdated(path: path, Vault.cause(error)))
                 done = false
             }
         }
@@ -411,7 +411,7 @@ extension Vault {
     /// Writes each of `pending` to a temporary file beside its place, without an fsync, on every core (creating
     /// files is most of the time of a batched checkout). Returns each temporary file's path, or why it failed.
     private func writeTemporaries(_ pending: [(path: String, bytes: [UInt8])]) -> [Result<String, Error>] {
-        var written = [Result<String, Error>](repeating: .failure(CoreError.io("")), count: pending.count)
+        var written = [Result<String, Error>](repeating: .failure(CoreError.io(.other(""))), count: pending.count)
         written.withUnsafeMutableBufferPointer { out in
             let chunks = max(1, min(pending.count, ProcessInfo.processInfo.activeProcessorCount * 2))
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
@@ -443,7 +443,7 @@ extension Vault {
             warnings.append(.indexNotUpdated(lockFile: file))
             return false
         } catch {
-            warnings.append(.workTreeNotUpdated(path: ".git/index", reason: indexWriteFailure(error)))
+            warnings.append(.workTreeNotUpdated(path: ".git/index", indexWriteFailure(error)))
             return false
         }
         // (A journal that cannot be removed is finished again by the next command: HEAD's files, already there.)
@@ -453,12 +453,11 @@ extension Vault {
     }
 
     /// Why git's index could not be written: libgit2 does not always say why a write failed (staging writes an
-    /// object first); a disk with almost nothing left is the common reason: say so, with what is left.
-    private func indexWriteFailure(_ error: Error) -> String {
+    /// object first); a disk with almost nothing left (under 1 MiB) is the common reason: say so.
+    private func indexWriteFailure(_ error: Error) -> VaultError {
         var space = statvfs()
         let free = statvfs(root + "/.git", &space) == 0 ? UInt64(space.f_bavail) * UInt64(space.f_frsize) : UInt64.max
-        return free < 1 << 20
-            ? "cannot write \"\(root)/.git/index\": No space left on device (\(free / 1024) KiB free)" : Vault.describe(error)
+        return free < 1 << 20 ? .io(path: root + "/.git/index", errno: ENOSPC) : Vault.cause(error)
     }
 
     /// Names the tresor process about to write git's index, from just before it takes `.git/index.lock` to
@@ -497,7 +496,7 @@ extension Vault {
             return nil
         }
         if !knownStale, kind == .file, try repo.hashFile(file) == expected { return expected }
-        if Failpoint.fails("enospc-worktree") { throw CoreError.io("cannot write \"\(file)\": No space left on device") }
+        if Failpoint.fails("enospc-worktree") { throw CoreError.io(.failed(.write, path: file, errno: ENOSPC)) }
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { _ = try? FileSystem.removeIfPresent(file) }  // (one that stays is refused by the write below)
@@ -512,10 +511,14 @@ extension Vault {
     /// Above this many files, a transaction's work-tree update is made durable by one `sync`.
     static let batchedCheckoutThreshold = 64
 
-    static func describe(_ error: Error) -> String {
-        if let e = error as? CoreError { return e.errorDescription ?? "\(e)" }
-        if let e = error as? GitError { return e.errorDescription ?? "\(e)" }
-        return "\(error)"
+    /// `error` as a `VaultError`: a `CoreError` as `.file` (the path is the one the error names), a `GitError` as `.git`.
+    static func cause(_ error: Error) -> VaultError {
+        switch error {
+        case let e as VaultError: return e
+        case let e as CoreError: return .file(path: "", e)
+        case let e as GitError: return .git(e)
+        default: return .file(path: "", .io(.other(String(reflecting: error))))
+        }
     }
 
     // MARK: Recovery

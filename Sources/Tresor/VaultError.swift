@@ -35,8 +35,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case entryExists(path: String)
     /// `path` differs from the existing `existing` only by case or Unicode normalisation.
     case caseCollision(path: String, existing: String)
-    /// A path typed by a person that breaks Spec/FORMAT.md §4.2; `reason` names the rule.
-    case invalidPath(path: String, reason: String)
+    /// A path typed by a person that breaks `rule` of Spec/FORMAT.md §4.2.
+    case invalidPath(path: String, rule: EntryPath.Rule)
     /// A move or copy onto the entry itself.
     case sameEntry(path: String)
     /// A change that changes nothing.
@@ -135,6 +135,6 @@ public enum SessionProblem: Equatable, Sendable {
     case wrongToken
     /// The session directory is not a 0700 directory of this user.
     case directoryNotPrivate(String)
-    /// The session file at `path` could not be written.
-    case cannotWrite(path: String, reason: String)
+    /// The session file (or its directory) at `path` could not be written.
+    case cannotWrite(path: String, CoreError)
 }

@@ -44,25 +44,25 @@ final class SnapshotReader {
         var items: [TipTree.Item] = []
         var small: [String: [UInt8]] = [:]
         let root = try Vault.git { try repo.treeEntriesID(of: rev) }
-        func refuse(_ path: String, _ why: String) -> VaultError {
-            .refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: path, why))
+        func refuse(_ path: String, _ finding: AcceptanceRefusal.Finding) -> VaultError {
+            .refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: path, finding))
         }
         func walk(_ tree: String, _ folder: [String]) throws {
-            guard folder.count < TreeShape.maxDepth + 1 else { throw refuse(folder.joined(separator: "/"), "folders too deep") }
+            guard folder.count < TreeShape.maxDepth + 1 else { throw refuse(folder.joined(separator: "/"), .foldersTooDeep(limit: nil)) }
             let entries: [GitRawTreeEntry]
             do { entries = try repo.rawTree(tree, limit: 64 << 20) }
-            catch GitError.malformedTree(_, let reason) { throw refuse(folder.isEmpty ? "/" : folder.joined(separator: "/"), "a damaged tree: \(reason)") }
+            catch GitError.malformedTree { throw refuse(folder.isEmpty ? "/" : folder.joined(separator: "/"), .damagedTree) }
             catch let e as GitError { throw VaultError.git(e) }
             for e in entries {
                 var item = TipTree.Item(folder: folder, name: e.name, mode: e.mode, id: e.id, size: 0)
                 if e.mode == 0o100644 {
                     let header = try Vault.git { try repo.objectHeader(e.id) }
-                    guard header.kind == .blob else { throw refuse(item.path, "a file that is not a blob") }
+                    guard header.kind == .blob else { throw refuse(item.path, .notABlob) }
                     item.size = header.size
                     if TipTree.isSmallFile(item.path), header.size <= Envelope.maxFileBytes { small[item.path] = try Vault.git { try repo.blob(id: e.id) } }
                 }
                 items.append(item)
-                guard items.count <= TreeShape.maxFiles * 2 else { throw refuse(item.path, "more than \(TreeShape.maxFiles) files") }
+                guard items.count <= TreeShape.maxFiles * 2 else { throw refuse(item.path, .tooManyFiles(limit: TreeShape.maxFiles)) }
                 if e.mode == 0o40000 { try walk(e.id, folder + [String(decoding: e.name, as: UTF8.self)]) }
             }
         }
@@ -77,7 +77,7 @@ final class SnapshotReader {
         let list = try Vault.git { try repo.treeEntries(at: rev) }
         var files: [String: String] = [:]
         for f in list { files[f.path] = f.id }
-        guard let hb = files[VaultHeader.relativePath] else { throw VaultError.header(.malformed("no vault header")) }
+        guard let hb = files[VaultHeader.relativePath] else { throw VaultError.header(.malformed(.missingFile(path: VaultHeader.relativePath))) }
         var snap = VaultSnapshot(header: try parse { try VaultHeader.parse(try Vault.git { try repo.blob(id: hb) }) })
         snap.files = files
         for (path, blob) in files {

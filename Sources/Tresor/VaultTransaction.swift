@@ -82,7 +82,7 @@ public final class VaultTransaction {
         // Read from git once: every `put` asks which key seals its entry (Spec/FORMAT.md §3.12.3).
         if baseHeaderBytes == nil, staged[VaultHeader.relativePath] == nil { baseHeaderBytes = .some(try file(VaultHeader.relativePath)) }
         let current = staged[VaultHeader.relativePath] ?? baseHeaderBytes ?? nil
-        guard let bytes = current else { throw VaultError.header(.malformed("no vault header")) }
+        guard let bytes = current else { throw VaultError.header(.malformed(.missingFile(path: VaultHeader.relativePath))) }
         if let parsedHeader, parsedHeader.bytes == bytes { return parsedHeader.header }
         do {
             let h = try VaultHeader.parse(bytes)

@@ -156,7 +156,7 @@ final class RemoteSession {
     /// Remote callbacks wired to this session; valid while `self` is alive.
     private func callbacks() throws -> git_remote_callbacks {
         var callbacks = git_remote_callbacks()
-        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "preparing remote callbacks")
+        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), .connect(remote: nil))
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
         callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
             guard let out, let payload else { return GIT_EAUTH.code }
@@ -294,7 +294,8 @@ final class RemoteSession {
 
     /// Turns a failure of a network operation into the error a user can act on.
     func classify(_ error: Error, remote: String) -> Error {
-        guard case let GitError.libgit2(code, message, _) = error else { return error }
+        guard case let GitError.libgit2(code, libgit2Message, _) = error else { return error }
+        let message = libgit2Message ?? ""
         switch code {
         // libssh2 1.10 signs RSA only with SHA-1, which current servers refuse: either this
         // message (after repeated attempts) or a plain refusal when RSA keys were the only key files offered.
@@ -302,16 +303,16 @@ final class RemoteSession {
              GIT_EAUTH.code where triedRSAKey && !triedOtherKey:
             return GitError.unsupportedSSHKey(url: url)
         case GIT_EAUTH.code where !triedRSAKey && !triedOtherKey && !skippedKeys.isEmpty:
-            return GitError.unusableSSHKeys(url: url, keys: skippedKeys.map { "\"\($0.path)\" (\($0.kind == .dsa ? "DSA" : "FIDO"))" })
+            return GitError.unusableSSHKeys(url: url, keys: skippedKeys.map { GitError.UnusableKey(path: $0.path, kind: $0.kind == .dsa ? .dsa : .fido) })
         case GIT_EAUTH.code:
-            return GitError.authenticationFailed(url: url, reason: message)
+            return GitError.authenticationFailed(url: url, message: libgit2Message)
         case GIT_ECERTIFICATE.code:
             return GitError.hostKeyRejected(url: url)
         case GIT_ENONFASTFORWARD.code:
-            return GitError.pushRejected(remote: remote, reason: "the remote has commits that are not here")
+            return GitError.pushRejected(remote: remote, reason: .notFastForward)
         // The remote answered, but with objects that do not parse: not a network problem.
         case _ where message.contains("failed to parse") || message.contains("corrupt") || message.contains("invalid object"):
-            return GitError.malformedTree(id: "", reason: message)
+            return GitError.malformedTree(id: "", reason: .unparsable(message))
         default:
             // A local path fails the same way whether it is missing or not a repository: say which.
             if let path = RemoteSession.localPath(of: url) {
@@ -319,8 +320,7 @@ final class RemoteSession {
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return GitError.localRemoteMissing(path: path) }
                 if !isDirectory.boolValue || !RemoteSession.looksLikeRepository(path) { return GitError.localRemoteNotARepository(path: path) }
             }
-            let note = notFollowed.isEmpty ? "" : " (tresor connects directly: \(notFollowed.joined(separator: " and ")) in ~/.ssh/config is not followed)"
-            return GitError.unreachable(url: url, reason: message + note)
+            return GitError.unreachable(url: url, message: libgit2Message, optionsNotFollowed: notFollowed)
         }
     }
 

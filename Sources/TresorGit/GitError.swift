@@ -2,9 +2,9 @@
 internal import CGit2
 import Foundation
 
-/// Failures of the git layer. Messages start lowercase, end without a period, and carry a
-/// `hint:` line when the user has a next step.
-public enum GitError: LocalizedError, Equatable, Sendable {
+/// Failures of the git layer. Cases carry data (paths, remotes, libgit2's code and text, what was being done);
+/// the front end words them.
+public enum GitError: Error, Equatable, Sendable {
     /// There is no git repository whose work tree is `path`.
     case notARepository(path: String)
     /// `create(at:)` found a repository already there.
@@ -31,129 +31,183 @@ public enum GitError: LocalizedError, Equatable, Sendable {
     case notFastForward(String)
     /// A remote of that name already exists.
     case remoteExists(String)
-    /// The remote could not be reached (network, DNS, refused connection, missing repository).
-    case unreachable(url: String, reason: String)
+    /// The remote could not be reached (network, DNS, refused connection, missing repository): libgit2's `message`,
+    /// and the `~/.ssh/config` options tresor does not follow that were set for the host (`ProxyJump`, …).
+    case unreachable(url: String, message: String?, optionsNotFollowed: [String])
     /// A remote that is a local path (or `file://` URL) names nothing that exists.
     case localRemoteMissing(path: String)
     /// A remote that is a local path names a file or directory that is not a git repository.
     case localRemoteNotARepository(path: String)
-    /// The remote refused every credential we could offer.
-    case authenticationFailed(url: String, reason: String)
+    /// The remote refused every credential we could offer (libgit2's `message`).
+    case authenticationFailed(url: String, message: String?)
     /// libssh2 could not use the key (typically an RSA key against a modern server).
     case unsupportedSSHKey(url: String)
-    /// No key file of a type libssh2 can use was found, only these (DSA or FIDO keys, with their type).
-    case unusableSSHKeys(url: String, keys: [String])
+    /// No key file of a type libssh2 can use was found, only these.
+    case unusableSSHKeys(url: String, keys: [UnusableKey])
     /// The server's host key is unknown or does not match `~/.ssh/known_hosts`.
     case hostKeyRejected(url: String)
-    /// The remote refused the push, usually because it has commits we have not merged.
-    case pushRejected(remote: String, reason: String)
+    /// The remote refused the push.
+    case pushRejected(remote: String, reason: PushRefusal)
     /// The branch was not where a compare-and-swap expected it: someone moved it meanwhile.
     case branchMoved(branch: String)
     /// Another process holds a git lock file (relative to the work tree, e.g. `.git/index.lock`).
     case locked(path: String)
-    /// A tree object whose bytes do not parse.
-    case malformedTree(id: String, reason: String)
-    /// Any other libgit2 failure: `context` says what we were doing, `message` is libgit2's text.
-    case libgit2(code: Int32, message: String, context: String)
+    /// A tree object whose bytes do not parse (`id` empty when libgit2 found it while fetching).
+    case malformedTree(id: String, reason: TreeProblem)
+    /// HEAD is not a symbolic reference to a branch.
+    case detachedHead
+    /// Any other libgit2 failure: libgit2's `code` and `message` (nil when it gave none), and what was being done.
+    case libgit2(code: Int32, message: String?, operation: Operation)
 
-    public var errorDescription: String? {
-        switch self {
-        case .notARepository(let path):
-            return "no git repository at \"\(path)\""
-                + "\nhint: check the path, or create the vault there first"
-        case .alreadyExists(let path):
-            return "a git repository already exists at \"\(path)\""
-                + "\nhint: open it instead, or choose an empty directory"
-        case .destinationNotEmpty(let path):
-            return "cannot clone into \"\(path)\": the directory is not empty"
-                + "\nhint: choose a new or empty directory"
-        case .notOwned(let path):
-            return "the repository at \"\(path)\" is owned by another user"
-                + "\nhint: run as the owner, or change the owner of the directory"
-        case .fileNotFound(let path):
-            return "cannot stage \"\(path)\": no such file in the work tree"
-        case .invalidPath(let path):
-            return "invalid path \"\(path)\": paths must be relative and stay inside the work tree"
-        case .nothingToCommit:
-            return "nothing to commit: the tree is the same as the last commit's"
-        case .unknownRevision(let rev):
-            return "unknown revision \"\(rev)\""
-        case .uncommittedChanges(let paths):
-            return "the work tree has uncommitted changes: " + Self.list(paths)
-                + "\nhint: commit or remove them, then try again"
-        case .unresolvedConflicts(let paths):
-            return "the merge still has conflicts: " + Self.list(paths)
-                + "\nhint: resolve or remove every conflicted path before committing"
-        case .remoteNotFound(let name):
-            return "no remote named \"\(name)\""
-                + "\nhint: add it first"
-        case .notFastForward(let rev):
-            return "cannot fast-forward to \"\(rev)\": HEAD has commits it does not contain"
-                + "\nhint: merge instead"
-        case .remoteExists(let name):
-            return "a remote named \"\(name)\" already exists"
-                + "\nhint: remove it first, or choose another name"
-        case .unreachable(let url, let reason):
-            return "cannot reach \"\(url)\": \(reason)"
-                + "\nhint: check the URL and your network connection"
-        case .localRemoteMissing(let path):
-            return "the remote \"\(path)\" does not exist"
-        case .localRemoteNotARepository(let path):
-            return "the remote \"\(path)\" is not a git repository"
-        case .authenticationFailed(let url, let reason):
-            return "authentication to \"\(url)\" failed: \(reason)"
-                + "\nhint: start ssh-agent with your key or add ~/.ssh/id_ed25519; for https, let git's credential"
-                + " helper store the credential, or set TRESOR_GIT_USERNAME and TRESOR_GIT_TOKEN"
-        case .unsupportedSSHKey(let url):
-            return "the ssh server at \"\(url)\" refused the RSA key: libssh2 signs RSA keys only with SHA-1"
-                + " (ssh-rsa), which OpenSSH 8.8 and later refuse by default"
-                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
-        case .unusableSSHKeys(let url, let keys):
-            return "no usable ssh key for \"\(url)\": " + keys.joined(separator: ", ")
-                + " cannot be used (libssh2 supports ed25519, ECDSA and RSA keys, not DSA or FIDO security keys)"
-                + "\nhint: use an ed25519 key (ssh-keygen -t ed25519) or ssh-agent"
-        case .hostKeyRejected(let url):
-            return "the host key of \"\(url)\" is unknown or has changed"
-                + "\nhint: connect once with ssh to check it and add it to ~/.ssh/known_hosts"
-        case .pushRejected(let remote, let reason):
-            return "push to \"\(remote)\" was rejected: \(reason)"
-                + "\nhint: fetch and merge the remote changes, then push again"
-        case .branchMoved(let branch):
-            return "\"\(branch)\" moved while this change was being made; nothing was changed"
-                + "\nhint: run the command again"
-        case .locked(let path):
-            return "\"\(path)\" exists: another git process is working in this repository"
-                + "\nhint: wait for it to finish; if none is running, the file was left by a crash and can be removed"
-        case .malformedTree(let id, let reason):
-            return "tree \(id) is damaged: \(reason)"
-        case .libgit2(_, let message, let context):
-            return "\(context): \(message)"
+    /// A key file libssh2 cannot use.
+    public struct UnusableKey: Equatable, Sendable {
+        /// The key types libssh2 cannot use.
+        public enum Kind: String, Equatable, Sendable {
+            /// A DSA key (`ssh-dss`).
+            case dsa
+            /// A FIDO security key (`sk-…`).
+            case fido
         }
+        /// The key file.
+        public var path: String
+        /// Its type.
+        public var kind: Kind
+        /// The key file at `path`, of type `kind`.
+        public init(path: String, kind: Kind) { self.path = path; self.kind = kind }
     }
 
-    private static func list(_ paths: [String]) -> String {
-        let shown = paths.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
-        return paths.count > 5 ? shown + " and \(paths.count - 5) more" : shown
+    /// Why a push was refused.
+    public enum PushRefusal: Equatable, Sendable {
+        /// The remote has commits that are not here (not a fast-forward).
+        case notFastForward
+        /// The remote's branch moved after it was read (the lease broke).
+        case remoteMoved
+        /// The remote refused these references, with its status text for each.
+        case refused([RefStatus])
+    }
+
+    /// The remote's answer for one reference of a push.
+    public struct RefStatus: Equatable, Sendable {
+        /// The reference pushed (`refs/heads/main`).
+        public var ref: String
+        /// The remote's own text.
+        public var status: String
+        /// The remote's `status` for `ref`.
+        public init(ref: String, status: String) { self.ref = ref; self.status = status }
+    }
+
+    /// Why the bytes of a tree object do not parse.
+    public enum TreeProblem: Equatable, Sendable {
+        /// The object is not a tree.
+        case notATree
+        /// Larger than `limit` bytes.
+        case tooLarge(limit: Int)
+        /// A mode with a leading zero.
+        case zeroPaddedMode
+        /// A mode that is not octal.
+        case modeNotOctal
+        /// The object ends inside an entry.
+        case truncatedEntry
+        /// libgit2 could not parse what the remote sent (its message).
+        case unparsable(String)
+    }
+
+    /// What the git layer was doing when libgit2 failed.
+    public enum Operation: Equatable, Sendable {
+        /// Opening the repository at `path`.
+        case openRepository(path: String)
+        /// Creating a repository at `path`.
+        case createRepository(path: String)
+        /// Reading the configuration (the value of `key`, when given).
+        case readConfiguration(key: String?)
+        /// Setting `key` in the repository's configuration.
+        case writeConfiguration(key: String)
+        /// Opening, reading or resetting the index.
+        case readIndex
+        /// Writing the index.
+        case writeIndex
+        /// Adding the file at `path` to the index.
+        case stage(path: String)
+        /// Removing the file at `path` from the index.
+        case unstage(path: String)
+        /// Updating the work tree.
+        case checkout
+        /// Reading the work tree's status.
+        case status
+        /// Opening the object database.
+        case openObjectDatabase
+        /// Reading the object `id`.
+        case readObject(id: String)
+        /// Storing a file's content as a blob.
+        case storeFile
+        /// Hashing the file at `path`.
+        case hashFile(path: String)
+        /// Building or writing a pack.
+        case writePack
+        /// Compressing an object for a pack (the code is zlib's status).
+        case compressObject
+        /// Reading a tree (by id or path; nil: an empty or a commit's tree).
+        case readTree(String?)
+        /// Building or writing a tree.
+        case writeTree
+        /// Reading a commit (nil: a parent).
+        case readCommit(String?)
+        /// Reading HEAD.
+        case readHead
+        /// Resolving a revision (or an object id) to a commit.
+        case resolve(revision: String)
+        /// Making a commit (its message, signature and object).
+        case createCommit
+        /// Setting or moving a reference.
+        case moveReference(String)
+        /// Deleting a reference.
+        case removeReference(String)
+        /// Listing references.
+        case listReferences
+        /// Merging two commits or listing the merge's conflicts.
+        case merge
+        /// Finding the merge base of two commits.
+        case mergeBase(String, String)
+        /// Finding whether the first commit descends from the second.
+        case compareCommits(String, String)
+        /// Resolving the conflict at `path` in a merge's index.
+        case resolveConflict(path: String)
+        /// Walking history (from this tip, when given).
+        case walkHistory(from: String?)
+        /// Comparing two trees (and detecting renames).
+        case compareTrees
+        /// Adding a remote of that name.
+        case addRemote(String)
+        /// Looking up the remote of that name.
+        case lookUpRemote(String)
+        /// Removing the remote of that name.
+        case removeRemote(String)
+        /// Listing the remotes.
+        case listRemotes
+        /// Fetching (from this remote, when known).
+        case fetch(remote: String?)
+        /// Connecting (to this remote, when known).
+        case connect(remote: String?)
+        /// Pushing (to this remote, when known).
+        case push(remote: String?)
     }
 }
 
 /// The one funnel for libgit2 return codes: a negative `result` becomes `GitError.libgit2` with
-/// libgit2's last error message, unless it is one of the codes in `allowing`, which the caller
+/// libgit2's last error message and what was being done, unless it is one of the codes in `allowing`, which the caller
 /// handles itself. Returns `result` so callers can use non-negative values (counts, booleans).
 @discardableResult
-func check(_ result: Int32, _ context: @autoclosure () -> String, allowing: Set<Int32> = []) throws -> Int32 {
+func check(_ result: Int32, _ operation: @autoclosure () -> GitError.Operation, allowing: Set<Int32> = []) throws -> Int32 {
     guard result < 0, !allowing.contains(result) else { return result }
-    throw GitError.libgit2(code: result, message: lastErrorMessage(code: result), context: context())
+    throw GitError.libgit2(code: result, message: lastErrorMessage(), operation: operation())
 }
 
-/// libgit2's thread-local message for the last failure, cleared after reading.
-func lastErrorMessage(code: Int32) -> String {
+/// libgit2's thread-local message for the last failure (nil when it set none), cleared after reading.
+func lastErrorMessage() -> String? {
     defer { git_error_clear() }
-    guard let error = git_error_last(), let text = error.pointee.message else {
-        return "libgit2 error \(code)"
-    }
+    guard let error = git_error_last(), let text = error.pointee.message else { return nil }
     let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-    return message.isEmpty ? "libgit2 error \(code)" : message
+    return message.isEmpty ? nil : message
 }
 
 extension git_error_code {

@@ -28,13 +28,13 @@ final class GitHandle {
 
     /// Runs `acquire` through `check`; throws if it fails or yields no pointer.
     init(
-        _ context: @autoclosure () -> String,
+        _ context: @autoclosure () -> GitError.Operation,
         owner: AnyObject? = nil,
         free: @escaping (OpaquePointer?) -> Void,
         acquire: (inout OpaquePointer?) -> Int32
     ) throws {
         guard let raw = try Self.run(acquire, context(), allowNotFound: false) else {
-            throw GitError.libgit2(code: GIT_ERROR.code, message: "no object returned", context: context())
+            throw GitError.libgit2(code: GIT_ERROR.code, message: nil, operation: context())
         }
         pointer = raw
         self.free = free
@@ -43,7 +43,7 @@ final class GitHandle {
 
     /// Like `init(_:owner:free:acquire:)`, but a `GIT_ENOTFOUND` result gives `nil` instead of an error.
     init?(
-        ifFound context: @autoclosure () -> String,
+        ifFound context: @autoclosure () -> GitError.Operation,
         owner: AnyObject? = nil,
         free: @escaping (OpaquePointer?) -> Void,
         acquire: (inout OpaquePointer?) -> Int32
@@ -56,7 +56,7 @@ final class GitHandle {
 
     private static func run(
         _ acquire: (inout OpaquePointer?) -> Int32,
-        _ context: @autoclosure () -> String,
+        _ context: @autoclosure () -> GitError.Operation,
         allowNotFound: Bool
     ) throws -> OpaquePointer? {
         Libgit2.ensureInitialized()
@@ -88,9 +88,9 @@ final class SignatureHandle {
         Libgit2.ensureInitialized()
         var raw: UnsafeMutablePointer<git_signature>?
         try check(git_signature_now(&raw, signature.name, signature.email),
-                  "making a signature for \"\(signature.name) <\(signature.email)>\"")
+                  .createCommit)
         guard let raw else {
-            throw GitError.libgit2(code: GIT_ERROR.code, message: "no signature returned", context: "making a signature")
+            throw GitError.libgit2(code: GIT_ERROR.code, message: nil, operation: .createCommit)
         }
         pointer = raw
     }

@@ -73,7 +73,7 @@ package final class GitMergeResult {
         entry.file_size = UInt32(truncatingIfNeeded: contents.count)
         try relative.withCString { cPath in
             entry.path = cPath
-            _ = try index.withPointer { try check(git_index_add($0, &entry), "adding the merged \"\(relative)\"") }
+            _ = try index.withPointer { try check(git_index_add($0, &entry), .resolveConflict(path: relative)) }
         }
         resolved(relative)
     }
@@ -82,7 +82,7 @@ package final class GitMergeResult {
     package func remove(_ path: String) throws {
         let relative = try GitRepository.validated(path)
         try clearConflict(relative)
-        try index.withPointer { try check(git_index_remove($0, relative, 0), "removing \"\(relative)\" from the merge",
+        try index.withPointer { try check(git_index_remove($0, relative, 0), .resolveConflict(path: relative),
                   allowing: [GIT_ENOTFOUND.code]) }
         git_error_clear()
         resolved(relative)
@@ -101,19 +101,19 @@ package final class GitMergeResult {
         guard !hasConflicts else { throw GitError.unresolvedConflicts(paths: conflicts.map(\.path)) }
         var treeID = git_oid()
         try index.withPointer { idx in
-            try repository.withRepo { try check(git_index_write_tree_to(&treeID, idx, $0), "writing the merged tree") }
+            try repository.withRepo { try check(git_index_write_tree_to(&treeID, idx, $0), .writeTree) }
         }
         return treeID.hex
     }
 
     private func clearConflict(_ path: String) throws {
-        try index.withPointer { try check(git_index_conflict_remove($0, path), "resolving \"\(path)\"", allowing: [GIT_ENOTFOUND.code]) }
+        try index.withPointer { try check(git_index_conflict_remove($0, path), .resolveConflict(path: path), allowing: [GIT_ENOTFOUND.code]) }
         git_error_clear()
     }
 
     private func readConflicts() throws -> [GitConflict] {
         guard index.withPointer({ git_index_has_conflicts($0) }) != 0 else { return [] }
-        let iterator = try GitHandle("listing merge conflicts", free: git_index_conflict_iterator_free) { out in
+        let iterator = try GitHandle(.merge, free: git_index_conflict_iterator_free) { out in
             index.withPointer { git_index_conflict_iterator_new(&out, $0) }
         }
         var conflicts: [GitConflict] = []
@@ -122,7 +122,7 @@ package final class GitMergeResult {
             var ours: UnsafePointer<git_index_entry>?
             var theirs: UnsafePointer<git_index_entry>?
             let result = try iterator.withPointer {
-                try check(git_index_conflict_next(&ancestor, &ours, &theirs, $0), "listing merge conflicts", allowing: [GIT_ITEROVER.code])
+                try check(git_index_conflict_next(&ancestor, &ours, &theirs, $0), .merge, allowing: [GIT_ITEROVER.code])
             }
             if result == GIT_ITEROVER.code { break }
             guard let path = [ancestor, ours, theirs].lazy.compactMap({ $0?.pointee.path }).first else { continue }

@@ -30,7 +30,7 @@ extension GitRepository {
         var id = git_oid()
         try withRepo { repo in
             try bytes.withUnsafeBytes { buffer in
-                _ = try check(git_blob_create_from_buffer(&id, repo, buffer.baseAddress, buffer.count), "storing a file")
+                _ = try check(git_blob_create_from_buffer(&id, repo, buffer.baseAddress, buffer.count), .storeFile)
             }
         }
         return id.hex
@@ -47,7 +47,7 @@ extension GitRepository {
     /// The tree `id` with `changes` applied, written to the object database (as `tree(from:applying:)`).
     package func tree(fromTree id: String, applying changes: [GitTreeChange]) throws -> String {
         var oid = try Self.oid(id)
-        let base = try GitHandle("reading tree \(id)", owner: self, free: git_tree_free) { out in withRepo { git_tree_lookup(&out, $0, &oid) } }
+        let base = try GitHandle(.readTree(id), owner: self, free: git_tree_free) { out in withRepo { git_tree_lookup(&out, $0, &oid) } }
         return try updatedTree(base, changes)
     }
 
@@ -67,19 +67,19 @@ extension GitRepository {
         var id = git_oid()
         try withRepo { repo in
             try base.withPointer { tree in
-                _ = try check(git_tree_create_updated(&id, repo, tree, updates.count, &updates), "building the new tree")
+                _ = try check(git_tree_create_updated(&id, repo, tree, updates.count, &updates), .writeTree)
             }
         }
         return id.hex
     }
 
     private func emptyTree() throws -> GitHandle {
-        let builder = try GitHandle("building an empty tree", owner: self, free: git_treebuilder_free) { out in
+        let builder = try GitHandle(.writeTree, owner: self, free: git_treebuilder_free) { out in
             withRepo { git_treebuilder_new(&out, $0, nil) }
         }
         var id = git_oid()
-        try builder.withPointer { _ = try check(git_treebuilder_write(&id, $0), "writing an empty tree") }
-        return try GitHandle("reading the empty tree", owner: self, free: git_tree_free) { out in
+        try builder.withPointer { _ = try check(git_treebuilder_write(&id, $0), .writeTree) }
+        return try GitHandle(.readTree(nil), owner: self, free: git_tree_free) { out in
             withRepo { git_tree_lookup(&out, $0, &id) }
         }
     }
@@ -90,14 +90,14 @@ extension GitRepository {
     package func writeCommit(tree treeID: String, parents: [String], message: String, signature: GitSignature? = nil,
                             authentication: GitCommitAuthentication? = nil) throws -> String {
         var oid = try Self.oid(treeID)
-        let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
+        let tree = try GitHandle(.readTree(treeID), owner: self, free: git_tree_free) { out in
             withRepo { git_tree_lookup(&out, $0, &oid) }
         }
         let parentHandles = try parents.map { try commit(forRevision: $0) }
         let stamp = try SignatureHandle(signature ?? defaultSignature())
         var text = git_buf()
         defer { git_buf_dispose(&text) }
-        try check(git_message_prettify(&text, message, 0, CChar(UInt8(ascii: "#"))), "cleaning up the message")
+        try check(git_message_prettify(&text, message, 0, CChar(UInt8(ascii: "#"))), .createCommit)
         var id = git_oid()
         try withPointers(parentHandles) { parentPointers in
             try withRepo { repo in
@@ -106,18 +106,18 @@ extension GitRepository {
                         guard let authentication else {
                             var pointers: [OpaquePointer?] = parentPointers
                             _ = try check(git_commit_create(&id, repo, nil, who, who, nil, text.ptr, treePointer, pointers.count, &pointers),
-                                          "creating the commit")
+                                          .createCommit)
                             return
                         }
                         var content = git_buf()
                         defer { git_buf_dispose(&content) }
                         var constPointers: [OpaquePointer?] = parentPointers
                         try check(git_commit_create_buffer(&content, repo, who, who, nil, text.ptr, treePointer, constPointers.count, &constPointers),
-                                  "preparing the commit")
+                                  .createCommit)
                         let bytes = Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size))
                         let fields = try authentication.fields(bytes)
                         if fields.count == 1 {
-                            try check(git_commit_create_with_signature(&id, repo, content.ptr, fields[0].value, fields[0].name), "creating the commit")
+                            try check(git_commit_create_with_signature(&id, repo, content.ptr, fields[0].value, fields[0].name), .createCommit)
                         } else {
                             id = try writeObject(Self.inserting(fields, into: bytes), repo: repo)
                         }
@@ -146,11 +146,11 @@ extension GitRepository {
 
     private func writeObject(_ bytes: [UInt8], repo: OpaquePointer) throws -> git_oid {
         var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repo), "opening the object database")
+        try check(git_repository_odb(&odb, repo), .openObjectDatabase)
         defer { git_odb_free(odb) }
         var id = git_oid()
         try bytes.withUnsafeBytes { buffer in
-            _ = try check(git_odb_write(&id, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_COMMIT), "creating the commit")
+            _ = try check(git_odb_write(&id, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_COMMIT), .createCommit)
         }
         return id
     }
@@ -218,17 +218,17 @@ extension GitRepository {
             git_error_clear()
             throw GitError.locked(path: ".git/" + branch + ".lock")
         default:
-            try check(result, "moving \"\(branch)\"")
+            try check(result, .moveReference(branch))
         }
     }
 
     /// The branch HEAD points to (`refs/heads/main`), even while it has no commit.
     func headBranch() throws -> String {
-        let head = try GitHandle("reading HEAD", owner: self, free: git_reference_free) { out in
+        let head = try GitHandle(.readHead, owner: self, free: git_reference_free) { out in
             withRepo { git_reference_lookup(&out, $0, "HEAD") }
         }
         guard let branch = head.withPointer({ git_reference_symbolic_target($0).map { String(cString: $0) } }) else {
-            throw GitError.libgit2(code: GIT_ERROR.code, message: "HEAD is detached", context: "reading HEAD")
+            throw GitError.detachedHead
         }
         return branch
     }
@@ -236,7 +236,7 @@ extension GitRepository {
     /// The id of the commit HEAD points to, or `nil` on an unborn branch (no commit yet).
     package func headCommitID() throws -> String? {
         var id = git_oid()
-        let result = try withRepo { try check(git_reference_name_to_id(&id, $0, "HEAD"), "reading HEAD",
+        let result = try withRepo { try check(git_reference_name_to_id(&id, $0, "HEAD"), .readHead,
                                               allowing: [GIT_ENOTFOUND.code, GIT_EUNBORNBRANCH.code]) }
         guard result == 0 else {
             git_error_clear()
@@ -252,7 +252,7 @@ extension GitRepository {
 
     func lookupCommit(_ id: git_oid) throws -> GitHandle {
         var id = id
-        return try GitHandle("reading commit \(id.hex)", owner: self, free: git_commit_free) { out in
+        return try GitHandle(.readCommit(id.hex), owner: self, free: git_commit_free) { out in
             withRepo { git_commit_lookup(&out, $0, &id) }
         }
     }
@@ -260,10 +260,10 @@ extension GitRepository {
     /// The commit `rev` names: anything `git rev-parse` accepts ("HEAD~2", a hex id, a branch).
     func commit(forRevision rev: String) throws -> GitHandle {
         do {
-            let object = try GitHandle("resolving \"\(rev)\"", owner: self, free: git_object_free) { out in
+            let object = try GitHandle(.resolve(revision: rev), owner: self, free: git_object_free) { out in
                 withRepo { git_revparse_single(&out, $0, rev) }
             }
-            return try GitHandle("resolving \"\(rev)\" to a commit", owner: self, free: git_commit_free) { out in
+            return try GitHandle(.resolve(revision: rev), owner: self, free: git_commit_free) { out in
                 object.withPointer { git_object_peel(&out, $0, GIT_OBJECT_COMMIT) }
             }
         } catch GitError.libgit2(let code, _, _)
@@ -273,7 +273,7 @@ extension GitRepository {
     }
 
     func tree(of commit: GitHandle) throws -> GitHandle {
-        try GitHandle("reading a commit's tree", owner: self, free: git_tree_free) { out in
+        try GitHandle(.readTree(nil), owner: self, free: git_tree_free) { out in
             commit.withPointer { git_commit_tree(&out, $0) }
         }
     }
@@ -283,7 +283,7 @@ extension GitRepository {
     package func blobID(at rev: String, path: String) throws -> String? {
         let tree = try tree(of: commit(forRevision: rev))
         return try tree.withPointer { treePointer in
-            guard let entry = try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free, acquire: {
+            guard let entry = try GitHandle(ifFound: .readTree(path), owner: self, free: git_tree_entry_free, acquire: {
                 git_tree_entry_bypath(&$0, treePointer, path)
             }) else { return nil }
             return entry.withPointer { e in
@@ -300,7 +300,7 @@ extension GitRepository {
 
     func blobContents(_ id: git_oid) throws -> [UInt8] {
         var id = id
-        let blob = try GitHandle("reading blob \(id.hex)", owner: self, free: git_blob_free) { out in
+        let blob = try GitHandle(.readObject(id: id.hex), owner: self, free: git_blob_free) { out in
             withRepo { git_blob_lookup(&out, $0, &id) }
         }
         return blob.withPointer { b in
@@ -313,7 +313,7 @@ extension GitRepository {
     /// The blob id git would give the file at `path` (absolute), without storing it.
     package func hashFile(_ path: String) throws -> String {
         var id = git_oid()
-        try check(git_odb_hashfile(&id, path, GIT_OBJECT_BLOB), "hashing \"\(path)\"")
+        try check(git_odb_hashfile(&id, path, GIT_OBJECT_BLOB), .hashFile(path: path))
         return id.hex
     }
 

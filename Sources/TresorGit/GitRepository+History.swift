@@ -30,25 +30,25 @@ extension GitRepository {
 
     private func walk(from tips: [String], hiding hidden: [String], limit: Int?, scanning: Int? = nil,
                       _ decide: (GitHandle) throws -> WalkDecision) throws -> [GitCommit] {
-        let walk = try GitHandle("starting a history walk", owner: self, free: git_revwalk_free) { out in
+        let walk = try GitHandle(.walkHistory(from: nil), owner: self, free: git_revwalk_free) { out in
             withRepo { git_revwalk_new(&out, $0) }
         }
         return try walk.withPointer { w in
             // A topological order needs the whole graph first; a bounded scan goes by time and stops early.
-            try check(git_revwalk_sorting(w, scanning == nil ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue : GIT_SORT_TIME.rawValue), "sorting history")
+            try check(git_revwalk_sorting(w, scanning == nil ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue : GIT_SORT_TIME.rawValue), .walkHistory(from: nil))
             for tip in tips {
                 var id = try commit(forRevision: tip).withPointer { git_commit_id($0).pointee }
-                try check(git_revwalk_push(w, &id), "walking history from \"\(tip)\"")
+                try check(git_revwalk_push(w, &id), .walkHistory(from: tip))
             }
             for rev in hidden {
                 var id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
-                try check(git_revwalk_hide(w, &id), "walking history")
+                try check(git_revwalk_hide(w, &id), .walkHistory(from: nil))
             }
             var commits: [GitCommit] = []
             var id = git_oid()
             var scanned = 0
             while commits.count < (limit ?? Int.max), scanned < (scanning ?? Int.max),
-                  try check(git_revwalk_next(&id, w), "walking history", allowing: [GIT_ITEROVER.code]) == 0 {
+                  try check(git_revwalk_next(&id, w), .walkHistory(from: nil), allowing: [GIT_ITEROVER.code]) == 0 {
                 scanned += 1
                 let commit = try lookupCommit(id)
                 if try decide(commit) == .take { commits.append(Self.describe(commit)) }
@@ -64,7 +64,7 @@ extension GitRepository {
         let count = commit.withPointer { git_commit_parentcount($0) }
         guard count > 0 else { return mine != nil }
         for number in 0..<count {
-            let parent = try GitHandle("reading a parent commit", owner: self, free: git_commit_free) { out in
+            let parent = try GitHandle(.readCommit(nil), owner: self, free: git_commit_free) { out in
                 commit.withPointer { git_commit_parent(&out, $0, number) }
             }
             let theirs = try entryID(path, in: parent)
@@ -82,7 +82,7 @@ extension GitRepository {
     private func entryID(_ path: String, in commit: GitHandle) throws -> git_oid? {
         let tree = try tree(of: commit)
         let entry = try tree.withPointer { t in
-            try GitHandle(ifFound: "finding \"\(path)\"", owner: self, free: git_tree_entry_free) {
+            try GitHandle(ifFound: .readTree(path), owner: self, free: git_tree_entry_free) {
                 git_tree_entry_bypath(&$0, t, path)
             }
         }
@@ -117,7 +117,7 @@ extension GitRepository {
     package func changes(from old: String?, to new: String, detectRenames: Bool = false) throws -> [GitChange] {
         let newTree = try tree(of: commit(forRevision: new))
         let oldTree = try old.map { try tree(of: commit(forRevision: $0)) }
-        let diff = try GitHandle("comparing trees", owner: self, free: git_diff_free) { out in
+        let diff = try GitHandle(.compareTrees, owner: self, free: git_diff_free) { out in
             withRepo { repo in
                 newTree.withPointer { n in
                     if let oldTree { return oldTree.withPointer { o in git_diff_tree_to_tree(&out, repo, o, n, nil) } }
@@ -128,9 +128,9 @@ extension GitRepository {
         return try diff.withPointer { d in
             if detectRenames {
                 var find = git_diff_find_options()
-                try check(git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION)), "preparing rename detection")
+                try check(git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION)), .compareTrees)
                 find.flags = GIT_DIFF_FIND_RENAMES.rawValue | GIT_DIFF_FIND_EXACT_MATCH_ONLY.rawValue
-                try check(git_diff_find_similar(d, &find), "detecting renames")
+                try check(git_diff_find_similar(d, &find), .compareTrees)
             }
             var changes: [GitChange] = []
             for number in 0..<git_diff_num_deltas(d) {
@@ -153,11 +153,11 @@ extension GitRepository {
     /// ignored ones excluded; sorted, relative, with `/` separators. Walks the whole work tree.
     package func uncommittedPaths() throws -> [String] {
         var options = git_status_options()
-        try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "preparing a status check")
+        try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), .status)
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
-        let list = try GitHandle("reading the work tree status", owner: self, free: git_status_list_free) { out in
+        let list = try GitHandle(.status, owner: self, free: git_status_list_free) { out in
             withRepo { git_status_list_new(&out, $0, &options) }
         }
         return list.withPointer { l in

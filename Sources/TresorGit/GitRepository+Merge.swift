@@ -24,7 +24,7 @@ extension GitRepository {
         var two = try commit(forRevision: b).withPointer { git_commit_id($0).pointee }
         var base = git_oid()
         let result = try withRepo {
-            try check(git_merge_base(&base, $0, &one, &two), "finding the merge base of \"\(a)\" and \"\(b)\"",
+            try check(git_merge_base(&base, $0, &one, &two), .mergeBase(a, b),
                       allowing: [GIT_ENOTFOUND.code])
         }
         guard result == 0 else {
@@ -39,7 +39,7 @@ extension GitRepository {
         var d = try commit(forRevision: descendant).withPointer { git_commit_id($0).pointee }
         var a = try commit(forRevision: ancestor).withPointer { git_commit_id($0).pointee }
         if d.isSame(as: a) { return true }
-        return try withRepo { try check(git_graph_descendant_of($0, &d, &a), "comparing \"\(descendant)\" and \"\(ancestor)\"") } == 1
+        return try withRepo { try check(git_graph_descendant_of($0, &d, &a), .compareCommits(descendant, ancestor)) } == 1
     }
 
     /// Merges the trees of `ours` and `theirs` against `base` (`nil` for unrelated histories:
@@ -50,11 +50,11 @@ extension GitRepository {
         let ourTree = try tree(of: commit(forRevision: ours))
         let theirTree = try tree(of: commit(forRevision: theirs))
         var options = git_merge_options()
-        try check(git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)), "preparing to merge")
+        try check(git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)), .merge)
         // No rename detection: each conflict then concerns exactly one path.
         options.flags = 0
         let handles = [baseTree, ourTree, theirTree].compactMap { $0 }
-        let index = try GitHandle("merging \"\(theirs)\" into \"\(ours)\"", free: git_index_free) { out in
+        let index = try GitHandle(.merge, free: git_index_free) { out in
             withRepo { repo in
                 withPointers(handles) { p in
                     baseTree == nil ? git_merge_trees(&out, repo, nil, p[0], p[1], &options)
@@ -84,25 +84,24 @@ extension GitRepository {
     /// Throws `GitError.unknownRevision`, or `GitError.libgit2` for an invalid name.
     package func setRef(name: String, to rev: String) throws {
         guard name.hasPrefix("refs/") else {
-            throw GitError.libgit2(code: GIT_EINVALIDSPEC.code, message: "reference names must start with \"refs/\"",
-                                   context: "setting \"\(name)\"")
+            throw GitError.libgit2(code: GIT_EINVALIDSPEC.code, message: nil, operation: .moveReference(name))
         }
         var id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee }
-        _ = try GitHandle("setting \"\(name)\"", owner: self, free: git_reference_free) { out in
+        _ = try GitHandle(.moveReference(name), owner: self, free: git_reference_free) { out in
             withRepo { git_reference_create(&out, $0, name, &id, 1, "tresor: set \(name)") }
         }
     }
 
     /// Deletes the reference `name` if it exists.
     package func deleteRef(name: String) throws {
-        let result = try withRepo { try check(git_reference_remove($0, name), "removing \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
+        let result = try withRepo { try check(git_reference_remove($0, name), .removeReference(name), allowing: [GIT_ENOTFOUND.code]) }
         if result != 0 { git_error_clear() }
     }
 
     /// The references whose names match `glob` (e.g. `refs/remotes/*`), with the commit each points at
     /// (symbolic references resolved; references that name no commit are left out).
     package func references(matching glob: String) throws -> [(name: String, commit: String)] {
-        let iterator = try GitHandle("listing references", owner: self, free: git_reference_iterator_free) { out in
+        let iterator = try GitHandle(.listReferences, owner: self, free: git_reference_iterator_free) { out in
             withRepo { git_reference_iterator_glob_new(&out, $0, glob) }
         }
         var found: [(name: String, commit: String)] = []
@@ -110,7 +109,7 @@ extension GitRepository {
             var ref: OpaquePointer?
             let code = iterator.withPointer { git_reference_next(&ref, $0) }
             if code == GIT_ITEROVER.code { git_error_clear(); break }
-            try check(code, "listing references")
+            try check(code, .listReferences)
             defer { git_reference_free(ref) }
             let name = String(cString: git_reference_name(ref))
             if let commit = resolve(name) { found.append((name, commit)) }

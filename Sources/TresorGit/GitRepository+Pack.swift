@@ -14,15 +14,15 @@ extension GitRepository {
     package func writingObjectsAsOnePack<R>(_ body: () throws -> R) throws -> R {
         try withRepo { repo in
             var odb: OpaquePointer?
-            try check(git_repository_odb(&odb, repo), "opening the object database")
+            try check(git_repository_odb(&odb, repo), .openObjectDatabase)
             defer { git_odb_free(odb) }
             var backend: UnsafeMutablePointer<git_odb_backend>?
-            try check(git_mempack_new(&backend), "preparing a pack")
+            try check(git_mempack_new(&backend), .writePack)
             // The object database owns the backend from here; its priority puts it before the disk's.
             let added = git_odb_add_backend(odb, backend, 1000)
             if added < 0 {
                 backend?.pointee.free(backend)
-                try check(added, "preparing a pack")
+                try check(added, .writePack)
             }
             // Whatever happens, later writes must reach the disk again: the repository gets a fresh object
             // database without the in-memory backend (libgit2 has no way to remove a backend).
@@ -34,13 +34,13 @@ extension GitRepository {
             guard let backend, !packedCommits.isEmpty else { return result }
             let pack = try packNewObjects(repo, odb, backend, roots: packedCommits)
             var writer: UnsafeMutablePointer<git_odb_writepack>?
-            try check(git_odb_write_pack(&writer, odb, nil, nil), "writing a pack")
+            try check(git_odb_write_pack(&writer, odb, nil, nil), .writePack)
             defer { tresor_git_writepack_free(writer) }
             var stats = git_indexer_progress()
             _ = try pack.withUnsafeBytes { bytes in
-                try check(tresor_git_writepack_append(writer, bytes.baseAddress, bytes.count, &stats), "writing a pack")
+                try check(tresor_git_writepack_append(writer, bytes.baseAddress, bytes.count, &stats), .writePack)
             }
-            try check(tresor_git_writepack_commit(writer, &stats), "writing a pack")
+            try check(tresor_git_writepack_commit(writer, &stats), .writePack)
             return result
         }
     }
@@ -56,7 +56,7 @@ extension GitRepository {
         }
         func add(_ id: UnsafePointer<git_oid>) throws {
             var object: OpaquePointer?
-            try check(git_odb_read(&object, odb, id), "reading object \(id.pointee.hex)")
+            try check(git_odb_read(&object, odb, id), .readObject(id: id.pointee.hex))
             defer { git_odb_object_free(object) }
             try pack.append(type: git_odb_object_type(object), data: UnsafeRawBufferPointer(
                 start: git_odb_object_data(object), count: git_odb_object_size(object)))
@@ -65,7 +65,7 @@ extension GitRepository {
             guard isNew(id) else { return }
             try add(id)
             var tree: OpaquePointer?
-            try check(git_tree_lookup(&tree, repo, id), "reading tree \(id.pointee.hex)")
+            try check(git_tree_lookup(&tree, repo, id), .readTree(id.pointee.hex))
             defer { git_tree_free(tree) }
             for i in 0..<git_tree_entrycount(tree) {
                 guard let entry = git_tree_entry_byindex(tree, i), let child = git_tree_entry_id(entry) else { continue }
@@ -79,7 +79,7 @@ extension GitRepository {
         for var root in roots where isNew(&root) {
             try add(&root)
             var commit: OpaquePointer?
-            try check(git_commit_lookup(&commit, repo, &root), "reading commit \(root.hex)")
+            try check(git_commit_lookup(&commit, repo, &root), .readCommit(root.hex))
             defer { git_commit_free(commit) }
             try addTree(git_commit_tree_id(commit))
         }
@@ -91,8 +91,8 @@ extension GitRepository {
     func writeBlobIntoOpenPack(_ backend: UnsafeMutablePointer<git_odb_backend>, _ bytes: [UInt8]) throws -> git_oid {
         var id = git_oid()
         try bytes.withUnsafeBytes { buffer in
-            try check(git_odb_hash(&id, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB), "storing a file")
-            try check(backend.pointee.write(backend, &id, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB), "storing a file")
+            try check(git_odb_hash(&id, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB), .storeFile)
+            try check(backend.pointee.write(backend, &id, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB), .storeFile)
         }
         return id
     }
@@ -100,9 +100,9 @@ extension GitRepository {
     private func reopenObjectDatabase(_ repo: OpaquePointer) throws {
         let objects = String(cString: git_repository_path(repo)) + "objects"
         var fresh: OpaquePointer?
-        try check(git_odb_open(&fresh, objects), "opening the object database")
+        try check(git_odb_open(&fresh, objects), .openObjectDatabase)
         defer { git_odb_free(fresh) }
-        try check(git_repository_set_odb(repo, fresh), "opening the object database")
+        try check(git_repository_set_odb(repo, fresh), .openObjectDatabase)
     }
 }
 
@@ -128,7 +128,7 @@ struct PackFileWriter {
         let status = compressed.withUnsafeMutableBufferPointer { out in
             compress2(out.baseAddress, &length, data.bindMemory(to: Bytef.self).baseAddress, uLong(data.count), Z_BEST_SPEED)
         }
-        guard status == Z_OK else { throw GitError.libgit2(code: -1, message: "zlib error \(status)", context: "writing a pack") }
+        guard status == Z_OK else { throw GitError.libgit2(code: status, message: nil, operation: .compressObject) }
         bytes += compressed[..<Int(length)]
         count += 1
     }
@@ -139,7 +139,7 @@ struct PackFileWriter {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = out.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha1(), nil) }
-        guard ok == 1, length == 20 else { throw GitError.libgit2(code: -1, message: "SHA-1 failed", context: "writing a pack") }
+        guard ok == 1, length == 20 else { throw GitError.libgit2(code: -1, message: nil, operation: .writePack) }
         return out + digest[..<20]
     }
 }

@@ -26,7 +26,7 @@ extension GitRepository {
     /// `GitError.libgit2` for an invalid name or URL.
     package func addRemote(name: String, url: String) throws {
         do {
-            _ = try GitHandle("adding remote \"\(name)\"", owner: self, free: git_remote_free) { out in
+            _ = try GitHandle(.addRemote(name), owner: self, free: git_remote_free) { out in
                 withRepo { git_remote_create(&out, $0, name, url) }
             }
         } catch GitError.libgit2(let code, _, _) where code == GIT_EEXISTS.code {
@@ -36,7 +36,7 @@ extension GitRepository {
 
     /// Removes a remote and its remote-tracking refs. Throws `GitError.remoteNotFound`.
     package func removeRemote(name: String) throws {
-        let result = try withRepo { try check(git_remote_delete($0, name), "removing remote \"\(name)\"", allowing: [GIT_ENOTFOUND.code]) }
+        let result = try withRepo { try check(git_remote_delete($0, name), .removeRemote(name), allowing: [GIT_ENOTFOUND.code]) }
         if result == GIT_ENOTFOUND.code {
             git_error_clear()
             throw GitError.remoteNotFound(name)
@@ -46,14 +46,14 @@ extension GitRepository {
     /// The configured remotes, sorted by name.
     package func remotes() throws -> [GitRemote] {
         var names = git_strarray()
-        try withRepo { _ = try check(git_remote_list(&names, $0), "listing remotes") }
+        try withRepo { _ = try check(git_remote_list(&names, $0), .listRemotes) }
         return try takeStrArray(&names).sorted().map { name in
             GitRemote(name: name, url: try remoteURL(lookupRemote(name)))
         }
     }
 
     func lookupRemote(_ name: String) throws -> GitHandle {
-        guard let remote = try GitHandle(ifFound: "looking up remote \"\(name)\"", owner: self, free: git_remote_free, acquire: { out in
+        guard let remote = try GitHandle(ifFound: .lookUpRemote(name), owner: self, free: git_remote_free, acquire: { out in
             withRepo { git_remote_lookup(&out, $0, name) }
         }) else {
             throw GitError.remoteNotFound(name)
@@ -88,18 +88,18 @@ extension GitRepository {
     package func fetch(url: String, ref source: String = mainBranch, into destination: String, credentials: GitCredentials,
                       remoteName name: String, progress: GitProgressHandler? = nil) throws {
         let session = RemoteSession(credentials: credentials, url: url, progress: progress)
-        let anonymous = try GitHandle("preparing to fetch from \"\(name)\"", owner: self, free: git_remote_free) { out in
+        let anonymous = try GitHandle(.fetch(remote: name), owner: self, free: git_remote_free) { out in
             withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
         }
         var options = git_fetch_options()
-        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "preparing to fetch")
+        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), .fetch(remote: nil))
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
         options.update_fetchhead = 0
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks
             try withStrArray(["+\(source):\(destination)"]) { refspecs in
                 do {
-                    try anonymous.withPointer { _ = try check(git_remote_fetch($0, &refspecs, &options, nil), "fetching from \"\(name)\"") }
+                    try anonymous.withPointer { _ = try check(git_remote_fetch($0, &refspecs, &options, nil), .fetch(remote: name)) }
                 } catch {
                     throw session.classify(error, remote: name)
                 }
@@ -112,18 +112,18 @@ extension GitRepository {
     /// - Throws: the errors of `fetch`.
     package func remoteMain(url: String, credentials: GitCredentials, remoteName name: String) throws -> String? {
         let session = RemoteSession(credentials: credentials, url: url)
-        let anonymous = try GitHandle("preparing to reach \"\(name)\"", owner: self, free: git_remote_free) { out in
+        let anonymous = try GitHandle(.connect(remote: name), owner: self, free: git_remote_free) { out in
             withRepo { git_remote_create_anonymous(&out, $0, session.connectURL) }
         }
         return try session.withCallbacks { callbacks in
             var callbacks = callbacks
             do {
                 return try anonymous.withPointer { remote -> String? in
-                    _ = try check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), "reaching \"\(name)\"")
+                    _ = try check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), .connect(remote: name))
                     defer { git_remote_disconnect(remote) }
                     var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
                     var count = 0
-                    _ = try check(git_remote_ls(&heads, &count, remote), "listing the refs of \"\(name)\"")
+                    _ = try check(git_remote_ls(&heads, &count, remote), .connect(remote: name))
                     for i in 0..<count {
                         guard let head = heads?[i], let refName = head.pointee.name, String(cString: refName) == Self.mainBranch else { continue }
                         return head.pointee.oid.hex
@@ -164,21 +164,21 @@ extension GitRepository {
         let (objects, bytes) = try withRepo { repo -> (Int, Int) in
             var builder: OpaquePointer?, walk: OpaquePointer?
             defer { git_packbuilder_free(builder); git_revwalk_free(walk) }
-            try check(git_packbuilder_new(&builder, repo), "preparing to push to \"\(name)\"")
-            try check(git_revwalk_new(&walk, repo), "preparing to push to \"\(name)\"")
+            try check(git_packbuilder_new(&builder, repo), .push(remote: name))
+            try check(git_revwalk_new(&walk, repo), .push(remote: name))
             var tip = try Self.oid(head)
-            try check(git_revwalk_push(walk, &tip), "preparing to push to \"\(name)\"")
+            try check(git_revwalk_push(walk, &tip), .push(remote: name))
             if let lease, var have = try? Self.oid(lease), git_revwalk_hide(walk, &have) < 0 { git_error_clear() }
-            try check(git_packbuilder_insert_walk(builder, walk), "preparing to push to \"\(name)\"")
+            try check(git_packbuilder_insert_walk(builder, walk), .push(remote: name))
             let count = Int(git_packbuilder_object_count(builder))
             guard count > 0 else { return (0, 0) }
-            try check(git_packbuilder_write(builder, packs, 0, nil, nil), "pushing to \"\(name)\"")
+            try check(git_packbuilder_write(builder, packs, 0, nil, nil), .push(remote: name))
             let pack = packs + "/pack-" + String(cString: git_packbuilder_name(builder)) + ".pack"
             return (count, ((try? FileManager.default.attributesOfItem(atPath: pack))?[.size] as? Int) ?? 0)
         }
         progress?(GitTransferProgress(direction: .sending, objects: objects, totalObjects: objects, bytes: bytes))
         do { try target.moveRef(Self.mainBranch, from: lease, to: head, log: "push") }
-        catch GitError.branchMoved, GitError.locked { throw GitError.pushRejected(remote: name, reason: "the remote moved") }
+        catch GitError.branchMoved, GitError.locked { throw GitError.pushRejected(remote: name, reason: .remoteMoved) }
     }
 
     /// Pushes `refspec` to `remote` (see `push`).
@@ -187,25 +187,24 @@ extension GitRepository {
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote), progress: progress)
         if session.connectURL != session.url {
             // This push only: the configured URL (an ssh alias) stays as the user wrote it.
-            try remote.withPointer { _ = try check(git_remote_set_instance_url($0, session.connectURL), "resolving the ssh host of \"\(name)\"") }
+            try remote.withPointer { _ = try check(git_remote_set_instance_url($0, session.connectURL), .connect(remote: name)) }
         }
         var options = git_push_options()
-        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "preparing to push")
+        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), .push(remote: nil))
         session.lease = lease
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks
             try withStrArray([refspec]) { refspecs in
                 do {
-                    try remote.withPointer { _ = try check(git_remote_push($0, &refspecs, &options), "pushing to \"\(name)\"") }
+                    try remote.withPointer { _ = try check(git_remote_push($0, &refspecs, &options), .push(remote: name)) }
                 } catch {
-                    if session.leaseBroken { throw GitError.pushRejected(remote: name, reason: "the remote moved") }
+                    if session.leaseBroken { throw GitError.pushRejected(remote: name, reason: .remoteMoved) }
                     throw session.classify(error, remote: name)
                 }
             }
         }
         if !session.rejections.isEmpty {
-            let reason = session.rejections.map { "\($0.ref): \($0.status)" }.joined(separator: "; ")
-            throw GitError.pushRejected(remote: name, reason: reason)
+            throw GitError.pushRejected(remote: name, reason: .refused(session.rejections.map { GitError.RefStatus(ref: $0.ref, status: $0.status) }))
         }
     }
 

@@ -26,7 +26,7 @@ extension GitRepository {
     /// Every non-directory entry of the tree `treeID`, sorted by path.
     package func treeEntries(ofTree treeID: String) throws -> [GitTreeEntry] {
         var oid = try Self.oid(treeID)
-        let tree = try GitHandle("reading tree \(treeID)", owner: self, free: git_tree_free) { out in
+        let tree = try GitHandle(.readTree(treeID), owner: self, free: git_tree_free) { out in
             withRepo { git_tree_lookup(&out, $0, &oid) }
         }
         return try treeEntries(of: tree, context: treeID)
@@ -54,7 +54,7 @@ extension GitRepository {
                                                           id: git_tree_entry_id(entry).pointee.hex))
                     return 0
                 }, payload),
-                "listing the files of \"\(context)\""
+                .readTree(context)
             )
         }
         return collector.entries.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -69,12 +69,12 @@ extension GitRepository {
             tree = root
         } else {
             guard let entry = try root.withPointer({ treePointer in
-                try GitHandle(ifFound: "finding \"\(folder)\"", owner: self, free: git_tree_entry_free) {
+                try GitHandle(ifFound: .readTree(folder), owner: self, free: git_tree_entry_free) {
                     git_tree_entry_bypath(&$0, treePointer, folder)
                 }
             }), let sub = try entry.withPointer({ e -> GitHandle? in
                 guard git_tree_entry_type(e) == GIT_OBJECT_TREE else { return nil }
-                return try GitHandle("reading \"\(folder)\"", owner: self, free: git_tree_free) { out in
+                return try GitHandle(.readTree(folder), owner: self, free: git_tree_free) { out in
                     withRepo { git_tree_lookup(&out, $0, git_tree_entry_id(e)) }
                 }
             }) else { return [] }
@@ -91,7 +91,7 @@ extension GitRepository {
     /// The size in bytes of the blob `id`, without reading it.
     package func blobSize(id: String) throws -> Int {
         var oid = try GitRepository.oid(id)
-        let blob = try GitHandle("reading blob \(id)", owner: self, free: git_blob_free) { out in
+        let blob = try GitHandle(.readObject(id: id), owner: self, free: git_blob_free) { out in
             withRepo { git_blob_lookup(&out, $0, &oid) }
         }
         return blob.withPointer { Int(git_blob_rawsize($0)) }
@@ -104,7 +104,7 @@ extension GitRepository {
 
     static func oid(_ hex: String) throws -> git_oid {
         var oid = git_oid()
-        try check(git_oid_fromstr(&oid, hex), "parsing object id \"\(hex)\"")
+        try check(git_oid_fromstr(&oid, hex), .resolve(revision: hex))
         return oid
     }
 
@@ -123,11 +123,11 @@ extension GitRepository {
     /// against) a blob, that blob's id: such a file is staged from its `lstat` data and the id, without
     /// reading and hashing it again.
     package func refreshIndex(paths: [String], knownBlobs: [String: String] = [:]) throws {
-        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+        let index = try GitHandle(.readIndex, owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
         try index.withPointer { idx in
-            try check(git_index_read(idx, 0), "reading the index")  // opening read it; 0 rereads only if it changed since
+            try check(git_index_read(idx, 0), .readIndex)  // opening read it; 0 rereads only if it changed since
             for path in paths {
                 let relative = try Self.validated(path)
                 // lstat(2) itself (TresorGit does not see TresorCore's FileSystem): a file that is not there, or not a
@@ -137,10 +137,10 @@ extension GitRepository {
                     if let blob = knownBlobs[path] {
                         try stage(idx, relative, blob: blob, st)
                     } else {
-                        try check(git_index_add_bypath(idx, relative), "staging \"\(relative)\"")
+                        try check(git_index_add_bypath(idx, relative), .stage(path: relative))
                     }
                 } else {
-                    try check(git_index_remove_bypath(idx, relative), "unstaging \"\(relative)\"")
+                    try check(git_index_remove_bypath(idx, relative), .unstage(path: relative))
                 }
             }
             try writeIndex(idx)
@@ -153,7 +153,7 @@ extension GitRepository {
     /// index was written (git's rule for "racily clean" entries, which it hashes again). Other paths are
     /// left out, for the caller to hash.
     package func indexedBlobIDs(of paths: [String]) throws -> [String: String] {
-        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+        let index = try GitHandle(.readIndex, owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
         // stat(2) and lstat(2) themselves (TresorGit does not see TresorCore's FileSystem), as questions: any failure
@@ -164,7 +164,7 @@ extension GitRepository {
             t.tv_sec < limit.tv_sec || (t.tv_sec == limit.tv_sec && t.tv_nsec < limit.tv_nsec)
         }
         return try index.withPointer { idx in
-            try check(git_index_read(idx, 0), "reading the index")
+            try check(git_index_read(idx, 0), .readIndex)
             var clean: [String: String] = [:]
             for path in paths {
                 guard let entry = git_index_get_bypath(idx, path, 0)?.pointee else { continue }
@@ -200,22 +200,22 @@ extension GitRepository {
         entry.id = try Self.oid(blob)
         try relative.withCString { name in
             entry.path = name
-            try check(git_index_add(idx, &entry), "staging \"\(relative)\"")
+            try check(git_index_add(idx, &entry), .stage(path: relative))
         }
     }
 
     /// Makes the index match HEAD's tree (stat information is rebuilt by git later).
     /// - Throws: `GitError.locked` when `.git/index.lock` exists.
     func resetIndexToHead() throws {
-        let index = try GitHandle("opening the index", owner: self, free: git_index_free) { out in
+        let index = try GitHandle(.readIndex, owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
         try index.withPointer { idx in
             if let head = try headCommit() {
                 let tree = try tree(of: head)
-                try tree.withPointer { try check(git_index_read_tree(idx, $0), "resetting the index to HEAD") }
+                try tree.withPointer { try check(git_index_read_tree(idx, $0), .readIndex) }
             } else {
-                try check(git_index_clear(idx), "clearing the index")
+                try check(git_index_clear(idx), .writeIndex)
             }
             try writeIndex(idx)
         }
@@ -227,7 +227,7 @@ extension GitRepository {
             git_error_clear()
             throw GitError.locked(path: ".git/index.lock")
         }
-        try check(result, "writing the index")
+        try check(result, .writeIndex)
     }
 
     /// Makes the whole work tree and index match HEAD, overwriting local changes (files 0600, folders
@@ -235,7 +235,7 @@ extension GitRepository {
     /// `progress` hears of the files written (done, total).
     package func checkoutHead(progress: ((Int, Int) -> Void)? = nil) throws {
         var options = git_checkout_options()
-        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "preparing a checkout")
+        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), .checkout)
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
         // The work tree holds secrets (encrypted, but names and sizes are private too): 0600 files, 0700 folders.
         options.file_mode = 0o600
@@ -249,7 +249,7 @@ extension GitRepository {
             }
         }
         _ = try withExtendedLifetime(box) {
-            try withRepo { try check(git_checkout_head($0, &options), "updating the work tree") }
+            try withRepo { try check(git_checkout_head($0, &options), .checkout) }
         }
     }
 }
@@ -274,12 +274,12 @@ extension GitRepository {
     /// The kind and size of object `id`, without reading its contents.
     package func objectHeader(_ id: String) throws -> (kind: GitObjectKind, size: Int) {
         var oid = try Self.oid(id)
-        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
+        let odb = try GitHandle(.openObjectDatabase, owner: self, free: git_odb_free) { out in
             withRepo { git_repository_odb(&out, $0) }
         }
         var size = 0
         var type = GIT_OBJECT_INVALID
-        try odb.withPointer { _ = try check(git_odb_read_header(&size, &type, $0, &oid), "reading object \(id)") }
+        try odb.withPointer { _ = try check(git_odb_read_header(&size, &type, $0, &oid), .readObject(id: id)) }
         let kind: GitObjectKind
         switch type {
         case GIT_OBJECT_COMMIT: kind = .commit
@@ -297,8 +297,8 @@ extension GitRepository {
     ///   or is larger than `limit` bytes.
     package func rawTree(_ id: String, limit: Int) throws -> [GitRawTreeEntry] {
         let (kind, size) = try objectHeader(id)
-        guard kind == .tree else { throw GitError.malformedTree(id: id, reason: "not a tree object") }
-        guard size <= limit else { throw GitError.malformedTree(id: id, reason: "larger than \(limit) bytes") }
+        guard kind == .tree else { throw GitError.malformedTree(id: id, reason: .notATree) }
+        guard size <= limit else { throw GitError.malformedTree(id: id, reason: .tooLarge(limit: limit)) }
         let bytes = try rawObject(id)
         var entries: [GitRawTreeEntry] = []
         var i = 0
@@ -306,21 +306,21 @@ extension GitRepository {
             var mode: UInt32 = 0
             var digits = 0
             // git writes modes without leading zeros; `040000` is what git fsck --strict calls zeroPaddedFilemode.
-            guard i < bytes.count, bytes[i] != 0x30 else { throw GitError.malformedTree(id: id, reason: "a zero-padded mode") }
+            guard i < bytes.count, bytes[i] != 0x30 else { throw GitError.malformedTree(id: id, reason: .zeroPaddedMode) }
             while i < bytes.count, bytes[i] != 0x20 {
-                guard (0x30...0x37).contains(bytes[i]), digits < 7 else { throw GitError.malformedTree(id: id, reason: "a mode that is not octal") }
+                guard (0x30...0x37).contains(bytes[i]), digits < 7 else { throw GitError.malformedTree(id: id, reason: .modeNotOctal) }
                 mode = mode << 3 | UInt32(bytes[i] - 0x30)
                 digits += 1
                 i += 1
             }
-            guard digits > 0, i < bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            guard digits > 0, i < bytes.count else { throw GitError.malformedTree(id: id, reason: .truncatedEntry) }
             i += 1
             let start = i
             while i < bytes.count, bytes[i] != 0 { i += 1 }
-            guard i < bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            guard i < bytes.count else { throw GitError.malformedTree(id: id, reason: .truncatedEntry) }
             let name = Array(bytes[start..<i])
             i += 1
-            guard i + 20 <= bytes.count else { throw GitError.malformedTree(id: id, reason: "a truncated entry") }
+            guard i + 20 <= bytes.count else { throw GitError.malformedTree(id: id, reason: .truncatedEntry) }
             let hex = Self.hex(bytes[i..<(i + 20)])
             i += 20
             entries.append(GitRawTreeEntry(name: name, mode: mode, id: hex))
@@ -332,10 +332,10 @@ extension GitRepository {
     /// - Throws: `.libgit2` if the object is missing.
     func rawObject(_ id: String) throws -> [UInt8] {
         var oid = try Self.oid(id)
-        let odb = try GitHandle("opening the object database", owner: self, free: git_odb_free) { out in
+        let odb = try GitHandle(.openObjectDatabase, owner: self, free: git_odb_free) { out in
             withRepo { git_repository_odb(&out, $0) }
         }
-        let object = try GitHandle("reading object \(id)", owner: self, free: git_odb_object_free) { out in
+        let object = try GitHandle(.readObject(id: id), owner: self, free: git_odb_object_free) { out in
             odb.withPointer { git_odb_read(&out, $0, &oid) }
         }
         return object.withPointer { o in

@@ -77,7 +77,7 @@ package final class GitRepository {
     /// Opens a bare repository (a quarantine). Throws `GitError.notARepository`.
     static func openBare(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()
-        let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+        let handle = try GitHandle(.openRepository(path: path), free: git_repository_free) {
             git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue | GIT_REPOSITORY_OPEN_BARE.rawValue, nil)
         }
         return try GitRepository(handle: handle, allowBare: true)
@@ -86,7 +86,7 @@ package final class GitRepository {
     /// The repository at `path` when it is a bare one (the remote of a push to a path), else nil.
     static func openIfBare(at path: String) -> GitRepository? {
         Libgit2.ensureInitialized()
-        let handle = try? GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+        let handle = try? GitHandle(.openRepository(path: path), free: git_repository_free) {
             git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
         }
         guard let handle, let repo = try? GitRepository(handle: handle, allowBare: true), repo.isBare else { return nil }
@@ -97,13 +97,13 @@ package final class GitRepository {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),
-                  "preparing to create a repository")
+                  .createRepository(path: path))
         options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
             | (bare ? GIT_REPOSITORY_INIT_BARE.rawValue : 0)
         do {
             return try "main".withCString { head in
                 options.initial_head = head
-                return try GitHandle("creating a repository at \"\(path)\"", free: git_repository_free) {
+                return try GitHandle(.createRepository(path: path), free: git_repository_free) {
                     git_repository_init_ext(&$0, path, &options)
                 }
             }
@@ -118,7 +118,7 @@ package final class GitRepository {
     package static func open(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()
         do {
-            let handle = try GitHandle("opening the repository at \"\(path)\"", free: git_repository_free) {
+            let handle = try GitHandle(.openRepository(path: path), free: git_repository_free) {
                 git_repository_open_ext(&$0, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
             }
             return try GitRepository(handle: handle)
@@ -134,13 +134,13 @@ package final class GitRepository {
     /// Sets `key` (such as `user.name`) in the repository's own `.git/config`.
     /// Throws `GitError.libgit2` for an invalid key or an unwritable file.
     package func setConfig(_ key: String, _ value: String) throws {
-        let config = try GitHandle("reading the configuration", owner: self, free: git_config_free) { out in
+        let config = try GitHandle(.readConfiguration(key: nil), owner: self, free: git_config_free) { out in
             withRepo { git_repository_config(&out, $0) }
         }
-        let local = try GitHandle("opening the repository configuration", owner: self, free: git_config_free) { out in
+        let local = try GitHandle(.readConfiguration(key: nil), owner: self, free: git_config_free) { out in
             config.withPointer { git_config_open_level(&out, $0, GIT_CONFIG_LEVEL_LOCAL) }
         }
-        try local.withPointer { try check(git_config_set_string($0, key, value), "setting \"\(key)\"") }
+        try local.withPointer { try check(git_config_set_string($0, key, value), .writeConfiguration(key: key)) }
     }
 
     /// The value of `key` as git sees it (repository, then global and system files), or `nil` if it
@@ -150,12 +150,12 @@ package final class GitRepository {
     }
 
     private func configValue(_ key: String) throws -> String? {
-        let snapshot = try GitHandle("reading the configuration", owner: self, free: git_config_free) { out in
+        let snapshot = try GitHandle(.readConfiguration(key: nil), owner: self, free: git_config_free) { out in
             withRepo { git_repository_config_snapshot(&out, $0) }
         }
         return try snapshot.withPointer { config in
             var value: UnsafePointer<CChar>?
-            let found = try check(git_config_get_string(&value, config, key), "reading \"\(key)\"", allowing: [GIT_ENOTFOUND.code])
+            let found = try check(git_config_get_string(&value, config, key), .readConfiguration(key: key), allowing: [GIT_ENOTFOUND.code])
             guard found == 0, let value else {
                 git_error_clear()
                 return nil

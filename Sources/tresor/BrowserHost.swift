@@ -46,7 +46,7 @@ struct BrowserHost {
                     let request = try BrowserRequest(parsing: &bytes)
                     reply = try handle(request)
                 } catch let e as BrowserRequest.Malformed {
-                    reply = errorReply(Failure(code: .request, params: ["message": "Unable to parse the browser request", "error": e.reason]))
+                    reply = errorReply(Failure(code: .request, params: ["message": "Unable to parse the browser request", "error": e.message]))
                 } catch let f as Failure {
                     reply = errorReply(f)
                 } catch {
@@ -270,5 +270,16 @@ struct BrowserHost {
             VaultOptions.printWarnings()
             return okReply(nil)
         } catch { throw storeFailure(.delete, "delete", store, error, file: file) }
+    }
+}
+
+extension BrowserRequest.Malformed {
+    /// Why the request was not read, for the extension's error reply.
+    var message: String {
+        switch self {
+        case .contents: return "the member contents is not a valid JSON string"
+        case .notJSON(let e): return e.message
+        case .notAnObject: return "a request is a JSON object"
+        }
     }
 }

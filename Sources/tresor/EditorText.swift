@@ -128,7 +128,7 @@ enum EditorText {
             default: break
             }
             name = name.trimmingCharacters(in: .whitespaces)
-            do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ParseError(line: number, message: e.errorDescription ?? "bad field name") }
+            do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ParseError(line: number, message: e.message) }
             guard result[name] == nil else { throw ParseError(line: number, message: "field \"\(name)\" appears twice") }
             result[name] = .text(secret)
         }

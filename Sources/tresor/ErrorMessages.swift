@@ -1,4 +1,6 @@
-// The one place where library errors become what a person reads: a message, `hint:` lines and an exit code.
+// Where library errors become what a person reads: a message, `hint:` lines and an exit code (the words for the
+// core's, git's and the importers' errors and the acceptance rule's refusals are in CoreError+Messages,
+// GitError+Messages, Interchange+Messages and AcceptanceRefusal+Messages).
 import Foundation
 import Tresor
 
@@ -10,10 +12,10 @@ struct ErrorReport {
     static func of(_ error: Error) -> ErrorReport? {
         switch error {
         case let e as VaultError: return ErrorReport(message: e.message, code: e.exitCode)
-        case let e as CoreError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as CoreError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as GitError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as CLIError: return ErrorReport(message: e.message, code: e.code)
-        case let e as GeneratorError: return ErrorReport(message: e.errorDescription ?? "\(e)", code: ExitStatus.error)
+        case let e as GeneratorError: return ErrorReport(message: e.message, code: ExitStatus.error)
         case let e as InterchangeError: return ErrorReport(message: e.message, code: e.exitCode)
         case let e as IntegrationError: return ErrorReport(message: e.message, code: e.exitCode)
         case let e as FileSystem.Failure: return ErrorReport(message: "\(Output.quoted(e.path)): \(String(cString: strerror(e.errno)))", code: ExitStatus.error)
@@ -64,13 +66,13 @@ extension VaultError {
         case .entryExists(let p): return "entry \(q(p)) already exists\nhint: use --force to replace it, or 'tresor edit'"
         case .caseCollision(let p, let e):
             return "\(q(p)) differs only by case from existing \(q(e)); such names collide on macOS and Windows\nhint: use the existing name or a different one"
-        case .invalidPath(let p, let r): return "invalid entry path \(q(p)): \(r)"
+        case .invalidPath(let p, let rule): return "invalid entry path \(q(p)): \(rule.message)"
         case .sameEntry(let p): return "\(q(p)) is already there; nothing changed"
         case .nothingChanged(let p): return "nothing changed in \(q(p))"
-        case .entry(let p, let e): return "entry \(q(p)): \(e.errorDescription ?? "\(e)")"
+        case .entry(let p, let e): return "entry \(q(p)): \(e.message)"
         case .changedOutsideTresor(let p):
             return "\(q(p)) was changed outside tresor and this change would overwrite it; nothing was changed\nhint: 'git -C VAULT diff' shows it; commit it with git, or 'git checkout -- FILE' to drop it"
-        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.errorDescription ?? "\(e)")"
+        case .header(let e): return "vault header \(VaultHeader.relativePath): \(e.message)"
         case .wrongPassphrase: return "wrong passphrase"
         case .formatTooOld(let v, let r):
             return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit); every replica converts its own copy the same way and they sync as before; older tresor versions cannot read it afterwards"
@@ -88,7 +90,7 @@ extension VaultError {
         case .noSuchScope(let f): return "no scope \(q(f))\nhint: 'tresor scope ls' lists the scopes"
         case .scopeNests(let f, let o):
             return "cannot make a scope of \(q(f)): the scope \(q(o)) is that folder, inside it or around it (scopes do not nest)"
-        case .scopeHeader(let p, let e): return "scope header \(p): \(e.errorDescription ?? "\(e)")"
+        case .scopeHeader(let p, let e): return "scope header \(p): \(e.message)"
         case .domainConflict(let remote, let path, let scope):
             let key = scope.map { "the key of the scope \(q($0))" } ?? "the vault key"
             let what = path.map { "\(q($0)) cannot be joined without \(key)" } ?? "this replica and \(q(remote)) both changed what is under \(key)"
@@ -105,7 +107,7 @@ extension VaultError {
         case .refusedRemote(let remote, let refusal):
             return "refusing what \(q(remote)) holds: \(refusal.message)\nhint: nothing was taken; the local vault is unchanged." + refusal.hint(remote: remote)
         case .entryContent(let remote, let file, let e):
-            return "refusing what \(q(remote)) holds: \(q(file)) does not open as an entry of this vault: \(e.errorDescription ?? "\(e)")"
+            return "refusing what \(q(remote)) holds: \(q(file)) does not open as an entry of this vault: \(e.message)"
                 + "\nhint: nothing was taken; a key holder's replica wrote it. 'tresor sync --repair-remote' puts this replica's state back on the remote"
         case .remoteFormatOlder(let remote, let version):
             return "\(q(remote)) holds this vault in format \(version) with changes this replica does not have; this tresor joins format \(FormatVersion.header) only; nothing was changed\nhint: on a replica that holds those changes, run 'tresor upgrade' and sync; then sync here"
@@ -129,7 +131,7 @@ extension VaultError {
             return "another tresor command is still changing the vault after \(Int(seconds)) seconds (\(holder.description))"
                 + "\nhint: wait for it to finish and try again; TRESOR_LOCK_TIMEOUT sets how long to wait"
         case .io(let path, let code): return "\(q(path)): \(String(cString: strerror(code)))"
-        case .file(_, let e): return e.errorDescription ?? "\(e)"
+        case .file(_, let e): return e.message
         case .pwnedPasswords(let path, let problem):
             switch problem {
             case .missing: return "no Pwned Passwords file or folder at \(q(path))"
@@ -163,8 +165,8 @@ extension IntegrationError {
             case .emptyComponent: why = "it has an empty component (// or a / at the end)"
             case .percentEncoding: why = "a % must be followed by two hexadecimal digits (write % itself as %25)"
             case .notUTF8: why = "its percent-encoded bytes are not UTF-8 text"
-            case .path(let reason): why = "the entry path is not valid: \(reason)"
-            case .field(let reason): why = reason
+            case .path(let rule): why = "the entry path is not valid: \(rule.message)"
+            case .field(let name, let rule): why = rule.message(name)
             }
             return "invalid reference \(q(r)): \(why)\nhint: tresor://Email/gmail/password names the field password of Email/gmail; write % as %25 and a / in a field name as %2F"
         case .noSuchField(let r, let p, let f, let available):
@@ -191,7 +193,8 @@ extension IntegrationError {
             switch problem {
             case .fileExtension: return "\(q(f)) is not a file name tresor lists (they end in .gpg)"
             case .noHost: return "\(q(f)) is not a file name tresor lists (HOST/ENTRY.gpg)"
-            case .path(let reason): return "\(q(f)) names no entry: \(reason)"
+            case .path(let rule?): return "\(q(f)) names no entry: \(rule.message)"
+            case .path(nil): return "\(q(f)) names no entry: bad percent-encoding"
             case .notUnderHost(let p): return "the entry \(q(p)) has no URL on the host \(q(f.split(separator: "/").first.map(String.init) ?? ""))"
             case .notServed(let p): return "the entry \(q(p)) is not given to the browser (no password, or a password or user name of several lines)"
             case .otp(let e): return "the one-time code secret of \(q(f)) is not valid: \(e.message)"
@@ -205,21 +208,6 @@ extension IntegrationError {
             return "the ssh agent at \(q(s)) refused the key\nhint: an agent that does not support --lifetime or --confirm refuses keys with them"
         case .sshAgentRefused(let s, .remove):
             return "the ssh agent at \(q(s)) does not hold this key"
-        }
-    }
-}
-
-extension GitError {
-    var message: String {
-        switch self {
-        case .localRemoteMissing(let path):
-            return "the remote \(Output.quoted(path)) does not exist: no such file or directory"
-                + "\nhint: check the path; a new remote can be an empty bare repository (git init --bare PATH)"
-        case .localRemoteNotARepository(let path):
-            return "the remote \(Output.quoted(path)) is not a git repository"
-                + "\nhint: point the remote at a vault's repository or an empty bare repository (git init --bare)"
-        default:
-            return errorDescription ?? "\(self)"
         }
     }
 }
@@ -239,10 +227,10 @@ extension RemoteProblem {
         case .tooManyFiles(let limit): return "more than \(limit) files"
         case .sameFileTwice(let other): return "the same file as \(Output.quoted(other)): an entry names one path inside, so a copy is a trick"
         case .attributesChanged: return "it is not the .gitattributes tresor writes (it decides which merge driver git runs)"
-        case .entry(let e): return e.errorDescription ?? "\(e)"
-        case .header(let e): return e.errorDescription ?? "\(e)"
+        case .entry(let e): return e.message
+        case .header(let e): return e.message
         case .downgrade(let v): return "a vault header of format version \(v), older than this vault's"
-        case .damagedTree(let why): return "a damaged tree: \(why)"
+        case .damagedTree(let problem): return "a damaged tree: \(problem.message)"
         }
     }
 }
@@ -255,7 +243,7 @@ extension SessionProblem {
         case .expired(let t): return "the session expired at \(t)\nhint: run 'tresor unlock' again"
         case .wrongToken: return "the session token does not open this vault's session\nhint: run 'tresor unlock' (the agent), or 'eval \"$(tresor unlock --env)\"' again"
         case .directoryNotPrivate(let d): return "session directory \(Output.quoted(d)) is not a directory private to this user (expected mode 0700)"
-        case .cannotWrite(let p, let why): return "cannot write the session file \(Output.quoted(p)): \(why)"
+        case .cannotWrite(let p, let e): return "cannot write the session file \(Output.quoted(p)): \(e.message)"
         }
     }
 }
@@ -293,7 +281,9 @@ extension VaultWarning {
     var message: String {
         switch self {
         case .workTreeNotUpdated(let p, let why):
-            return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(why))\nhint: the next tresor command finishes it"
+            // The cause's own hints are left out: the next command finishes the change.
+            let cause = why.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+            return "the change is committed, but \(Output.quoted(p)) in the vault folder could not be updated yet (\(cause))\nhint: the next tresor command finishes it"
         case .indexNotUpdated(let lock):
             return "the change is committed, but git's index was not refreshed because \(Output.quoted(lock)) exists\nhint: the next tresor command refreshes it once git is done; remove the file if no git process is running"
         }
@@ -318,7 +308,7 @@ extension CheckProblem {
     var message: String {
         switch kind {
         case .listing(let p): return p.message
-        case .unreadable(.entry(_, let e)): return e.errorDescription ?? "\(e)"
+        case .unreadable(.entry(_, let e)): return e.message
         case .unreadable(let e): return e.message
         case .duplicateID(let id, let other):
             return "same entry id \(id) as \(Output.quoted(other)) (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id"
@@ -330,42 +320,6 @@ extension CheckProblem {
         case .gitLock(let age):
             return "a git lock file, \(Int(age)) seconds old\nhint: if no git process is running it was left by a crash; tresor removes ref locks older than 10 seconds and index.lock after an hour, or delete it"
         case .unfinishedTransaction: return "a change whose work-tree files are not all written yet\nhint: the next tresor command finishes it"
-        }
-    }
-}
-
-extension AcceptanceRefusal {
-    /// What the rule found, for people: the rule's name, where, and what (Spec/AUTH.md §5.2).
-    var message: String {
-        let place = path.map { " (\(Output.quoted($0)))" } ?? ""
-        let what: String
-        switch rule {
-        case .treeShape: what = "its tree is not one a vault has"
-        case .foreignFile: what = "it holds a file no key governs"
-        case .vaultHeader: what = "its vault header does not parse"
-        case .differentVault: what = "it is another vault"
-        case .formatVersion: what = "it is of another format version"
-        case .domainListing: what = "its scopes, scope headers and state records do not agree"
-        case .stateRecord: what = "a state record does not parse or names another domain"
-        case .stateFiles: what = "files were changed, added or removed without their key"
-        case .epochReplaced: what = "it was written under a key that has been replaced (after a member was removed, or a rekey)"
-        case .rekeyProof: what = "it is under a new key that no key this replica holds vouches for"
-        case .headerAuthentic: what = "a header was changed by someone without its key"
-        case .stateAuthentic: what = "a state was written by someone without its key"
-        }
-        return what + place + " [\(rule.rawValue): \(detail)]"
-    }
-
-    /// The way out, after "nothing was taken".
-    func hint(remote: String) -> String {
-        switch rule {
-        case .differentVault: return " Check the remote's URL ('tresor remote list')"
-        case .formatVersion: return " An older or newer tresor wrote it; 'tresor upgrade' converts older vaults"
-        case .rekeyProof:
-            // Most often a member removed from that scope or vault; telling it to repair would push its stale state.
-            return " If your passphrase or identity opens none of that header's key slots, you were removed from it: ask a member to add you again."
-                + " Otherwise it was made without a key you hold; if you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
-        default: return " If you own this vault, 'tresor sync --repair-remote' joins what is authentic there and puts the result back on \(Output.quoted(remote))"
         }
     }
 }

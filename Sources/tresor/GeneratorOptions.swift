@@ -89,7 +89,7 @@ struct GeneratorOptions: ParsableArguments {
 func warnIfWeak(_ password: SecretText) {
     let e: StrengthEstimate
     do { e = try StrengthEstimator.estimate(password) } catch {
-        Output.warning("cannot check the password's strength: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))
+        Output.warning("cannot check the password's strength: " + (ErrorReport.of(error)?.message ?? "\(error)"))
         return
     }
     guard e.score < 3 else { return }

@@ -28,17 +28,32 @@ extension InterchangeError {
     /// The message (with a hint line where there is a next step) and exit code.
     var message: String {
         switch self {
-        case .cannotRead(let path, let reason): return "cannot read \"\(printable(path))\": \(reason)"
-        case .malformed(let path, let reason): return "cannot import \"\(printable(path))\": \(printable(reason))\nhint: check the format name ('tresor import --help' lists them)"
+        case .cannotRead(let path, let problem): return "cannot read \"\(printable(path))\": \(problem.message)"
+        case .malformed(let path, let problem):
+            return "cannot import \"\(printable(path))\": \(problem.message)\nhint: check the format name ('tresor import --help' lists them)"
         case .wrongKey(let path): return "wrong password or key file for \"\(printable(path))\""
-        case .unsupported(let path, let feature): return "\"\(printable(path))\" uses \(feature), which tresor cannot import"
+        case .unsupported(let path, let feature): return "\"\(printable(path))\" uses \(feature.message), which tresor cannot import"
+        case .toolFailed(let program, _, 127, ""):
+            return "\(program): \(program) was not found on PATH\nhint: install GnuPG (Debian: apt-get install gnupg)"
+        case .toolFailed(let program, _, 127, let message):
+            return "\(program): \(printable(message))\nhint: install GnuPG (Debian: apt-get install gnupg)"
         case .toolFailed(let program, let path, let status, let message):
-            if status == 127 { return "\(program): \(message)\nhint: install GnuPG (Debian: apt-get install gnupg)" }
             return "\(program) failed on \"\(printable(path))\" (exit status \(status)): \(printable(message))"
         case .outputExists(let path): return "\"\(printable(path))\" already exists; an export never replaces a file\nhint: name a new file or an empty directory"
-        case .cannotWrite(let path, let reason): return "cannot write \"\(printable(path))\": \(reason)"
-        case .unrepresentable(let path, let reason): return "entry \"\(printable(path))\" cannot be exported in this format: \(reason)"
-        case .core(let e): return e.errorDescription ?? "\(e)"
+        case .cannotWrite(let path, let problem): return "cannot write \"\(printable(path))\": \(problem.message)"
+        case .unrepresentable(let path, .passwordLineBreak):
+            return "entry \"\(printable(path))\" cannot be exported in this format: the password contains a line break"
+        case .core(let e): return e.message
+        }
+    }
+
+    /// For an item skipped as unreadable: what went wrong, without the file (the item is named already).
+    var itemMessage: String {
+        switch self {
+        case .toolFailed(_, _, let status, ""): return "gpg exited with status \(status)"
+        case .toolFailed(_, _, _, let message): return printable(message)
+        case .malformed(_, let problem): return problem.message
+        default: return message
         }
     }
 
@@ -58,11 +73,11 @@ extension SkipReason {
         case .exists(let p): return "an entry \"\(printable(p))\" is already there (--force gives it the imported values)"
         case .identical(let p): return "\"\(printable(p))\" already holds the same values"
         case .caseCollision(let p, let other): return "\"\(printable(p))\" differs only by case from existing \"\(printable(other))\""
-        case .invalidPath(let why): return "no valid entry path: \(why)"
-        case .invalidField(let why): return printable(why)
+        case .invalidPath(let failure): return "no valid entry path: \(failure.message)"
+        case .invalidField(let e): return e.message
         case .deleted: return "in the recycle bin or trash"
-        case .unsupported(let what): return "not imported: \(printable(what))"
-        case .unreadable(let why): return "could not be read: \(printable(why))"
+        case .unsupported(let what): return "not imported: \(what.message)"
+        case .unreadable(let e): return "could not be read: \(e.itemMessage)"
         }
     }
 
@@ -106,6 +121,116 @@ extension RenameNote {
         case .suffixed(let o): return .object(["kind": .string("suffixed"), "original": .string(o)])
         case .fieldRenamed(let f, let t): return .object(["kind": .string("field-renamed"), "original": .string(f), "name": .string(t)])
         case .folderCase(let o, let u): return .object(["kind": .string("folder-case"), "original": .string(o), "name": .string(u)])
+        }
+    }
+}
+
+extension PathRule.Failure {
+    var message: String {
+        switch self {
+        case .noRoomBelowPrefix: return "the prefix leaves no room for entries"
+        case .foldersTooLong(let max): return "the folder names are longer than \(max) bytes"
+        case .rule(let rule): return rule.message
+        case .noFreeName: return "no free name"
+        case .invalid: return "invalid"
+        }
+    }
+}
+
+extension UnsupportedItem {
+    var message: String {
+        switch self {
+        case .bitwardenItemType(let type): return "Bitwarden item type \(type)"
+        case .ageSecret: return "age-encrypted secret"
+        case .symbolicLink: return "symbolic link"
+        }
+    }
+}
+
+extension InterchangeError.ReadProblem {
+    var message: String {
+        switch self {
+        case .errno(let code): return String(cString: strerror(code))
+        case .isDirectory: return "it is a directory"
+        case .noSuchDirectory: return "no such directory"
+        case .notADirectory: return "not a directory"
+        case .system(let text): return printable(text)
+        }
+    }
+}
+
+extension InterchangeError.WriteProblem {
+    var message: String {
+        switch self {
+        case .errno(let code): return String(cString: strerror(code))
+        case .core(let e): return e.message
+        case .csv(let text): return printable(text)
+        case .csvEmpty: return "the CSV writer returned nothing"
+        case .zlib: return "zlib failed to start"
+        case .other(let text): return "unexpected error: \(printable(text))"
+        }
+    }
+}
+
+extension InterchangeError.Feature {
+    var message: String {
+        switch self {
+        case .encryptedBitwardenExport: return "an encrypted Bitwarden export (export as unencrypted JSON)"
+        case .kdbxVersion(let v): return "KDBX version \(v)"
+        case .cipher(let uuid): return "the cipher \(uuid) (Twofish?)"
+        case .chacha20InKDBX3: return "ChaCha20 in a KDBX 3 file"
+        case .aesRounds(let rounds, let maximum): return "AES-KDF with \(rounds) rounds (more than \(maximum))"
+        case .kdf(let uuid): return "the KDF \(uuid)"
+        case .argon2(let memory, let iterations, let lanes, let version):
+            return "Argon2 with \(memory >> 20) MiB, \(iterations) iterations, \(lanes) lanes, version \(version)"
+        case .argon2Refused: return "Argon2 with these parameters (libargon2 refused them)"
+        case .protectedStream(let id): return "the protected-value stream \(id)"
+        case .kdfParametersVersion(let v): return "KDF parameters version \(v)"
+        }
+    }
+}
+
+extension InterchangeError.SourceProblem {
+    var message: String {
+        switch self {
+        case .notUTF8: return "not UTF-8 text"
+        case .tooLarge(let limit): return "larger than \(limit >> 20) MiB"
+        case .notJSON(let e): return "not JSON: \(e.message)"
+        case .notAnObject: return "not an export of this format (no top-level object)"
+        case .notAnArray: return "not a Tresor JSON export (no top-level array)"
+        case .missingMember(let name): return "not an export of this format (no \"\(printable(name))\")"
+        case .badItem(let index?): return "item \(index) is not an entry object with a \"path\""
+        case .badItem(nil): return "an item is not an object"
+        case .badHistoryItem(let path): return "a history item of \"\(printable(path))\" lacks field, value or replaced"
+        case .other(let text): return "unexpected error: \(printable(text))"
+        case .csv(let text): return "not CSV: \(printable(text))"
+        case .noHeaderRow: return "no header row"
+        case .missingColumn(let name, let columns):
+            return "no column \"\(printable(name))\" (the columns are \(columns.map(printable).joined(separator: ", ")))"
+        case .notZip: return "not a zip archive"
+        case .missingArchiveMember(let name): return "no \(printable(name)) in the archive"
+        case .archiveMemberTooLarge(let name, let limit): return "\(printable(name)) is larger than \(limit >> 20) MiB"
+        case .unpack(let name, let text): return "\(printable(name)) does not unpack: \(printable(text))"
+        case .xml(let line, let text): return "the XML does not parse (line \(line)): \(text.map(printable) ?? "not XML")"
+        case .emptyXML: return "empty XML"
+        case .notKeePassXML: return "not a KeePass XML document (no KeePassFile/Root/Group)"
+        case .zlib: return "zlib failed to start"
+        case .compressedDataDamaged: return "the compressed data is damaged"
+        case .compressedDataTruncated: return "the compressed data is truncated"
+        case .decompressedTooLarge(let limit): return "the data decompresses to more than \(limit >> 20) MiB"
+        case .notKeePass: return "not a KeePass database (wrong signature)"
+        case .headerIncomplete: return "the header lacks the cipher, master seed or IV"
+        case .kdfParametersMissing: return "the header lacks the KDF parameters"
+        case .kdfParametersIncomplete: return "the KDF parameters are incomplete"
+        case .headerChecksum: return "the header checksum does not match (damaged file)"
+        case .negativeBlockSize: return "negative block size"
+        case .blockMAC(let index): return "block \(index) fails its HMAC (damaged file)"
+        case .blockHash: return "a block fails its hash (damaged file)"
+        case .payloadDoesNotDecrypt: return "the payload does not decrypt (damaged file)"
+        case .ivLength(let expected): return "the IV must be \(expected) bytes"
+        case .truncated(let offset): return "truncated at byte \(offset)"
+        case .protectedValueWithoutKey: return "protected values in a file without their key"
+        case .protectedValueNotBase64: return "a protected value is not base64"
         }
     }
 }

@@ -50,7 +50,7 @@ final class FileSystemCallTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: true)
         XCTAssertThrowsError(try FileSystem.readIfPresent(dir + "/folder", limit: 10))
         XCTAssertThrowsError(try FileSystem.read(dir + "/missing", limit: 10)) { error in
-            XCTAssertEqual(error as? CoreError, .io("cannot read \"\(dir)/missing\": \(String(cString: strerror(ENOENT)))"))
+            XCTAssertEqual(error as? CoreError, .io(.failed(.read, path: dir + "/missing", errno: ENOENT)))
         }
     }
 

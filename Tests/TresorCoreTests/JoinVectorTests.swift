@@ -90,7 +90,7 @@ import Testing
     func stateJoin(_ a: JSONValue, _ b: JSONValue) throws -> (JSONValue, [JSONValue]) {
         func side(_ v: JSONValue) throws -> JoinSide {
             let o = try #require(v.objectValue)
-            return JoinSide(entries: try (o["entries"]?.arrayValue ?? []).map(entry), clocks: [Domain.vault: try Clock(json: o["clock"], context: "side")],
+            return JoinSide(entries: try (o["entries"]?.arrayValue ?? []).map(entry), clocks: [Domain.vault: try Clock(json: o["clock"], context: .payload)],
                             domain: { _ in Domain.vault })
         }
         let r = StateJoin.join(try side(a), try side(b), domain: { _ in Domain.vault }, readable: { _ in true })
@@ -107,7 +107,7 @@ import Testing
             { StateRecord.governingDomain(of: $0.filePath, scopes: scopes) ?? Domain.vault }
         }
         func clocks(_ o: [String: JSONValue]) throws -> [String: Clock] {
-            try (o["clocks"]?.objectValue ?? [:]).mapValues { try Clock(json: $0, context: "side") }
+            try (o["clocks"]?.objectValue ?? [:]).mapValues { try Clock(json: $0, context: .payload) }
         }
         func side(_ v: JSONValue) throws -> JoinSide {
             let o = try #require(v.objectValue)
@@ -124,7 +124,7 @@ import Testing
         if let want = v["expected"]?.objectValue?["clocks"]?.objectValue {
             for d in reads {
                 #expect(StateJoin.domainClock(ca[d] ?? .empty, cb[d] ?? .empty, of: d, entries: r.entries, domain: domain(scopes))
-                        == (try Clock(json: want[d], context: "expected")), "the clock of \(d)")
+                        == (try Clock(json: want[d], context: .payload)), "the clock of \(d)")
             }
         }
         let out: [String: JSONValue] = ["entries": .array(r.entries.map(json))]

@@ -122,7 +122,6 @@ final class StrengthEstimatorTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         XCTAssertThrowsError(try DataFiles.read("eff_large_wordlist.txt", searchPath: [dir + "/nowhere", dir])) { error in
             XCTAssertEqual(error as? GeneratorError, .dataFileMissing(name: "eff_large_wordlist.txt", searched: [dir + "/nowhere", dir]))
-            XCTAssertTrue((error as? GeneratorError)?.errorDescription?.contains("TRESOR_DATA_DIR") == true)
         }
         try "abacus\n".write(toFile: dir + "/eff_large_wordlist.txt", atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try DataFiles.read("eff_large_wordlist.txt", searchPath: [dir])) { error in

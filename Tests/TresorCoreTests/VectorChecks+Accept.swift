@@ -97,8 +97,8 @@ extension FormatVectorTests {
             verdicts = try Acceptance.decide(tip: tip, vaultID: try str(i, "vault"), held: try epochKeys("keys"), opened: try epochKeys("opened"),
                                              trust: trust, local: local)
         } catch let refusal as AcceptanceRefusal {
-            let want = try #require(e?["refused"]?.objectValue, "refused by \(refusal.rule.rawValue) (\(refusal.detail)), expected acceptance")
-            #expect(refusal.rule.rawValue == want["rule"]?.stringValue, "\(refusal.detail)")
+            let want = try #require(e?["refused"]?.objectValue, "refused by \(refusal.rule.rawValue) (\(refusal.finding)), expected acceptance")
+            #expect(refusal.rule.rawValue == want["rule"]?.stringValue, "\(refusal.finding)")
             #expect(refusal.domain == want["domain"]?.stringValue, "domain of the refusal")
             #expect(refusal.path == want["path"]?.stringValue, "path of the refusal")
             return

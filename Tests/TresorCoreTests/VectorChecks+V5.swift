@@ -12,9 +12,9 @@ extension FormatVectorTests {
         return Array(prefix.utf8) + [0] + JSONValue.object(o).canonicalBytes()
     }
 
-    func clock(_ v: JSONValue?) throws -> Clock { try Clock(json: v, context: "vector") }
+    func clock(_ v: JSONValue?) throws -> Clock { try Clock(json: v, context: .payload) }
 
-    func dot(_ v: JSONValue?) throws -> Dot { try Dot(json: v, context: "vector") }
+    func dot(_ v: JSONValue?) throws -> Dot { try Dot(json: v, context: .payload) }
 
     func subkey(_ key: SecretBytes, _ id: UInt64) throws -> String { hex(try Sodium.deriveSubkey(from: key, id: id, context: "tresorv1")) }
 

@@ -53,7 +53,7 @@ final class GitRemoteTests: XCTestCase {
         let base = try alice.commit(message: "base", adding: ["entry"])
         try alice.push(remote: "origin", credentials: .none, lease: .some(nil))
         XCTAssertEqual(try git("rev-parse", "main", in: bare), base)
-        assertGitError(.pushRejected(remote: "origin", reason: "the remote moved"),
+        assertGitError(.pushRejected(remote: "origin", reason: .remoteMoved),
                        try alice.push(remote: "origin", credentials: .none, lease: .some(nil)))
 
         // Bob's commit is on the server already (its objects), not yet on main.
@@ -70,7 +70,7 @@ final class GitRemoteTests: XCTestCase {
             moved = true
             _ = try? git("update-ref", "refs/heads/main", bobs, base, in: bare)
         }
-        assertGitError(.pushRejected(remote: "origin", reason: "the remote moved"),
+        assertGitError(.pushRejected(remote: "origin", reason: .remoteMoved),
                        try alice.push(remote: "origin", credentials: .none, lease: .some(base), progress: landing))
         XCTAssertTrue(moved, "the remote moved during the push")
         XCTAssertEqual(try git("rev-parse", "main", in: bare), bobs, "the push that landed meanwhile is kept")
@@ -131,11 +131,11 @@ final class GitRemoteTests: XCTestCase {
         let url = "git://127.0.0.1:\(try freePort())/vault.git"
         try repo.addRemote(name: "origin", url: url)
         XCTAssertThrowsError(try repo.fetch(remote: "origin", credentials: .none)) { error in
-            guard case GitError.unreachable(let failed, _)? = error as? GitError else {
+            guard case GitError.unreachable(let failed, let message, _)? = error as? GitError else {
                 return XCTFail("unexpected error: \(error)")
             }
             XCTAssertEqual(failed, url)
-            XCTAssertTrue(error.localizedDescription.hasPrefix("cannot reach \"\(url)\": "), error.localizedDescription)
+            XCTAssertNotNil(message, "libgit2 says why")
         }
     }
 
@@ -172,7 +172,8 @@ final class GitRemoteTests: XCTestCase {
                 return XCTFail("unexpected error: \(error)")
             }
             XCTAssertEqual(remote, "origin")
-            XCTAssertTrue(reason.hasPrefix("refs/heads/main: "), reason)
+            guard case .refused(let refs) = reason else { return XCTFail("\(reason)") }
+            XCTAssertEqual(refs.map(\.ref), ["refs/heads/main"])
         }
         XCTAssertEqual(try git("rev-parse", "main", in: temp.sub("served/vault.git")), second)
 
@@ -236,7 +237,7 @@ final class GitRemoteTests: XCTestCase {
                 return XCTFail("unexpected error: \(error)")
             }
             XCTAssertEqual(failed, url)
-            XCTAssertTrue(reason.contains(dir + "/stranger"), reason)
+            XCTAssertTrue(reason?.contains(dir + "/stranger") == true, reason ?? "")
         }
 
         // libssh2 1.10 signs with SHA-1 only, which a current sshd refuses for RSA keys.
@@ -291,8 +292,8 @@ final class GitRemoteTests: XCTestCase {
                        .sshKey(user: "alice", privateKey: temp.sub("rsa"), publicKey: temp.sub("rsa.pub")))
         XCTAssertNil(ssh.nextOffer(userFromURL: "alice", allowed: .sshKey))
         XCTAssertEqual(ssh.tried, ["ssh-agent", temp.sub("ed"), temp.sub("rsa")])
-        let refused = ssh.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "origin")
-        XCTAssertEqual(refused as? GitError, .authenticationFailed(url: "ssh://host/v.git", reason: "refused"))
+        let refused = ssh.classify(GitError.libgit2(code: -16, message: "refused", operation: .fetch(remote: "origin")), remote: "origin")
+        XCTAssertEqual(refused as? GitError, .authenticationFailed(url: "ssh://host/v.git", message: "refused"))
 
         let https = RemoteSession(credentials: credentials, url: "https://host/v.git")
         XCTAssertEqual(https.nextOffer(userFromURL: nil, allowed: .password), .password(user: "me", token: "t0k"))
@@ -301,7 +302,7 @@ final class GitRemoteTests: XCTestCase {
         let rsaOnly = RemoteSession(credentials: GitCredentials(useSSHAgent: false, sshKeyFiles: [temp.sub("rsa")]), url: "u")
         XCTAssertNotNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
         XCTAssertNil(rsaOnly.nextOffer(userFromURL: "git", allowed: .sshKey))
-        let rsaRefused = rsaOnly.classify(GitError.libgit2(code: -16, message: "refused", context: "fetching"), remote: "o")
+        let rsaRefused = rsaOnly.classify(GitError.libgit2(code: -16, message: "refused", operation: .fetch(remote: "origin")), remote: "o")
         XCTAssertEqual(rsaRefused as? GitError, .unsupportedSSHKey(url: "u"))
 
         let nothing = RemoteSession(credentials: .none, url: "u")
@@ -329,44 +330,22 @@ final class GitRemoteTests: XCTestCase {
 
         let onlyUnusable = RemoteSession(credentials: GitCredentials(useSSHAgent: false, sshKeyFiles: [temp.sub("id_dsa"), temp.sub("id_ed25519_sk")]), url: "u")
         XCTAssertNil(onlyUnusable.nextOffer(userFromURL: "git", allowed: .sshKey))
-        let error = onlyUnusable.classify(GitError.libgit2(code: -16, message: "no credentials to offer", context: "fetching"), remote: "o")
-        XCTAssertEqual(error as? GitError, .unusableSSHKeys(url: "u", keys: ["\"\(temp.sub("id_dsa"))\" (DSA)", "\"\(temp.sub("id_ed25519_sk"))\" (FIDO)"]))
+        let error = onlyUnusable.classify(GitError.libgit2(code: -16, message: "no credentials to offer", operation: .fetch(remote: "origin")), remote: "o")
+        XCTAssertEqual(error as? GitError, .unusableSSHKeys(url: "u", keys: [.init(path: temp.sub("id_dsa"), kind: .dsa), .init(path: temp.sub("id_ed25519_sk"), kind: .fido)]))
     }
 
     func testNetworkFailuresBecomeActionableErrors() {
         let session = RemoteSession(credentials: .none, url: "ssh://git@host/v.git")
         func classify(_ code: Int32, _ message: String) -> GitError? {
-            session.classify(GitError.libgit2(code: code, message: message, context: "fetching"), remote: "origin") as? GitError
+            session.classify(GitError.libgit2(code: code, message: message, operation: .fetch(remote: "origin")), remote: "origin") as? GitError
         }
         XCTAssertEqual(classify(-16, "Failed to retrieve list of SSH authentication methods: x"),
                        .unsupportedSSHKey(url: "ssh://git@host/v.git"))
-        XCTAssertEqual(classify(-16, "the server refused k"), .authenticationFailed(url: "ssh://git@host/v.git", reason: "the server refused k"))
+        XCTAssertEqual(classify(-16, "the server refused k"), .authenticationFailed(url: "ssh://git@host/v.git", message: "the server refused k"))
         XCTAssertEqual(classify(-17, "invalid or unknown remote ssh hostkey"), .hostKeyRejected(url: "ssh://git@host/v.git"))
         XCTAssertEqual(classify(-11, "cannot push non-fastforwardable reference"),
-                       .pushRejected(remote: "origin", reason: "the remote has commits that are not here"))
-        XCTAssertEqual(classify(-1, "failed to connect"), .unreachable(url: "ssh://git@host/v.git", reason: "failed to connect"))
-        let rsa = GitError.unsupportedSSHKey(url: "u").localizedDescription
-        XCTAssertTrue(rsa.contains("SHA-1") && rsa.contains("OpenSSH 8.8") && rsa.contains("hint: use an ed25519 key"), rsa)
-    }
-
-    func testErrorMessagesFollowTheHouseStyle() {
-        let errors: [GitError] = [
-            .notARepository(path: "p"), .alreadyExists(path: "p"), .destinationNotEmpty(path: "p"), .notOwned(path: "p"),
-            .fileNotFound(path: "p"), .invalidPath("p"), .nothingToCommit, .unknownRevision("r"),
-            .uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"]), .unresolvedConflicts(paths: ["a"]),
-            .remoteNotFound("o"), .remoteExists("o"), .notFastForward("r"), .unreachable(url: "u", reason: "down"),
-            .authenticationFailed(url: "u", reason: "no"), .unsupportedSSHKey(url: "u"), .hostKeyRejected(url: "u"),
-            .unusableSSHKeys(url: "u", keys: ["\"k\" (DSA)"]),
-            .pushRejected(remote: "o", reason: "no"), .libgit2(code: -1, message: "broken", context: "doing"),
-        ]
-        for error in errors {
-            let text = error.localizedDescription
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            XCTAssertTrue(lines[0].first?.isLowercase ?? false, text)
-            XCTAssertFalse(lines.contains { $0.hasSuffix(".") }, text)
-            XCTAssertTrue(lines.dropFirst().allSatisfy { $0.hasPrefix("hint: ") }, text)
-        }
-        XCTAssertTrue(GitError.uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"])
-            .localizedDescription.contains("and 2 more"))
+                       .pushRejected(remote: "origin", reason: .notFastForward))
+        XCTAssertEqual(classify(-1, "failed to connect"), .unreachable(url: "ssh://git@host/v.git", message: "failed to connect", optionsNotFollowed: []))
+        XCTAssertEqual(classify(-1, "failed to parse object"), .malformedTree(id: "", reason: .unparsable("failed to parse object")))
     }
 }

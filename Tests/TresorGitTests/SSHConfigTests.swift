@@ -52,8 +52,8 @@ final class SSHConfigTests: XCTestCase {
         XCTAssertEqual(proxied.host("j").notFollowed, ["ProxyJump"])
         XCTAssertEqual(proxied.host("k").notFollowed, [], "ProxyCommand none is no proxy")
         let session = RemoteSession(credentials: GitCredentials(sshConfig: proxied), url: "j:v.git")
-        let error = session.classify(GitError.libgit2(code: -1, message: "failed to connect", context: "fetching"), remote: "o")
-        XCTAssertEqual(error as? GitError, .unreachable(url: "j:v.git", reason: "failed to connect (tresor connects directly: ProxyJump in ~/.ssh/config is not followed)"))
+        let error = session.classify(GitError.libgit2(code: -1, message: "failed to connect", operation: .fetch(remote: "o")), remote: "o")
+        XCTAssertEqual(error as? GitError, .unreachable(url: "j:v.git", message: "failed to connect", optionsNotFollowed: ["ProxyJump"]))
     }
 
     func testIncludeFollowsFilesRelativeToDotSSH() throws {

@@ -104,7 +104,7 @@ final class PassTests: ToolTestCase {
         XCTAssertEqual(fields(vpn), ["note": "multi\nline", "pin": "0042", "nested.key": "inner value"])
         let skipped = Dictionary(doc.skipped.map { ($0.name, $0.reason) }, uniquingKeysWith: { a, _ in a })
         guard case .unreadable? = skipped["work/broken"] else { return XCTFail("\(doc.skipped)") }
-        XCTAssertEqual(skipped["work/new.age"], .unsupported("age-encrypted secret"))
+        XCTAssertEqual(skipped["work/new.age"], .unsupported(.ageSecret))
         // As a pass store (no YAML), the lines after --- are key: value lines as well.
         let asPass = try PassStore.read(store, gopass: false, gpg: try GPG())
         XCTAssertEqual(try entry(asPass, "work/vpn").username, "carol")

@@ -12,8 +12,15 @@ package struct BrowserRequest {
     package var storeID: String? { object["storeId"]?.stringValue }
     package var file: String? { object["file"]?.stringValue }
 
-    /// Why a request is not one JSON object (the parser's words).
-    package struct Malformed: Error, Equatable { package let reason: String }
+    /// Why a request is not one JSON object.
+    package enum Malformed: Error, Equatable {
+        /// The top-level `contents` is not a valid JSON string.
+        case contents
+        /// Not JSON (where and why).
+        case notJSON(JSONValue.ParseError)
+        /// JSON, but not an object.
+        case notAnObject
+    }
 
     /// Parses `bytes` (the caller wipes them; the value of a top-level `contents` string is overwritten here).
     /// - Throws: `Malformed` for what is not one JSON object.
@@ -21,15 +28,15 @@ package struct BrowserRequest {
         var contents: SecretText?
         if let range = BrowserRequest.topLevelString("contents", in: bytes) {
             contents = bytes[range].withUnsafeBytes { BrowserRequest.decodeString($0) }
-            guard contents != nil else { throw Malformed(reason: "the member contents is not a valid JSON string") }
+            guard contents != nil else { throw Malformed.contents }
             // Spaces keep the JSON valid and the secret out of the parsed value.
             for i in range { bytes[i] = 0x20 }
         }
         let value: JSONValue
         do { value = try bytes.withUnsafeBytes { try JSONValue.parse($0) } } catch let e as JSONParseError {
-            throw Malformed(reason: e.description)
+            throw Malformed.notJSON(e)
         }
-        guard case .object(let o) = value else { throw Malformed(reason: "a request is a JSON object") }
+        guard case .object(let o) = value else { throw Malformed.notAnObject }
         object = o
         self.contents = contents
     }

@@ -86,10 +86,10 @@ package enum BrowserStore {
             if s == dotLeader { bytes.append(0x2E) } else { bytes.append(contentsOf: String(s).utf8) }
         }
         guard let decoded = SecretReference.percentDecode(bytes), let text = String(validating: decoded, as: UTF8.self) else {
-            throw fail(.path(reason: "bad percent-encoding"))
+            throw fail(.path(nil))
         }
-        do { return (host == noURLFolder ? nil : host.lowercased(), try EntryPath(text)) } catch CoreError.invalidPath(_, let reason) {
-            throw fail(.path(reason: reason))
+        do { return (host == noURLFolder ? nil : host.lowercased(), try EntryPath(text)) } catch CoreError.invalidPath(_, let rule) {
+            throw fail(.path(rule))
         }
     }
 

@@ -29,8 +29,8 @@ package enum IntegrationError: Error, Equatable, Sendable {
         case fileExtension
         /// It has no `/` after the host.
         case noHost
-        /// Its entry part is not a valid entry path (`reason`).
-        case path(reason: String)
+        /// Its entry part is not a valid entry path (the rule it breaks; nil: its percent-encoding is bad).
+        case path(EntryPath.Rule?)
         /// The entry exists but none of its URLs has this host (or, under `(no url)`, it has URLs).
         case notUnderHost(path: String)
         /// The entry exists but has no password, or a password or user name of several lines: it is not served.
@@ -50,10 +50,10 @@ package enum IntegrationError: Error, Equatable, Sendable {
         case percentEncoding
         /// Percent-decoded bytes that are not UTF-8.
         case notUTF8
-        /// The entry path breaks a rule of Spec/FORMAT.md §4.2 (`reason`).
-        case path(reason: String)
-        /// The field name breaks a rule of Spec/FORMAT.md §5.3 (`reason`).
-        case field(reason: String)
+        /// The entry path breaks this rule of Spec/FORMAT.md §4.2.
+        case path(EntryPath.Rule)
+        /// The field name (`name`, decoded) breaks this rule of Spec/FORMAT.md §5.3.
+        case field(name: String, CoreError.FieldRule)
     }
 
     package enum ValueProblem: Equatable, Sendable {

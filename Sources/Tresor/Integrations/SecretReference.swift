@@ -37,11 +37,11 @@ package struct SecretReference: Hashable, Sendable, CustomStringConvertible {
             components.append(s)
         }
         let field = components.removeLast()
-        do { path = try EntryPath(components.joined(separator: "/")) } catch CoreError.invalidPath(_, let reason) {
-            throw fail(.path(reason: reason))
+        do { path = try EntryPath(components.joined(separator: "/")) } catch CoreError.invalidPath(_, let rule) {
+            throw fail(.path(rule))
         }
-        do { try Entry.validateFieldName(field) } catch let e as CoreError {
-            throw fail(.field(reason: e.errorDescription ?? "invalid field name"))
+        do { try Entry.validateFieldName(field) } catch CoreError.invalidField(let name, let rule) {
+            throw fail(.field(name: name, rule))
         }
         self.field = field
         self.text = text

@@ -24,10 +24,92 @@ public struct AcceptanceRefusal: Error, Equatable, Sendable {
     public var domain: String?
     /// The file concerned, if one.
     public var path: String?
-    /// What was found, for people (no secret).
-    public var detail: String
-    public init(_ rule: AcceptanceRule, domain: String? = nil, path: String? = nil, _ detail: String) {
-        self.rule = rule; self.domain = domain; self.path = path; self.detail = detail
+    /// What was found (no secret).
+    public var finding: Finding
+    /// `rule` refused the tip at `path` (of `domain`) for `finding`.
+    public init(_ rule: AcceptanceRule, domain: String? = nil, path: String? = nil, _ finding: Finding) {
+        self.rule = rule; self.domain = domain; self.path = path; self.finding = finding
+    }
+
+    /// What a rule found, as data; the front end words it.
+    public enum Finding: Equatable, Sendable {
+        // tree-shape and foreign-file
+        /// A name git refuses or hides (empty, `.`, `..`, `.git` in any case, with `/` or NUL); `folder` when it is
+        /// the name of a folder the refused file is in.
+        case nameGitRefuses(folder: String?)
+        /// A name twice in one folder, or names out of git's order.
+        case nameOutOfOrder
+        /// A file larger than `limit` bytes.
+        case fileTooLarge(limit: Int)
+        /// More than `limit` files.
+        case tooManyFiles(limit: Int)
+        /// Folders more than `limit` deep (nil: deeper than an entry path can be).
+        case foldersTooDeep(limit: Int?)
+        /// A symbolic link.
+        case symbolicLink
+        /// An executable file.
+        case executable
+        /// A submodule.
+        case submodule
+        /// A mode git does not write for files or folders.
+        case mode(UInt32)
+        /// A file that is not a blob.
+        case notABlob
+        /// A tree object that does not parse.
+        case damagedTree
+        /// A file no domain governs.
+        case fileNoDomainGoverns
+        /// A folder no domain governs.
+        case folderNoDomainGoverns
+        /// A folder name no entry path can have.
+        case folderNoEntryPathCanHave
+        // vault-header, different-vault, format-version
+        /// The tip has no vault header.
+        case noVaultHeader
+        /// The file does not parse (the vault header, a scope header, a state record).
+        case unparsable(CoreError)
+        /// The vault header names the vault with this id.
+        case otherVault(String)
+        /// The vault header (or a scope header) has this format version.
+        case formatVersion(Int)
+        // domain-listing
+        /// The vault domain has no state record.
+        case noVaultStateRecord
+        /// The vault header lists a scope without its header.
+        case scopeWithoutHeader
+        /// The scope header names another vault, scope or folder.
+        case scopeHeaderMisplaced
+        /// The scope has no state record.
+        case noScopeStateRecord
+        /// A file of a domain the vault header does not list.
+        case unlistedDomain
+        // state-record, state-files
+        /// The state record names another vault, domain or epoch.
+        case recordNamesAnother
+        /// An object id of the domain's tree does not parse.
+        case objectIDDoesNotParse
+        /// The domain's files are not the files its state record names.
+        case filesDiffer
+        // epoch-replaced, rekey-proof, header-authentic, state-authentic
+        /// The domain is at `epoch` while `published` has been published.
+        case epochReplaced(epoch: UInt64, published: UInt64)
+        /// `epoch` is not vouched for by a key this replica holds (its newest: `held`).
+        case rekeyNotVouched(epoch: UInt64, held: UInt64)
+        /// The header's tag does not verify.
+        case headerTag
+        /// The state record's tag does not verify.
+        case stateTag
+        // what plain git brought (Spec/MERGE.md §12)
+        /// A merge made with git, fetched.
+        case mergeMadeWithGit
+        /// A merge made with git on top of commits not taken in yet.
+        case mergeOnCommitsNotTakenIn
+        /// Commits made with git on top of a state tresor did not accept.
+        case commitsOnUnacceptedState
+        /// Commits made with git on top of a merge not taken in yet.
+        case commitsOnMergeNotTakenIn
+        /// Commits made with git that do not build on the state last accepted.
+        case commitsNotOnAcceptedState
     }
 }
 
@@ -90,18 +172,18 @@ package enum Acceptance {
         try TreeShape.check(tip.items)
         // vault-header, different-vault, format-version
         guard let headerBytes = tip.smallFiles[VaultHeader.relativePath] else {
-            throw AcceptanceRefusal(.vaultHeader, path: VaultHeader.relativePath, "the tip has no vault header")
+            throw AcceptanceRefusal(.vaultHeader, path: VaultHeader.relativePath, .noVaultHeader)
         }
         let header: VaultHeader
         do { header = try VaultHeader.parse(headerBytes) } catch let e as CoreError {
-            if case .unsupportedVersion(let v) = e { throw AcceptanceRefusal(.formatVersion, path: VaultHeader.relativePath, "format version \(v)") }
-            throw AcceptanceRefusal(.vaultHeader, path: VaultHeader.relativePath, e.kind)
+            if case .unsupportedVersion(let v) = e { throw AcceptanceRefusal(.formatVersion, path: VaultHeader.relativePath, .formatVersion(v)) }
+            throw AcceptanceRefusal(.vaultHeader, path: VaultHeader.relativePath, .unparsable(e))
         }
         guard MergeOrder.same(header.vaultID, vaultID) else {
-            throw AcceptanceRefusal(.differentVault, path: VaultHeader.relativePath, "vault \(header.vaultID)")
+            throw AcceptanceRefusal(.differentVault, path: VaultHeader.relativePath, .otherVault(header.vaultID))
         }
         guard header.version == FormatVersion.header else {
-            throw AcceptanceRefusal(.formatVersion, path: VaultHeader.relativePath, "format version \(header.version)")
+            throw AcceptanceRefusal(.formatVersion, path: VaultHeader.relativePath, .formatVersion(header.version))
         }
         let scopeHeaders = try listing(tip, header)
         var verdicts: [String: DomainVerdict] = [:]
@@ -111,24 +193,24 @@ package enum Acceptance {
             // state-record
             let record: StateRecord
             do { record = try StateRecord.parse(tip.smallFiles[path] ?? []) } catch let e as CoreError {
-                throw AcceptanceRefusal(.stateRecord, domain: domain, path: path, e.kind)
+                throw AcceptanceRefusal(.stateRecord, domain: domain, path: path, .unparsable(e))
             }
             guard MergeOrder.same(record.vaultID, vaultID), record.domain == domain, record.epoch == domainEpoch else {
-                throw AcceptanceRefusal(.stateRecord, domain: domain, path: path, "the record names another vault, domain or epoch")
+                throw AcceptanceRefusal(.stateRecord, domain: domain, path: path, .recordNamesAnother)
             }
             // state-files
             let tree: String
             do { tree = try DomainTree.id(domain: domain, scopes: header.scopes, source: tip) } catch {
-                throw AcceptanceRefusal(.stateFiles, domain: domain, path: path, "an object id does not parse")
+                throw AcceptanceRefusal(.stateFiles, domain: domain, path: path, .objectIDDoesNotParse)
             }
             guard tree == record.tree else {
-                throw AcceptanceRefusal(.stateFiles, domain: domain, path: path, "the domain's files are not the files its state record names")
+                throw AcceptanceRefusal(.stateFiles, domain: domain, path: path, .filesDiffer)
             }
             // epoch-replaced
             let headerPath = domain == Domain.vault ? VaultHeader.relativePath : ScopeHeader.relativePath(scopeID: domain)
             if let published = trust.published[domain], domainEpoch < published {
                 throw AcceptanceRefusal(.epochReplaced, domain: domain, path: headerPath,
-                                        "epoch \(domainEpoch), while epoch \(published) has been published")
+                                        .epochReplaced(epoch: domainEpoch, published: published))
             }
             var verdict = DomainVerdict(verified: false, relation: .newer, rolledBack: false, epoch: domainEpoch, key: nil,
                                         followsRekey: false, olderEpoch: false, offered: false, clock: record.clock)
@@ -159,26 +241,28 @@ package enum Acceptance {
     /// (there, parses, names this vault, that scope and the folder) and its state record; then no other file under
     /// `.tresor/`. Returns the parsed scope headers.
     static func listing(_ tip: TipTree, _ header: VaultHeader) throws -> [String: ScopeHeader] {
-        func refuse(_ domain: String?, _ path: String, _ why: String) -> AcceptanceRefusal { AcceptanceRefusal(.domainListing, domain: domain, path: path, why) }
+        func refuse(_ domain: String?, _ path: String, _ finding: AcceptanceRefusal.Finding) -> AcceptanceRefusal {
+            AcceptanceRefusal(.domainListing, domain: domain, path: path, finding)
+        }
         let vaultState = StateRecord.relativePath(domain: Domain.vault)
-        guard tip.smallFiles[vaultState] != nil else { throw refuse(Domain.vault, vaultState, "the vault domain has no state record") }
+        guard tip.smallFiles[vaultState] != nil else { throw refuse(Domain.vault, vaultState, .noVaultStateRecord) }
         var scopes: [String: ScopeHeader] = [:]
         var expected: Set<String> = [VaultHeader.relativePath, vaultState]
         for id in header.scopes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             let path = ScopeHeader.relativePath(scopeID: id)
-            guard let bytes = tip.smallFiles[path] else { throw refuse(id, path, "the vault header lists a scope without its header") }
+            guard let bytes = tip.smallFiles[path] else { throw refuse(id, path, .scopeWithoutHeader) }
             let s: ScopeHeader
-            do { s = try ScopeHeader.parse(bytes) } catch let e as CoreError { throw refuse(id, path, e.kind) }
-            guard s.version == FormatVersion.scopeHeader else { throw refuse(id, path, "scope header version \(s.version)") }
-            do { try s.checkPlace(in: header, path: path) } catch { throw refuse(id, path, "the scope header names another vault, scope or folder") }
+            do { s = try ScopeHeader.parse(bytes) } catch let e as CoreError { throw refuse(id, path, .unparsable(e)) }
+            guard s.version == FormatVersion.scopeHeader else { throw refuse(id, path, .formatVersion(s.version)) }
+            do { try s.checkPlace(in: header, path: path) } catch { throw refuse(id, path, .scopeHeaderMisplaced) }
             scopes[id] = s
             let state = StateRecord.relativePath(domain: id)
-            guard tip.smallFiles[state] != nil else { throw refuse(id, state, "the scope has no state record") }
+            guard tip.smallFiles[state] != nil else { throw refuse(id, state, .noScopeStateRecord) }
             expected.formUnion([path, state])
         }
         for path in tip.smallFiles.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !expected.contains(path) {
             // A scope the vault header does not list is no domain of the tip: the refusal names the file only.
-            throw refuse(nil, path, "a file of a domain the vault header does not list")
+            throw refuse(nil, path, .unlistedDomain)
         }
         return scopes
     }
@@ -215,14 +299,13 @@ package enum Acceptance {
             guard key != nil else {
                 let newest = held.map(\.epoch).max() ?? 0
                 if epoch > newest || !opened.isEmpty {
-                    throw AcceptanceRefusal(.rekeyProof, domain: domain, path: headerPath,
-                                            "epoch \(epoch) is not vouched for by a key this replica holds (epoch \(newest))")
+                    throw AcceptanceRefusal(.rekeyProof, domain: domain, path: headerPath, .rekeyNotVouched(epoch: epoch, held: newest))
                 }
-                throw AcceptanceRefusal(.headerAuthentic, domain: domain, path: headerPath, "the header's tag does not verify")
+                throw AcceptanceRefusal(.headerAuthentic, domain: domain, path: headerPath, .headerTag)
             }
         }
         guard let key, let authenticator = try? VaultAuthenticator(vaultKey: key), record.isAuthentic(under: authenticator) else {
-            throw AcceptanceRefusal(.stateAuthentic, domain: domain, path: StateRecord.relativePath(domain: domain), "the state record's tag does not verify")
+            throw AcceptanceRefusal(.stateAuthentic, domain: domain, path: StateRecord.relativePath(domain: domain), .stateTag)
         }
         verdict.verified = true
         verdict.key = key

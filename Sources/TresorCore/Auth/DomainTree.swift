@@ -22,7 +22,7 @@ package enum DomainTree {
     package static func treeID(_ entries: [RawTreeEntry]) throws -> String {
         var content: [UInt8] = []
         for e in entries.sorted(by: { gitOrder($0) .lexicographicallyPrecedes(gitOrder($1)) }) {
-            guard let id = StateRecord.hexBytes(e.id), id.count == 20 else { throw CoreError.malformed("object id is not 40 hex digits") }
+            guard let id = StateRecord.hexBytes(e.id), id.count == 20 else { throw CoreError.malformed(.member(.gitTree, name: "id", expected: .objectID)) }
             content += Array(String(e.mode, radix: 8).utf8) + [0x20] + e.name + [0] + id
         }
         let object = Array("tree \(content.count)\u{0}".utf8) + content
@@ -39,7 +39,7 @@ package enum DomainTree {
             removed += scopes.values.map { $0.split(separator: "/").map(String.init) }
             return try build([], removed: removed, source: source) ?? treeID([])
         }
-        guard let folder = scopes[domain] else { throw CoreError.malformed("no scope \(domain)") }
+        guard let folder = scopes[domain] else { throw CoreError.malformed(.mismatch(.noSuchScope(domain))) }
         var entries: [RawTreeEntry] = []
         let parts = folder.split(separator: "/").map(String.init)
         if let e = try source.entries(of: Array(parts.dropLast()))?.first(where: { $0.mode == 0o40000 && $0.name == Array(parts.last!.utf8) }) {

@@ -17,37 +17,37 @@ package enum TreeShape {
         var refusedFolder: String?
         for item in items {
             let path = item.path
-            func refuse(_ rule: AcceptanceRule, _ why: String) -> AcceptanceRefusal { AcceptanceRefusal(rule, path: path, why) }
+            func refuse(_ rule: AcceptanceRule, _ finding: AcceptanceRefusal.Finding) -> AcceptanceRefusal { AcceptanceRefusal(rule, path: path, finding) }
             if let folder = refusedFolder {
-                guard path.hasPrefix(folder + "/") else { throw AcceptanceRefusal(.treeShape, path: folder, "a name git refuses") }
-                if item.mode != 0o40000 { throw refuse(.treeShape, "a name git refuses (\"\(folder)\")") }
+                guard path.hasPrefix(folder + "/") else { throw AcceptanceRefusal(.treeShape, path: folder, .nameGitRefuses(folder: nil)) }
+                if item.mode != 0o40000 { throw refuse(.treeShape, .nameGitRefuses(folder: folder)) }
                 continue
             }
             let name = item.name
             // git's tree order: names compared as bytes, a folder as if it ended in "/"; no name twice.
             let key = name + (item.mode == 0o40000 ? [0x2F] : [])
-            if let p = previous[item.folder], !p.lexicographicallyPrecedes(key) { throw refuse(.treeShape, "a name twice or out of git's order") }
+            if let p = previous[item.folder], !p.lexicographicallyPrecedes(key) { throw refuse(.treeShape, .nameOutOfOrder) }
             previous[item.folder] = key
             if name.isEmpty || name == [0x2E] || name == [0x2E, 0x2E] || name.contains(0) || name.contains(0x2F)
                 || String(decoding: name, as: UTF8.self).lowercased() == ".git" {
                 if item.mode == 0o40000 { refusedFolder = path; continue }
-                throw refuse(.treeShape, "a name git refuses")
+                throw refuse(.treeShape, .nameGitRefuses(folder: nil))
             }
             switch item.mode {
             case 0o40000:
                 try checkFolder(name, folder: item.folder, path: path)
             case 0o100644:
-                guard item.size <= Envelope.maxFileBytes else { throw refuse(.treeShape, "a file larger than \(Envelope.maxFileBytes) bytes") }
+                guard item.size <= Envelope.maxFileBytes else { throw refuse(.treeShape, .fileTooLarge(limit: Envelope.maxFileBytes)) }
                 count += 1
-                guard count <= maxFiles else { throw refuse(.treeShape, "more than \(maxFiles) files") }
-                guard isVaultFile(path) else { throw refuse(.foreignFile, "a file no domain governs") }
-            case 0o120000: throw refuse(.treeShape, "a symbolic link")
-            case 0o100755: throw refuse(.treeShape, "an executable file")
-            case 0o160000: throw refuse(.treeShape, "a submodule")
-            default: throw refuse(.treeShape, "mode \(String(item.mode, radix: 8))")
+                guard count <= maxFiles else { throw refuse(.treeShape, .tooManyFiles(limit: maxFiles)) }
+                guard isVaultFile(path) else { throw refuse(.foreignFile, .fileNoDomainGoverns) }
+            case 0o120000: throw refuse(.treeShape, .symbolicLink)
+            case 0o100755: throw refuse(.treeShape, .executable)
+            case 0o160000: throw refuse(.treeShape, .submodule)
+            default: throw refuse(.treeShape, .mode(UInt32(item.mode)))
             }
         }
-        if let folder = refusedFolder { throw AcceptanceRefusal(.treeShape, path: folder, "a name git refuses") }
+        if let folder = refusedFolder { throw AcceptanceRefusal(.treeShape, path: folder, .nameGitRefuses(folder: nil)) }
     }
 
     /// A folder is `.tresor` at the top, `scopes` or `state` in it, or a folder an entry path can have.
@@ -55,16 +55,16 @@ package enum TreeShape {
         if folder.isEmpty, name == Array(EntryStore.metadataDirectory.utf8) { return }
         if folder == [EntryStore.metadataDirectory] {
             guard name == Array("scopes".utf8) || name == Array("state".utf8) else {
-                throw AcceptanceRefusal(.foreignFile, path: path, "a folder no domain governs")
+                throw AcceptanceRefusal(.foreignFile, path: path, .folderNoDomainGoverns)
             }
             return
         }
-        if folder.first == EntryStore.metadataDirectory { throw AcceptanceRefusal(.foreignFile, path: path, "a folder no domain governs") }
-        guard folder.count + 1 < maxDepth else { throw AcceptanceRefusal(.treeShape, path: path, "folders more than \(maxDepth - 1) deep") }
+        if folder.first == EntryStore.metadataDirectory { throw AcceptanceRefusal(.foreignFile, path: path, .folderNoDomainGoverns) }
+        guard folder.count + 1 < maxDepth else { throw AcceptanceRefusal(.treeShape, path: path, .foldersTooDeep(limit: maxDepth - 1)) }
         // A valid component, byte for byte NFC, not ending in .json (Spec/FORMAT.md §4.2).
         guard let component = String(validating: name, as: UTF8.self), let p = try? EntryPath(component + "/x"),
               p.components.count == 2, Array(p.components[0].utf8) == name else {
-            throw AcceptanceRefusal(.foreignFile, path: path, "a folder no entry path can have")
+            throw AcceptanceRefusal(.foreignFile, path: path, .folderNoEntryPathCanHave)
         }
     }
 

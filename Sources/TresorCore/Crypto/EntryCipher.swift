@@ -84,7 +84,7 @@ package final class EntryCipher: @unchecked Sendable {
         let plaintext = try openPayload(env)
         let entry = try plaintext.withBytes { bytes -> Entry in
             let payload: JSONValue
-            do { payload = try JSONValue.parsePayload(bytes) } catch { throw CoreError.malformed("decrypted payload is not JSON") }
+            do { payload = try JSONValue.parsePayload(bytes) } catch { throw CoreError.malformed(.notJSON(.payload, nil)) }
             return try Entry(id: env.id, version1Payload: payload, dot: dot)
         }
         if let expectedPath, entry.path != expectedPath {
@@ -99,7 +99,7 @@ package final class EntryCipher: @unchecked Sendable {
     package func entry(id: String, payload bytes: UnsafeRawBufferPointer, expectedPath: EntryPath?) throws -> Entry {
         let payload: JSONValue
         do { payload = try JSONValue.parsePayload(bytes) }
-        catch { throw CoreError.malformed("decrypted payload is not JSON") }
+        catch { throw CoreError.malformed(.notJSON(.payload, nil)) }
         // A payload of envelope version 1 has no clock (Spec/FORMAT.md §11.8): read only where the vault is of format 1–4.
         let entry = readsVersion1 && payload.objectValue?["clock"] == nil
             ? try Entry(id: id, version1Payload: payload, dot: .placeholder) : try Entry(id: id, payload: payload)

@@ -54,26 +54,29 @@ public struct Identity: Sendable {
     /// - Throws: `CoreError.malformed`, `.badEncoding`, `.unsupportedVersion`, `.kdfOutOfBounds`,
     ///   `.wrongPassphrase` (a protected file without the right passphrase). Spec/FORMAT.md §3.10
     public static func parse(_ bytes: [UInt8], passphrase: SecretBytes? = nil) throws -> Identity {
-        guard bytes.count <= 64 << 10 else { throw CoreError.malformed("identity file larger than 64 KiB") }
+        guard bytes.count <= 64 << 10 else { throw CoreError.malformed(.tooLarge(.identity, limit: 64 << 10)) }
         let json: JSONValue
-        do { json = try JSONValue.parse(bytes) } catch { throw CoreError.malformed("identity file is not JSON") }
-        guard let o = json.objectValue, o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
-        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not an integer") }
+        do { json = try JSONValue.parse(bytes) } catch { throw CoreError.malformed(.notJSON(.identity, error as? JSONParseError)) }
+        guard let o = json.objectValue, o["format"]?.stringValue == formatName else {
+            throw CoreError.malformed(.member(.identity, name: "format", expected: .value(formatName)))
+        }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed(.member(.identity, name: "version", expected: .nonNegativeInteger)) }
         guard v == 1 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
-        guard let pkText = o["publicKey"]?.stringValue else { throw CoreError.malformed("identity has no \"publicKey\"") }
+        guard let pkText = o["publicKey"]?.stringValue else { throw CoreError.malformed(.member(.identity, name: "publicKey", expected: .string)) }
         let publicKey = try RecipientKey(text: pkText)
-        func b64(_ name: String, _ len: Int, in obj: [String: JSONValue] = o) throws -> [UInt8] {
-            guard let s = obj[name]?.stringValue else { throw CoreError.malformed("identity has no \"\(name)\" string") }
-            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("identity \"\(name)\" is not canonical base64") }
-            guard b.count == len else { throw CoreError.badEncoding("identity \"\(name)\" is not \(len) bytes") }
+        func b64(_ name: String, _ len: Int, in obj: [String: JSONValue] = o, part: CoreError.FilePart = .identity) throws -> [UInt8] {
+            guard let s = obj[name]?.stringValue else { throw CoreError.malformed(.member(part, name: name, expected: .string)) }
+            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding(.notBase64(part, member: name, bytes: nil)) }
+            guard b.count == len else { throw CoreError.badEncoding(.wrongLength(part, member: name, bytes: len)) }
             return b
         }
         var secret: SecretBytes
         if let k = o["kdf"]?.objectValue {
-            guard o["secretKey"] == nil else { throw CoreError.malformed("identity has both \"secretKey\" and \"kdf\"") }
-            guard k["algorithm"]?.stringValue == KDFParameters.algorithm else { throw CoreError.kdfOutOfBounds("unknown KDF algorithm") }
-            guard let ops = k["ops"]?.uint64Value, let mem = k["mem"]?.uint64Value else { throw CoreError.malformed("kdf \"ops\"/\"mem\" are not integers") }
-            let kdf = KDFParameters(ops: ops, mem: mem, salt: try b64("salt", Sodium.saltBytes, in: k))
+            guard o["secretKey"] == nil else { throw CoreError.malformed(.unexpectedMember(.identity, name: "secretKey")) }
+            guard k["algorithm"]?.stringValue == KDFParameters.algorithm else { throw CoreError.kdfOutOfBounds(.algorithm(k["algorithm"]?.stringValue)) }
+            guard let ops = k["ops"]?.uint64Value else { throw CoreError.malformed(.member(.kdf, name: "ops", expected: .nonNegativeInteger)) }
+            guard let mem = k["mem"]?.uint64Value else { throw CoreError.malformed(.member(.kdf, name: "mem", expected: .nonNegativeInteger)) }
+            let kdf = KDFParameters(ops: ops, mem: mem, salt: try b64("salt", Sodium.saltBytes, in: k, part: .kdf))
             try kdf.validate()
             let nonce = try b64("nonce", Sodium.nonceBytes)
             let wrapped = try b64("wrappedSecretKey", Sodium.secretKeyBytes + Sodium.tagBytes)
@@ -87,7 +90,7 @@ public struct Identity: Sendable {
             Sodium.wipe(&raw)
         }
         let identity = try Identity(secretKey: secret)
-        guard identity.publicKey == publicKey else { throw CoreError.malformed("the identity's secret key does not belong to its \"publicKey\"") }
+        guard identity.publicKey == publicKey else { throw CoreError.malformed(.mismatch(.identityKeys)) }
         return identity
     }
 }

@@ -88,8 +88,8 @@ package enum LibCrypto {
     }
 
     private static func aes256CBC(encrypt: Bool, _ input: [UInt8], key: SecretBytes, iv: [UInt8]) throws -> SecretBytes {
-        guard key.count == 32 else { throw CryptoError.badLength("AES-256 key") }
-        guard iv.count == 16 else { throw CryptoError.badLength("AES IV") }
+        guard key.count == 32 else { throw CryptoError.badLength(.aesKey) }
+        guard iv.count == 16 else { throw CryptoError.badLength(.aesIV) }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.kdfFailed }
         defer { EVP_CIPHER_CTX_free(ctx) }
         let buffer = SecretBytes(count: input.count + 16)
@@ -121,8 +121,8 @@ package enum LibCrypto {
     /// Encrypts the 32 bytes of `block` `rounds` times with AES-256-ECB under `key`, in place (KeePass's
     /// AES-KDF transform).
     package static func aes256ECBRounds(_ block: SecretBytes, key: [UInt8], rounds: UInt64) throws {
-        guard key.count == 32 else { throw CryptoError.badLength("AES-256 key") }
-        guard block.count % 16 == 0 else { throw CryptoError.badLength("AES block") }
+        guard key.count == 32 else { throw CryptoError.badLength(.aesKey) }
+        guard block.count % 16 == 0 else { throw CryptoError.badLength(.aesBlock) }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.kdfFailed }
         defer { EVP_CIPHER_CTX_free(ctx) }
         let ok = block.withMutableBytes { b -> Bool in

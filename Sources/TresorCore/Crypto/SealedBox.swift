@@ -18,10 +18,10 @@ extension Sodium {
     /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
     package static func publicKey(of secretKey: SecretBytes) throws -> [UInt8] {
         ensureInitialized()
-        guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength("secret key") }
+        guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength(.secretKey) }
         var pk = [UInt8](repeating: 0, count: publicKeyBytes)
         let rc = secretKey.withBytes { sk in crypto_scalarmult_base(&pk, sk.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
-        guard rc == 0 else { throw CryptoError.badLength("secret key") }
+        guard rc == 0 else { throw CryptoError.badLength(.secretKey) }
         return pk
     }
 
@@ -29,7 +29,7 @@ extension Sodium {
     /// - Throws: `CryptoError.badLength`, `.authenticationFailed` for an unusable public key.
     package static func sealBox(_ plaintext: SecretBytes, publicKey: [UInt8]) throws -> [UInt8] {
         ensureInitialized()
-        guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength("public key") }
+        guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength(.publicKey) }
         var out = [UInt8](repeating: 0, count: plaintext.count + sealBytes)
         let rc = plaintext.withBytes { m in
             crypto_box_seal(&out, m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count), publicKey)
@@ -42,8 +42,8 @@ extension Sodium {
     /// - Throws: `CryptoError.authenticationFailed` for another recipient's box or any changed byte.
     package static func openSealedBox(_ box: [UInt8], publicKey: [UInt8], secretKey: SecretBytes) throws -> SecretBytes {
         ensureInitialized()
-        guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength("public key") }
-        guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength("secret key") }
+        guard publicKey.count == publicKeyBytes else { throw CryptoError.badLength(.publicKey) }
+        guard secretKey.count == secretKeyBytes else { throw CryptoError.badLength(.secretKey) }
         guard box.count >= sealBytes else { throw CryptoError.authenticationFailed }
         let out = SecretBytes(count: box.count - sealBytes)
         let rc = out.withMutableBytes { o in

@@ -9,7 +9,12 @@ package enum CryptoError: Error, Equatable {
     /// Argon2id could not run with the given parameters (usually: not enough memory).
     case kdfFailed
     /// A key, nonce or salt of the wrong length.
-    case badLength(String)
+    case badLength(Input)
+
+    /// The inputs whose length is checked.
+    package enum Input: Equatable, Sendable {
+        case key, nonce, salt, context, publicKey, secretKey, aesKey, aesIV, aesBlock, streamKey, streamNonce, streamCounter
+    }
 }
 
 /// Thin, safe wrappers over libsodium. Spec/FORMAT.md §2 names each primitive.
@@ -47,7 +52,7 @@ package enum Sodium {
     /// - Throws: `CryptoError.kdfFailed` when libsodium refuses (out of memory, bad limits).
     package static func argon2id(passphrase: SecretBytes, salt: [UInt8], ops: UInt64, mem: UInt64) throws -> SecretBytes {
         ensureInitialized()
-        guard salt.count == saltBytes else { throw CryptoError.badLength("salt") }
+        guard salt.count == saltBytes else { throw CryptoError.badLength(.salt) }
         let key = SecretBytes(count: keyBytes)
         let rc = key.withMutableBytes { out in
             passphrase.withBytes { pw in
@@ -67,8 +72,8 @@ package enum Sodium {
     /// XChaCha20-Poly1305-IETF encryption; returns ciphertext || 16-byte tag.
     package static func seal(_ plaintext: SecretBytes, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> [UInt8] {
         ensureInitialized()
-        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
-        guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
+        guard key.count == keyBytes else { throw CryptoError.badLength(.key) }
+        guard nonce.count == nonceBytes else { throw CryptoError.badLength(.nonce) }
         var out = [UInt8](repeating: 0, count: plaintext.count + tagBytes)
         var outLen: UInt64 = 0
         let rc = out.withUnsafeMutableBufferPointer { o in
@@ -99,8 +104,8 @@ package enum Sodium {
     /// `open` of ciphertext bytes in place (a part of a larger buffer, without copying it out).
     static func open(_ ciphertext: UnsafeRawBufferPointer, key: SecretBytes, nonce: [UInt8], ad: [UInt8]) throws -> SecretBytes {
         ensureInitialized()
-        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
-        guard nonce.count == nonceBytes else { throw CryptoError.badLength("nonce") }
+        guard key.count == keyBytes else { throw CryptoError.badLength(.key) }
+        guard nonce.count == nonceBytes else { throw CryptoError.badLength(.nonce) }
         guard ciphertext.count >= tagBytes else { throw CryptoError.authenticationFailed }
         let out = SecretBytes(overwrittenCount: ciphertext.count - tagBytes)
         var outLen: UInt64 = 0
@@ -127,8 +132,8 @@ package enum Sodium {
     static func deriveSubkey(from key: SecretBytes, id: UInt64, context: String) throws -> SecretBytes {
         ensureInitialized()
         let ctx = Array(context.utf8)
-        guard ctx.count == Int(crypto_kdf_contextbytes()) else { throw CryptoError.badLength("context") }
-        guard key.count == Int(crypto_kdf_keybytes()) else { throw CryptoError.badLength("key") }
+        guard ctx.count == Int(crypto_kdf_contextbytes()) else { throw CryptoError.badLength(.context) }
+        guard key.count == Int(crypto_kdf_keybytes()) else { throw CryptoError.badLength(.key) }
         let sub = SecretBytes(count: keyBytes)
         let rc = sub.withMutableBytes { o in
             key.withBytes { k in
@@ -147,7 +152,7 @@ package enum Sodium {
     /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
     static func keyedHash(_ message: [UInt8], key: SecretBytes) throws -> [UInt8] {
         ensureInitialized()
-        guard key.count == keyBytes else { throw CryptoError.badLength("key") }
+        guard key.count == keyBytes else { throw CryptoError.badLength(.key) }
         var out = [UInt8](repeating: 0, count: 32)
         let rc = key.withBytes { k in
             message.withUnsafeBufferPointer { m in

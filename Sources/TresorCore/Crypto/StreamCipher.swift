@@ -24,8 +24,8 @@ package final class StreamCipher {
     ///   Salsa20, 12 for ChaCha20).
     package init(_ algorithm: Algorithm, key: SecretBytes, nonce: [UInt8]) throws {
         Sodium.ensureInitialized()
-        guard key.count == 32 else { throw CryptoError.badLength("stream cipher key") }
-        guard nonce.count == (algorithm == .salsa20 ? 8 : 12) else { throw CryptoError.badLength("stream cipher nonce") }
+        guard key.count == 32 else { throw CryptoError.badLength(.streamKey) }
+        guard nonce.count == (algorithm == .salsa20 ? 8 : 12) else { throw CryptoError.badLength(.streamNonce) }
         self.algorithm = algorithm
         self.key = key
         self.nonce = nonce
@@ -95,7 +95,7 @@ package final class StreamCipher {
                 }
             }
         }
-        guard rc == 0 else { throw CryptoError.badLength("stream cipher counter") }
+        guard rc == 0 else { throw CryptoError.badLength(.streamCounter) }
     }
 
     /// The next 64 key stream bytes: the cipher applied to zeros at the current block counter.

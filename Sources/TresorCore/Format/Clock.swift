@@ -34,10 +34,10 @@ package struct Dot: Hashable, Comparable, Sendable, CustomStringConvertible {
     var json: JSONValue { .array([.string(replica), .integer(counter)]) }
 
     /// Parses `["<replica id>", <number ≥ 1>]`. - Throws: `CoreError.malformed`.
-    init(json: JSONValue?, context: String) throws {
+    init(json: JSONValue?, context: CoreError.FilePart) throws {
         guard let a = json?.arrayValue, a.count == 2, let r = a[0].stringValue, Dot.isReplicaID(r),
               let n = a[1].uint64Value, n >= 1 else {
-            throw CoreError.malformed("\(context) has no \"dot\" of a replica id and a positive number")
+            throw CoreError.malformed(.member(context, name: "dot", expected: .dot))
         }
         self.init(replica: r, counter: n)
     }
@@ -88,13 +88,13 @@ public struct Clock: Equatable, Sendable {
     public var json: JSONValue { .object(counters.mapValues { .integer($0) }) }
 
     /// Parses a clock object. - Throws: `CoreError.malformed`.
-    public init(json: JSONValue?, context: String) throws {
-        guard let o = json?.objectValue else { throw CoreError.malformed("\(context) has no \"clock\" object") }
-        guard o.count <= Clock.maxReplicas else { throw CoreError.malformed("\(context) clock has more than \(Clock.maxReplicas) replicas") }
+    public init(json: JSONValue?, context: CoreError.FilePart) throws {
+        guard let o = json?.objectValue else { throw CoreError.malformed(.member(context, name: "clock", expected: .clock)) }
+        guard o.count <= Clock.maxReplicas else { throw CoreError.malformed(.tooMany(.clockMember, limit: Clock.maxReplicas)) }
         var c: [String: UInt64] = [:]
         for (r, v) in o {
             guard Dot.isReplicaID(r), let n = v.uint64Value, n >= 1 else {
-                throw CoreError.malformed("\(context) clock member is not a replica id with a positive number")
+                throw CoreError.malformed(.member(context, name: "clock", expected: .clock))
             }
             c[r] = n
         }

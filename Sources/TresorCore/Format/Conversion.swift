@@ -15,7 +15,7 @@ package enum Conversion {
     /// - Throws: `CoreError` for a file that does not parse or open, `.notARecipient` for a scope whose key is missing.
     package static func convert(files: [String: [UInt8]], treeID: String, vaultKey: SecretBytes,
                                scopeKeys: [String: SecretBytes], attributes: [UInt8]) throws -> [String: [UInt8]] {
-        guard let headerBytes = files[VaultHeader.relativePath] else { throw CoreError.malformed("no vault header") }
+        guard let headerBytes = files[VaultHeader.relativePath] else { throw CoreError.malformed(.missingFile(path: VaultHeader.relativePath)) }
         let old = try VaultHeader.parse(headerBytes)
         guard old.version < FormatVersion.header else { throw CoreError.unsupportedVersion(old.version) }
         // The key must be the one the old header is authentic under (versions with a tag).
@@ -44,7 +44,7 @@ package enum Conversion {
         for (id, _) in header.scopes {
             guard let key = scopeKeys[id] else { throw CoreError.notARecipient }
             let path = ScopeHeader.relativePath(scopeID: id)
-            guard let bytes = files[path] else { throw CoreError.malformed("no scope header \(path)") }
+            guard let bytes = files[path] else { throw CoreError.malformed(.missingFile(path: path)) }
             var s = try ScopeHeader.parse(bytes)
             let a = try VaultAuthenticator(vaultKey: key)
             s.version = FormatVersion.scopeHeader

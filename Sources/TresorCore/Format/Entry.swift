@@ -48,8 +48,8 @@ public enum FieldValue: Hashable, Sendable {
         case .secret(let s): self = .text(s)
         case .string(let s): self = .text(SecretText(s))
         case .array(let a):
-            self = .list(try a.map { guard let s = $0.stringValue else { throw CoreError.malformed("list field holds a non-string") }; return s })
-        default: throw CoreError.malformed("field value must be a string or an array of strings")
+            self = .list(try a.map { guard let s = $0.stringValue else { throw CoreError.malformed(.member(.payload, name: "value", expected: .textOrList)) }; return s })
+        default: throw CoreError.malformed(.member(.payload, name: "value", expected: .textOrList))
         }
     }
 }
@@ -151,12 +151,12 @@ public struct Entry: Equatable, Sendable {
     /// Tested on scalars, not Characters, so a combining mark cannot hide a `.` or `=`.
     /// - Throws: `CoreError.invalidField`.
     public static func validateFieldName(_ name: String) throws {
-        guard !name.isEmpty, name.utf8.count <= 64 else { throw CoreError.invalidField("field name \"\(name)\" must be 1 to 64 bytes") }
+        guard !name.isEmpty, name.utf8.count <= 64 else { throw CoreError.invalidField(name: name, rule: .nameLength) }
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw CoreError.invalidField("field name \"\(name)\" contains a control character")
+            throw CoreError.invalidField(name: name, rule: .nameControlCharacter)
         }
         guard name.utf8.first != 0x2E && !name.utf8.contains(0x3D) else {
-            throw CoreError.invalidField("field name \"\(name)\" may not start with \".\" or contain \"=\"")
+            throw CoreError.invalidField(name: name, rule: .nameDotOrEquals)
         }
     }
 
@@ -169,8 +169,8 @@ public struct Entry: Equatable, Sendable {
     public mutating func set(_ name: String, _ value: FieldValue?, change: Change) throws -> Bool {
         try Entry.validateFieldName(name)
         switch value {
-        case .text? where Entry.listFields.contains(name): throw CoreError.invalidField("field \"\(name)\" must be a list")
-        case .list? where !Entry.listFields.contains(name): throw CoreError.invalidField("field \"\(name)\" must be a text")
+        case .text? where Entry.listFields.contains(name): throw CoreError.invalidField(name: name, rule: .mustBeList)
+        case .list? where !Entry.listFields.contains(name): throw CoreError.invalidField(name: name, rule: .mustBeText)
         default: break
         }
         var newValue = value

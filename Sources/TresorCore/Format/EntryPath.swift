@@ -16,6 +16,38 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     /// `forbidden` as a table indexed by byte.
     static let forbiddenTable: [Bool] = (0..<256).map { forbiddenBytes.contains(UInt8($0)) }
 
+    /// The rules of Spec/FORMAT.md §4.2 an entry path can break (the number is the rule's).
+    public enum Rule: Equatable, Sendable {
+        /// 1: the path is empty.
+        case empty
+        /// 1: the path starts with `/`.
+        case absolute
+        /// 2: longer than `maxBytes` UTF-8 bytes.
+        case tooLong(maxBytes: Int)
+        /// 3: a control character (C0, DEL, C1).
+        case controlCharacter
+        /// 3: U+2028 or U+2029.
+        case lineSeparator
+        /// 4: more than `maxDepth` components.
+        case tooDeep(maxDepth: Int)
+        /// 5: an empty component (`//` or a trailing `/`).
+        case emptyComponent
+        /// 5: a component `.` or `..`.
+        case dotComponent
+        /// 6: a component that starts with `.`.
+        case leadingDot
+        /// 6: a component that starts or ends with a space or ends with `.`.
+        case spaceOrTrailingDot
+        /// 7: one of `\` `:` `*` `?` `"` `<` `>` `|`.
+        case forbiddenCharacter(Unicode.Scalar)
+        /// 8: a component longer than `maxBytes` UTF-8 bytes.
+        case componentTooLong(maxBytes: Int)
+        /// 9: a folder whose name ends in `.json`.
+        case folderEndsInJSON
+        /// 10: a component that is `git~1` in some ASCII case (the component as written).
+        case gitShortName(String)
+    }
+
     /// Validates and normalises `raw`. A single trailing `/` is not allowed; `//` is not allowed.
     /// - Throws: `CoreError.invalidPath` naming the rule that failed.
     public init(_ raw: String) throws {
@@ -23,26 +55,26 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         // property look-ups for it (listing 10,000 names was half spent there).
         let ascii = raw.utf8.allSatisfy { $0 < 0x80 }
         let s = ascii ? raw : raw.precomposedStringWithCanonicalMapping
-        func bad(_ reason: String) -> CoreError { .invalidPath(raw, reason: reason) }
-        guard !s.isEmpty else { throw bad("empty path") }
-        guard s.utf8.first != 0x2F else { throw bad("absolute paths are not allowed") }
-        guard s.utf8.count <= Self.maxBytes else { throw bad("longer than \(Self.maxBytes) bytes") }
+        func bad(_ rule: Rule) -> CoreError { .invalidPath(raw, rule: rule) }
+        guard !s.isEmpty else { throw bad(.empty) }
+        guard s.utf8.first != 0x2F else { throw bad(.absolute) }
+        guard s.utf8.count <= Self.maxBytes else { throw bad(.tooLong(maxBytes: Self.maxBytes)) }
         if ascii {
-            if s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw bad("control characters are not allowed") }
+            if s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw bad(.controlCharacter) }
         } else {
             for scalar in s.unicodeScalars {
                 if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    throw bad("control characters are not allowed")
+                    throw bad(.controlCharacter)
                 }
                 if scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator {
-                    throw bad("line separators are not allowed")
+                    throw bad(.lineSeparator)
                 }
             }
         }
         // Test on bytes, never on Characters: a combining mark after "/", "." or "\\" would otherwise hide
         // it inside a grapheme cluster. Every byte tested is ASCII, and in UTF-8 an ASCII byte is always that
         // character, never part of another.
-        if let reason = Array(s.utf8).withUnsafeBufferPointer({ Self.componentViolation($0) }) { throw bad(reason) }
+        if let rule = Array(s.utf8).withUnsafeBufferPointer({ Self.componentViolation($0) }) { throw bad(rule) }
         string = s
     }
 
@@ -52,10 +84,10 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The first rule of §4.2 about components that `bytes` (a whole path) breaks, nil if none: depth,
     /// then each component in order, then folders named like entry files. Index arithmetic on one array,
     /// no slices or strings per component (listing 10,000 entries validates 10,000 paths).
-    static func componentViolation(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    static func componentViolation(_ bytes: UnsafeBufferPointer<UInt8>) -> Rule? {
         var depth = 1
         for b in bytes where b == 0x2F { depth += 1 }
-        guard depth <= maxDepth else { return "deeper than \(maxDepth) levels" }
+        guard depth <= maxDepth else { return .tooDeep(maxDepth: maxDepth) }
         let n = bytes.count
         let forbidden = forbiddenTable, ext = extensionBytes
         var folderLikeEntryFile = false
@@ -64,17 +96,17 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             var end = start
             while end < n && bytes[end] != 0x2F { end += 1 }
             let length = end - start
-            if length == 0 { return "empty path component" }
+            if length == 0 { return .emptyComponent }
             let first = bytes[start], last = bytes[end - 1]
-            if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return "\".\" and \"..\" are not allowed" }
-            if first == 0x2E { return "a component may not start with \".\"" }
-            if first == 0x20 || last == 0x20 || last == 0x2E { return "a component may not start or end with a space or end with \".\"" }
-            for i in start..<end where forbidden[Int(bytes[i])] { return "character \"\(Unicode.Scalar(bytes[i]))\" is not allowed" }
-            if length > maxComponentBytes { return "a component is longer than \(maxComponentBytes) bytes" }
+            if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return .dotComponent }
+            if first == 0x2E { return .leadingDot }
+            if first == 0x20 || last == 0x20 || last == 0x2E { return .spaceOrTrailingDot }
+            for i in start..<end where forbidden[Int(bytes[i])] { return .forbiddenCharacter(Unicode.Scalar(bytes[i])) }
+            if length > maxComponentBytes { return .componentTooLong(maxBytes: maxComponentBytes) }
             // §4.2 rule 10: "git~1" in any ASCII case, the short name of ".git" that git refuses in a tree.
             if length == 5, bytes[start + 3] == 0x7E, bytes[start + 4] == 0x31, bytes[start] | 0x20 == 0x67,
                bytes[start + 1] | 0x20 == 0x69, bytes[start + 2] | 0x20 == 0x74 {
-                return "\"\(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))\" is the short name of .git, which git refuses"
+                return .gitShortName(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
             }
             // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9); reported
             // after every component's own rules.
@@ -83,7 +115,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
             }
             start = end + 1
         }
-        return folderLikeEntryFile ? "a folder name may not end in \".json\"" : nil
+        return folderLikeEntryFile ? .folderEndsInJSON : nil
     }
 
     /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.

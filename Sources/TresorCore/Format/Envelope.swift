@@ -32,27 +32,27 @@ package struct Envelope: Equatable, Sendable {
     /// entry files are of envelope version 2 (§11.8); `acceptingVersion1` also reads version 1, for converting a vault
     /// (§11.10).
     package static func parse(_ bytes: [UInt8], acceptingVersion1: Bool = false) throws -> Envelope {
-        guard bytes.count <= maxFileBytes else { throw CoreError.malformed("file larger than \(maxFileBytes) bytes") }
+        guard bytes.count <= maxFileBytes else { throw CoreError.malformed(.tooLarge(.envelope, limit: maxFileBytes)) }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError {
-            throw CoreError.malformed(bytes.isEmpty ? "empty file" : "not JSON (\(e.description)); the file may be truncated")
+            throw CoreError.malformed(bytes.isEmpty ? .empty(.envelope) : .notJSON(.envelope, e))
         }
-        guard let o = json.objectValue else { throw CoreError.malformed("envelope is not a JSON object") }
-        guard let vj = o["version"] else { throw CoreError.malformed("envelope has no \"version\"") }
-        guard let v = vj.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        guard let o = json.objectValue else { throw CoreError.malformed(.notAnObject(.envelope)) }
+        guard let vj = o["version"] else { throw CoreError.malformed(.member(.envelope, name: "version", expected: .nonNegativeInteger)) }
+        guard let v = vj.uint64Value else { throw CoreError.malformed(.member(.envelope, name: "version", expected: .nonNegativeInteger)) }
         // Any integer, however large, is a version: unsupported, as in VaultHeader.parse (Spec/FORMAT.md §6.2 step 3).
         guard v == FormatVersion.entry || (acceptingVersion1 && v == FormatVersion.entryVersion1) else {
             throw CoreError.unsupportedVersion(Int(clamping: v))
         }
         let expected: Set<String> = ["version", "id", "nonce", "ciphertext"]
-        if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed("unknown envelope member \"\(extra)\"") }
-        guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed("\"id\" is not a lowercase UUID") }
-        guard let ns = o["nonce"]?.stringValue else { throw CoreError.malformed("envelope has no \"nonce\" string") }
-        guard let nonce = Base64.decodeCanonical(ns) else { throw CoreError.badEncoding("\"nonce\" is not canonical base64") }
-        guard nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding("\"nonce\" is not \(Sodium.nonceBytes) bytes") }
-        guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed("envelope has no \"ciphertext\" string") }
-        guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding("\"ciphertext\" is not canonical base64") }
-        guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding("\"ciphertext\" is shorter than the tag") }
+        if let extra = Set(o.keys).subtracting(expected).sorted().first { throw CoreError.malformed(.unexpectedMember(.envelope, name: extra)) }
+        guard let id = o["id"]?.stringValue, isCanonicalUUID(id) else { throw CoreError.malformed(.member(.envelope, name: "id", expected: .lowercaseUUID)) }
+        guard let ns = o["nonce"]?.stringValue else { throw CoreError.malformed(.member(.envelope, name: "nonce", expected: .string)) }
+        guard let nonce = Base64.decodeCanonical(ns) else { throw CoreError.badEncoding(.notBase64(.envelope, member: "nonce", bytes: nil)) }
+        guard nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding(.wrongLength(.envelope, member: "nonce", bytes: Sodium.nonceBytes)) }
+        guard let cs = o["ciphertext"]?.stringValue else { throw CoreError.malformed(.member(.envelope, name: "ciphertext", expected: .string)) }
+        guard let ct = Base64.decodeCanonical(cs) else { throw CoreError.badEncoding(.notBase64(.envelope, member: "ciphertext", bytes: nil)) }
+        guard ct.count >= Sodium.tagBytes else { throw CoreError.badEncoding(.tooShort(.envelope, member: "ciphertext", minimum: Sodium.tagBytes)) }
         return Envelope(version: Int(v), id: id, nonce: nonce, ciphertext: ct)
     }
 

@@ -1,28 +1,30 @@
 // Errors of TresorCore: format, crypto and store failures, each with a stable kind for vectors and scripts.
 import Foundation
 
-/// Every failure TresorCore reports. `kind` is the stable name used by Spec/vectors.
-public enum CoreError: Error, Equatable, LocalizedError {
+/// Every failure TresorCore reports. `kind` is the stable name used by Spec/vectors. The cases carry what was found
+/// and where (the kind of file, the member, the rule broken, the errno), never prose: an app words them (the `tresor`
+/// CLI does so in one place).
+public enum CoreError: Error, Equatable, Sendable {
     /// The file names a format version this reader does not implement.
     case unsupportedVersion(Int)
-    /// Not JSON, or JSON of the wrong shape (missing/extra/mistyped member).
-    case malformed(String)
-    /// A byte string that is not canonical base64 or has the wrong length.
-    case badEncoding(String)
+    /// Not JSON, or JSON of the wrong shape (missing/extra/mistyped member), or parts that do not agree.
+    case malformed(FormatProblem)
+    /// A byte string that is not canonical base64 or has the wrong length; a mistyped public key.
+    case badEncoding(EncodingProblem)
     /// Argon2id parameters outside the bounds of Spec/FORMAT.md §3.2.
-    case kdfOutOfBounds(String)
+    case kdfOutOfBounds(KDFProblem)
     /// AEAD authentication failed: wrong key or changed bytes.
     case authenticationFailed
     /// No key slot opened with the passphrase.
     case wrongPassphrase
     /// The path inside the ciphertext is not the path of the file (an entry copied or moved by hand).
     case pathMismatch(inner: String, outer: String)
-    /// An entry path that breaks the rules of Spec/FORMAT.md §4.
-    case invalidPath(String, reason: String)
-    /// A field name or value that breaks the payload rules.
-    case invalidField(String)
+    /// An entry path (as given) that breaks `rule` of Spec/FORMAT.md §4.2.
+    case invalidPath(String, rule: EntryPath.Rule)
+    /// A field `name` (or its value) that breaks `rule` of the payload (Spec/FORMAT.md §5.3).
+    case invalidField(name: String, rule: FieldRule)
     /// A file system failure.
-    case io(String)
+    case io(IOProblem)
     /// A symbolic link where a file or directory was expected.
     case symlink(String)
     /// Two vault headers with different vault ids cannot be merged (Spec/MERGE.md §10).
@@ -39,6 +41,7 @@ public enum CoreError: Error, Equatable, LocalizedError {
     /// No member of that name.
     case noSuchMember(String)
 
+    /// The stable name of the case, as Spec/vectors and the CLI's JSON output give it (`malformed`, `invalid-path`, …).
     public var kind: String {
         switch self {
         case .unsupportedVersion: return "unsupported-version"
@@ -58,33 +61,6 @@ public enum CoreError: Error, Equatable, LocalizedError {
         case .notARecipient: return "not-a-recipient"
         case .memberExists: return "member-exists"
         case .noSuchMember: return "no-such-member"
-        }
-    }
-
-    public var errorDescription: String? {
-        switch self {
-        case .unsupportedVersion(let v):
-            return "unsupported format version \(v) (this tresor reads entry versions 1 and \(FormatVersion.entry) and header versions 1 to \(FormatVersion.newestHeader))\nhint: a newer tresor wrote it: upgrade tresor"
-        case .malformed(let why): return "not a valid Tresor file: \(why)"
-        case .badEncoding(let what): return "bad encoding: \(what)"
-        case .kdfOutOfBounds(let why): return "key derivation parameters refused: \(why)"
-        case .authenticationFailed: return "decryption failed: the file was modified or belongs to another vault"
-        case .wrongPassphrase: return "wrong passphrase"
-        case .pathMismatch(let inner, let outer):
-            return "entry file \"\(outer)\" holds entry \"\(inner)\": it was moved or copied outside tresor\nhint: move it back, or use 'tresor mv'"
-        case .invalidPath(let p, let reason): return "invalid entry path \"\(p)\": \(reason)"
-        case .invalidField(let why): return "invalid field: \(why)"
-        case .io(let why): return why
-        case .symlink(let p): return "\"\(p)\" is a symbolic link; tresor never follows links inside a vault"
-        case .headerNotAuthentic:
-            return "the vault header's authentication tag does not verify: it was changed by someone who does not hold the vault key"
-        case .headerReplayed(let g, let m):
-            return "an older vault header (generation \(g), this replica has \(m)) was put back: a replay of an earlier state"
-        case .notARecipient: return "the identity is not a member of this vault (no recipient key slot is sealed to its public key)"
-        case .memberExists(let name): return "a member \"\(name)\" with this name or public key is already in the vault"
-        case .noSuchMember(let name): return "no member \"\(name)\" in the vault"
-        case .differentVault(let ours, let theirs):
-            return "cannot merge vault \(theirs) into vault \(ours): they are different vaults\nhint: check the remote's URL"
         }
     }
 }

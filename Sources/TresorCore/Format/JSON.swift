@@ -24,12 +24,62 @@ public enum JSONValue: Equatable, Sendable {
     public static func integer<T: BinaryInteger>(_ n: T) -> JSONValue { .number(String(n)) }
 }
 
-/// Why a JSON text was refused.
-package struct JSONParseError: Error, Equatable, CustomStringConvertible {
-    package let offset: Int
-    package let reason: String
-    package var description: String { "\(reason) at byte \(offset)" }
+extension JSONValue {
+    /// Why a JSON text was refused (Spec/FORMAT.md §1.3): the byte offset where the parser stopped, and what it found.
+    public struct ParseError: Error, Equatable, Sendable {
+        /// The offset of the byte where parsing stopped.
+        public let offset: Int
+        /// What was wrong there.
+        public let problem: Problem
+
+        package init(offset: Int, problem: Problem) { self.offset = offset; self.problem = problem }
+
+        /// The rules of JSON text (RFC 8259) and of Spec/FORMAT.md §1.3 a text can break.
+        public enum Problem: Equatable, Sendable {
+            /// More than white space after the value.
+            case trailingData
+            /// A word that is not `true`, `false` or `null`.
+            case invalidLiteral
+            /// Arrays and objects nested 64 deep.
+            case nestingTooDeep
+            /// The text ends inside a value.
+            case unexpectedEnd
+            /// An object member whose name is not a string.
+            case expectedKey
+            /// An object that names this member twice.
+            case duplicateKey(String)
+            /// No `:` after a member name.
+            case expectedColon
+            /// No `,` or `}` after a member.
+            case expectedCommaOrBrace
+            /// No `,` or `]` after an element.
+            case expectedCommaOrBracket
+            /// Nothing that starts a value.
+            case invalidValue
+            /// A number with a leading zero.
+            case leadingZero
+            /// A number without digits after `.` or `e`.
+            case invalidNumber
+            /// A `\u` escape with fewer than four digits left.
+            case truncatedEscape
+            /// A `\u` escape that is not four hexadecimal digits.
+            case invalidUnicodeEscape
+            /// Bytes that are not UTF-8.
+            case invalidUTF8
+            /// A string without its closing quote.
+            case unterminatedString
+            /// A control character inside a string.
+            case controlCharacter
+            /// A UTF-16 surrogate escape without its other half.
+            case loneSurrogate
+            /// A `\` followed by a character that is no escape.
+            case invalidEscape
+        }
+    }
 }
+
+/// The parser's error under its older name.
+package typealias JSONParseError = JSONValue.ParseError
 
 extension JSONValue {
     /// Parses a UTF-8 JSON text. Rejects duplicate object keys, trailing data, nesting deeper than 64,
@@ -55,7 +105,7 @@ extension JSONValue {
         p.skipWhitespace()
         let v = try p.value(depth: 0, place: secretValues ? .root : .other)
         p.skipWhitespace()
-        guard p.i == p.b.count else { throw p.error("trailing data") }
+        guard p.i == p.b.count else { throw p.error(.trailingData) }
         return v
     }
 
@@ -211,7 +261,7 @@ private struct JSONParser {
     var i = 0
     init(_ b: UnsafeRawBufferPointer) { self.b = b }
 
-    func error(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
+    func error(_ problem: JSONParseError.Problem) -> JSONParseError { JSONParseError(offset: i, problem: problem) }
 
     mutating func skipWhitespace() {
         while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
@@ -219,13 +269,13 @@ private struct JSONParser {
 
     mutating func expect(_ lit: String) throws {
         let l = Array(lit.utf8)
-        guard i + l.count <= b.count, Array(b[i..<i + l.count]) == l else { throw error("invalid literal") }
+        guard i + l.count <= b.count, Array(b[i..<i + l.count]) == l else { throw error(.invalidLiteral) }
         i += l.count
     }
 
     mutating func value(depth: Int, place: PayloadPlace) throws -> JSONValue {
-        guard depth < 64 else { throw error("nesting too deep") }
-        guard i < b.count else { throw error("unexpected end of input") }
+        guard depth < 64 else { throw error(.nestingTooDeep) }
+        guard i < b.count else { throw error(.unexpectedEnd) }
         switch b[i] {
         case UInt8(ascii: "{"): return try object(depth: depth, place: place)
         case UInt8(ascii: "["): return try array(depth: depth, place: place)
@@ -244,19 +294,19 @@ private struct JSONParser {
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
         while true {
             skipWhitespace()
-            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw error(.expectedKey) }
             let k = try string()
-            guard o[k] == nil else { throw error("duplicate key \"\(k)\"") }
+            guard o[k] == nil else { throw error(.duplicateKey(k)) }
             skipWhitespace()
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error(.expectedColon) }
             i += 1
             skipWhitespace()
             o[k] = try value(depth: depth + 1, place: place.child(key: k))
             skipWhitespace()
-            guard i < b.count else { throw error("unexpected end of input") }
+            guard i < b.count else { throw error(.unexpectedEnd) }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
             if b[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
-            throw error("expected ',' or '}'")
+            throw error(.expectedCommaOrBrace)
         }
     }
 
@@ -269,10 +319,10 @@ private struct JSONParser {
             skipWhitespace()
             a.append(try value(depth: depth + 1, place: place.element))
             skipWhitespace()
-            guard i < b.count else { throw error("unexpected end of input") }
+            guard i < b.count else { throw error(.unexpectedEnd) }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
             if b[i] == UInt8(ascii: "]") { i += 1; return .array(a) }
-            throw error("expected ',' or ']'")
+            throw error(.expectedCommaOrBracket)
         }
     }
 
@@ -281,26 +331,26 @@ private struct JSONParser {
         if i < b.count, b[i] == UInt8(ascii: "-") { i += 1 }
         let digitsStart = i
         while i < b.count, (0x30...0x39).contains(b[i]) { i += 1 }
-        guard i > digitsStart else { throw error("invalid value") }
-        if b[digitsStart] == 0x30 && i - digitsStart > 1 { throw error("leading zero in number") }
+        guard i > digitsStart else { throw error(.invalidValue) }
+        if b[digitsStart] == 0x30 && i - digitsStart > 1 { throw error(.leadingZero) }
         if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             let f = i
             while i < b.count, (0x30...0x39).contains(b[i]) { i += 1 }
-            guard i > f else { throw error("invalid number") }
+            guard i > f else { throw error(.invalidNumber) }
         }
         if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             i += 1
             if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
             let e = i
             while i < b.count, (0x30...0x39).contains(b[i]) { i += 1 }
-            guard i > e else { throw error("invalid number") }
+            guard i > e else { throw error(.invalidNumber) }
         }
         return .number(String(decoding: b[start..<i], as: UTF8.self))
     }
 
     mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= b.count else { throw error("truncated \\u escape") }
+        guard i + 4 <= b.count else { throw error(.truncatedEscape) }
         var v: UInt32 = 0
         for _ in 0..<4 {
             let c = b[i]
@@ -309,7 +359,7 @@ private struct JSONParser {
             case 0x30...0x39: d = UInt32(c - 0x30)
             case 0x41...0x46: d = UInt32(c - 0x41 + 10)
             case 0x61...0x66: d = UInt32(c - 0x61 + 10)
-            default: throw error("invalid \\u escape")
+            default: throw error(.invalidUnicodeEscape)
             }
             v = v << 4 | d
             i += 1
@@ -323,13 +373,13 @@ private struct JSONParser {
         let start = i
         while i < b.count, b[i] != 0x22, b[i] != 0x5C, b[i] >= 0x20 { i += 1 }
         if i < b.count, b[i] == 0x22 {
-            guard let s = String(validating: b[start..<i], as: UTF8.self) else { throw error("invalid UTF-8") }
+            guard let s = String(validating: b[start..<i], as: UTF8.self) else { throw error(.invalidUTF8) }
             i += 1
             return s
         }
         var out = Array(b[start..<i])
         try decodeString { out.append($0) }
-        guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8") }
+        guard let s = String(validating: out, as: UTF8.self) else { throw error(.invalidUTF8) }
         return s
     }
 
@@ -343,7 +393,7 @@ private struct JSONParser {
         while plain < b.count, b[plain] != 0x22, b[plain] != 0x5C, b[plain] >= 0x20 { plain += 1 }
         if plain < b.count, b[plain] == 0x22 {
             let part = UnsafeRawBufferPointer(rebasing: b[start..<plain])
-            guard SecretText.isValidUTF8(part) else { i = plain; throw error("invalid UTF-8") }
+            guard SecretText.isValidUTF8(part) else { i = plain; throw error(.invalidUTF8) }
             i = plain + 1
             return SecretText(trusted: SecretBytes(copying: part))
         }
@@ -357,14 +407,14 @@ private struct JSONParser {
                 if n < out.count { out[n] = byte; n += 1 } else { overflow = true }
             }
         }
-        guard !overflow else { throw error("unterminated string") }
+        guard !overflow else { throw error(.unterminatedString) }
         let exact = SecretBytes(overwrittenCount: n)
         let valid = scratch.withBytes { src in
             let part = UnsafeRawBufferPointer(rebasing: src[0..<n])
             exact.withMutableBytes { $0.copyMemory(from: part) }
             return SecretText.isValidUTF8(part)
         }
-        guard valid else { throw error("invalid UTF-8") }
+        guard valid else { throw error(.invalidUTF8) }
         return SecretText(trusted: exact)
     }
 
@@ -372,13 +422,13 @@ private struct JSONParser {
     /// moves past the closing quote.
     mutating func decodeString(_ emit: (UInt8) -> Void) throws {
         while true {
-            guard i < b.count else { throw error("unterminated string") }
+            guard i < b.count else { throw error(.unterminatedString) }
             let c = b[i]
             if c == UInt8(ascii: "\"") { i += 1; return }
-            if c < 0x20 { throw error("control character in string") }
+            if c < 0x20 { throw error(.controlCharacter) }
             if c != UInt8(ascii: "\\") { emit(c); i += 1; continue }
             i += 1
-            guard i < b.count else { throw error("unterminated string") }
+            guard i < b.count else { throw error(.unterminatedString) }
             let e = b[i]
             i += 1
             switch e {
@@ -394,17 +444,17 @@ private struct JSONParser {
                 var scalar = try hex4()
                 if (0xD800...0xDBFF).contains(scalar) {
                     guard i + 2 <= b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u") else {
-                        throw error("lone surrogate")
+                        throw error(.loneSurrogate)
                     }
                     i += 2
                     let low = try hex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw error("lone surrogate") }
+                    guard (0xDC00...0xDFFF).contains(low) else { throw error(.loneSurrogate) }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw error("lone surrogate")
+                    throw error(.loneSurrogate)
                 }
                 UTF8.encode(Unicode.Scalar(scalar)!, into: emit)
-            default: throw error("invalid escape")
+            default: throw error(.invalidEscape)
             }
         }
     }

@@ -39,39 +39,39 @@ extension Entry {
     }
 
     private init(id: String, payload: JSONValue, conversionDot: Dot?) throws {
-        guard let o = payload.objectValue else { throw CoreError.malformed("payload is not a JSON object") }
-        func str(_ k: String, in obj: [String: JSONValue], ctx: String = "payload") throws -> String {
-            guard let s = obj[k]?.stringValue else { throw CoreError.malformed("\(ctx) member \"\(k)\" missing or not a string") }
+        guard let o = payload.objectValue else { throw CoreError.malformed(.notAnObject(.payload)) }
+        func str(_ k: String, in obj: [String: JSONValue], ctx: CoreError.FilePart = .payload) throws -> String {
+            guard let s = obj[k]?.stringValue else { throw CoreError.malformed(.member(ctx, name: k, expected: .string)) }
             return s
         }
-        func time(_ k: String, in obj: [String: JSONValue], ctx: String = "payload") throws -> Timestamp {
+        func time(_ k: String, in obj: [String: JSONValue], ctx: CoreError.FilePart = .payload) throws -> Timestamp {
             let s = try str(k, in: obj, ctx: ctx)
-            guard let t = Timestamp(parsing: s) else { throw CoreError.malformed("\(ctx) member \"\(k)\" is not a timestamp: \"\(s)\"") }
+            guard let t = Timestamp(parsing: s) else { throw CoreError.malformed(.member(ctx, name: k, expected: .timestamp)) }
             return t
         }
-        func dot(in obj: [String: JSONValue], ctx: String) throws -> Dot {
+        func dot(in obj: [String: JSONValue], ctx: CoreError.FilePart) throws -> Dot {
             if let conversionDot { return conversionDot }
             return try Dot(json: obj["dot"], context: ctx)
         }
         let path = try EntryPath(try str("path", in: o))
-        guard let fieldsObj = o["fields"]?.objectValue else { throw CoreError.malformed("payload member \"fields\" missing or not an object") }
+        guard let fieldsObj = o["fields"]?.objectValue else { throw CoreError.malformed(.member(.payload, name: "fields", expected: .object)) }
         var fields: [String: Field] = [:]
         for (name, v) in fieldsObj {
             try Entry.validateFieldName(name)
-            guard let fo = v.objectValue, let value = fo["value"] else { throw CoreError.malformed("field \"\(name)\" is not an object with a value") }
+            guard let fo = v.objectValue, let value = fo["value"] else { throw CoreError.malformed(.notAnObject(.field(name))) }
             let fv = try FieldValue(json: value)
-            if Entry.listFields.contains(name), case .text = fv { throw CoreError.malformed("field \"\(name)\" must be a list") }
-            if !Entry.listFields.contains(name), case .list = fv { throw CoreError.malformed("field \"\(name)\" must be a string") }
-            fields[name] = Field(value: fv, modified: try time("modified", in: fo, ctx: "field \(name)"),
-                                 origin: try str("origin", in: fo, ctx: "field \(name)"), dot: try dot(in: fo, ctx: "field \(name)"))
+            if Entry.listFields.contains(name), case .text = fv { throw CoreError.malformed(.member(.field(name), name: "value", expected: .list)) }
+            if !Entry.listFields.contains(name), case .list = fv { throw CoreError.malformed(.member(.field(name), name: "value", expected: .text)) }
+            fields[name] = Field(value: fv, modified: try time("modified", in: fo, ctx: .field(name)),
+                                 origin: try str("origin", in: fo, ctx: .field(name)), dot: try dot(in: fo, ctx: .field(name)))
         }
-        guard let histArr = o["history"]?.arrayValue else { throw CoreError.malformed("payload member \"history\" missing or not an array") }
+        guard let histArr = o["history"]?.arrayValue else { throw CoreError.malformed(.member(.payload, name: "history", expected: .array)) }
         let history = try histArr.map { v -> HistoryItem in
-            guard let h = v.objectValue, let value = h["value"] else { throw CoreError.malformed("history item is not an object with a value") }
-            return HistoryItem(field: try str("field", in: h, ctx: "history item"), value: try FieldValue(json: value),
-                               modified: try time("modified", in: h, ctx: "history item"), origin: try str("origin", in: h, ctx: "history item"),
-                               replaced: try time("replaced", in: h, ctx: "history item"), reason: try str("reason", in: h, ctx: "history item"),
-                               dot: try dot(in: h, ctx: "history item"))
+            guard let h = v.objectValue, let value = h["value"] else { throw CoreError.malformed(.notAnObject(.historyItem)) }
+            return HistoryItem(field: try str("field", in: h, ctx: .historyItem), value: try FieldValue(json: value),
+                               modified: try time("modified", in: h, ctx: .historyItem), origin: try str("origin", in: h, ctx: .historyItem),
+                               replaced: try time("replaced", in: h, ctx: .historyItem), reason: try str("reason", in: h, ctx: .historyItem),
+                               dot: try dot(in: h, ctx: .historyItem))
         }
         let created = try time("created", in: o), modified = try time("modified", in: o)
         let clock: Clock, moved: PathWrite, known: Set<String>
@@ -80,12 +80,12 @@ extension Entry {
             moved = PathWrite(modified: modified, origin: "", dot: conversionDot)
             known = Entry.knownMembersVersion1
         } else {
-            clock = try Clock(json: o["clock"], context: "payload")
-            guard let mo = o["moved"]?.objectValue else { throw CoreError.malformed("payload member \"moved\" missing or not an object") }
-            moved = PathWrite(modified: try time("modified", in: mo, ctx: "moved"), origin: try str("origin", in: mo, ctx: "moved"),
-                              dot: try Dot(json: mo["dot"], context: "moved"))
+            clock = try Clock(json: o["clock"], context: .payload)
+            guard let mo = o["moved"]?.objectValue else { throw CoreError.malformed(.member(.payload, name: "moved", expected: .object)) }
+            moved = PathWrite(modified: try time("modified", in: mo, ctx: .moved), origin: try str("origin", in: mo, ctx: .moved),
+                              dot: try Dot(json: mo["dot"], context: .moved))
             guard clock.covers(moved.dot), fields.values.allSatisfy({ clock.covers($0.dot) }), history.allSatisfy({ clock.covers($0.dot) }) else {
-                throw CoreError.malformed("payload holds a dot its clock does not cover")
+                throw CoreError.malformed(.dotNotCovered(.payload))
             }
             known = Entry.knownMembers
         }

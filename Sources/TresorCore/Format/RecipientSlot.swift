@@ -9,7 +9,7 @@ public struct RecipientKey: Equatable, Hashable, Sendable {
 
     /// - Throws: `CryptoError.badLength` for a key that is not 32 bytes.
     public init(bytes: [UInt8]) throws {
-        guard bytes.count == Sodium.publicKeyBytes else { throw CryptoError.badLength("public key") }
+        guard bytes.count == Sodium.publicKeyBytes else { throw CryptoError.badLength(.publicKey) }
         self.bytes = bytes
     }
 
@@ -21,12 +21,12 @@ public struct RecipientKey: Equatable, Hashable, Sendable {
     /// Parses the text form. - Throws: `CoreError.badEncoding` naming what is wrong (prefix, alphabet,
     /// length, checksum: a mistyped key is caught before anything is sealed to it).
     public init(text: String) throws {
-        guard text.hasPrefix(Self.prefix) else { throw CoreError.badEncoding("a public key starts with \"\(Self.prefix)\"") }
+        guard text.hasPrefix(Self.prefix) else { throw CoreError.badEncoding(.publicKeyPrefix(Self.prefix)) }
         guard let raw = Base32Text.decode(String(text.dropFirst(Self.prefix.count))), raw.count == Sodium.publicKeyBytes + 4 else {
-            throw CoreError.badEncoding("the public key is not \(Self.prefix) and 58 lowercase base32 characters")
+            throw CoreError.badEncoding(.publicKeyForm)
         }
         let key = Array(raw.prefix(Sodium.publicKeyBytes))
-        guard Self.checksum(key) == Array(raw.suffix(4)) else { throw CoreError.badEncoding("the public key's checksum does not match (mistyped?)") }
+        guard Self.checksum(key) == Array(raw.suffix(4)) else { throw CoreError.badEncoding(.publicKeyChecksum) }
         self.bytes = key
     }
 
@@ -103,7 +103,7 @@ package struct RecipientSlot: Equatable, Sendable {
 
     /// Seals `key` after `binding` (a vault's §3.8 binding or a scope's §3.12.2 one).
     static func seal(_ key: SecretBytes, to publicKey: RecipientKey, name: String, binding: [UInt8], id: String, dot: Dot? = nil) throws -> RecipientSlot {
-        guard isValidName(name) else { throw CoreError.malformed("member name \"\(name)\" is not 1 to 64 bytes of printable NFC text") }
+        guard isValidName(name) else { throw CoreError.malformed(.member(.recipientSlot, name: "name", expected: .memberName)) }
         var plain = binding
         key.withBytes { plain += $0 }
         defer { Sodium.wipe(&plain) }
@@ -141,22 +141,22 @@ package struct RecipientSlot: Equatable, Sendable {
 
     /// A version 5 slot (Spec/FORMAT.md §11.4, §11.11): the members of §3.8 and a `dot`, nothing else.
     init(version5 o: [String: JSONValue], sealedLength: Int = RecipientSlot.sealedLength) throws {
-        guard Set(o.keys).isSubset(of: ["type", "id", "name", "publicKey", "sealedKey", "dot"]) else {
-            throw CoreError.malformed("a recipient key slot has a member version 5 does not have")
+        if let extra = Set(o.keys).subtracting(["type", "id", "name", "publicKey", "sealedKey", "dot"]).sorted().first {
+            throw CoreError.malformed(.unexpectedMember(.recipientSlot, name: extra))
         }
         try self.init(json: o, sealedLength: sealedLength)
-        dot = try Dot(json: o["dot"], context: "recipient key slot")
+        dot = try Dot(json: o["dot"], context: .recipientSlot)
     }
 
     init(json o: [String: JSONValue], sealedLength: Int = RecipientSlot.sealedLength) throws {
-        guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("recipient slot \"id\" is not a lowercase UUID") }
-        guard let name = o["name"]?.stringValue else { throw CoreError.malformed("recipient slot has no \"name\" string") }
-        guard Self.isValidName(name) else { throw CoreError.malformed("recipient slot name is not 1 to 64 bytes of printable NFC text") }
-        guard let pk = o["publicKey"]?.stringValue else { throw CoreError.malformed("recipient slot has no \"publicKey\" string") }
+        guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed(.member(.recipientSlot, name: "id", expected: .lowercaseUUID)) }
+        guard let name = o["name"]?.stringValue else { throw CoreError.malformed(.member(.recipientSlot, name: "name", expected: .string)) }
+        guard Self.isValidName(name) else { throw CoreError.malformed(.member(.recipientSlot, name: "name", expected: .memberName)) }
+        guard let pk = o["publicKey"]?.stringValue else { throw CoreError.malformed(.member(.recipientSlot, name: "publicKey", expected: .string)) }
         let key = try RecipientKey(text: pk)
-        guard let s = o["sealedKey"]?.stringValue else { throw CoreError.malformed("recipient slot has no \"sealedKey\" string") }
-        guard let sealed = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("recipient slot \"sealedKey\" is not canonical base64") }
-        guard sealed.count == sealedLength else { throw CoreError.badEncoding("recipient slot \"sealedKey\" is not \(sealedLength) bytes") }
+        guard let s = o["sealedKey"]?.stringValue else { throw CoreError.malformed(.member(.recipientSlot, name: "sealedKey", expected: .string)) }
+        guard let sealed = Base64.decodeCanonical(s) else { throw CoreError.badEncoding(.notBase64(.recipientSlot, member: "sealedKey", bytes: nil)) }
+        guard sealed.count == sealedLength else { throw CoreError.badEncoding(.wrongLength(.recipientSlot, member: "sealedKey", bytes: sealedLength)) }
         self.init(id: id, name: name, publicKey: key, sealedKey: sealed)
     }
 }

@@ -32,7 +32,7 @@ package struct RekeyChain: Equatable, Sendable {
                             previousChain: RekeyChain?, nonce: [UInt8] = Sodium.randomBytes(Sodium.nonceBytes)) throws -> RekeyChain {
         precondition(epoch >= 2, "RekeyChain.make: the first epoch has no chain")
         var earlier = try previousChain?.headerKeys(vaultID: vaultID, domain: domain, epoch: epoch - 1, key: previousKey) ?? []
-        guard earlier.count == Int(epoch) - 2 else { throw CoreError.malformed("the rekey chain of epoch \(epoch - 1) does not hold \(epoch - 2) keys") }
+        guard earlier.count == Int(epoch) - 2 else { throw CoreError.malformed(.mismatch(.rekeyChain(epoch: epoch - 1))) }
         earlier.append(try VaultAuthenticator.headerKey(of: previousKey))
         let next = try VaultAuthenticator.headerKey(of: newKey)
         var proofs: [UInt64: [UInt8]] = [:]
@@ -78,20 +78,21 @@ package struct RekeyChain: Equatable, Sendable {
     /// 32 bytes each; 24 nonce bytes; 32 × (epoch − 1) key bytes plus the tag. - Throws: `CoreError.malformed`, `.badEncoding`.
     init(json: JSONValue?, epoch: UInt64) throws {
         guard let o = json?.objectValue, Set(o.keys) == ["proofs", "nonce", "keys"], let po = o["proofs"]?.objectValue else {
-            throw CoreError.malformed("\"rekey\" is not an object of \"proofs\", \"nonce\" and \"keys\"")
+            throw CoreError.malformed(.notAnObject(.rekey))
         }
         // Exactly one proof per earlier epoch, named by its decimal number.
-        guard Set(po.keys) == Set((1..<epoch).map { String($0) }) else { throw CoreError.malformed("\"rekey\" does not hold exactly one proof per earlier epoch") }
+        guard Set(po.keys) == Set((1..<epoch).map { String($0) }) else { throw CoreError.malformed(.mismatch(.rekeyProofs)) }
         var proofs: [UInt64: [UInt8]] = [:]
         for i in 1..<epoch {
-            guard let t = po[String(i)]?.stringValue else { throw CoreError.malformed("a rekey proof is not a string") }
-            guard let b = Base64.decodeCanonical(t), b.count == 32 else { throw CoreError.badEncoding("a rekey proof is not canonical base64 of 32 bytes") }
+            guard let t = po[String(i)]?.stringValue else { throw CoreError.malformed(.member(.rekey, name: "proofs", expected: .string)) }
+            guard let b = Base64.decodeCanonical(t), b.count == 32 else { throw CoreError.badEncoding(.notBase64(.rekey, member: "proofs", bytes: 32)) }
             proofs[i] = b
         }
-        guard let n = o["nonce"]?.stringValue, let k = o["keys"]?.stringValue else { throw CoreError.malformed("\"rekey\" nonce or keys is not a string") }
-        guard let nonce = Base64.decodeCanonical(n), nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding("\"rekey.nonce\" is not canonical base64 of 24 bytes") }
+        guard let n = o["nonce"]?.stringValue else { throw CoreError.malformed(.member(.rekey, name: "nonce", expected: .string)) }
+        guard let k = o["keys"]?.stringValue else { throw CoreError.malformed(.member(.rekey, name: "keys", expected: .string)) }
+        guard let nonce = Base64.decodeCanonical(n), nonce.count == Sodium.nonceBytes else { throw CoreError.badEncoding(.notBase64(.rekey, member: "nonce", bytes: Sodium.nonceBytes)) }
         guard let keys = Base64.decodeCanonical(k), keys.count == Sodium.keyBytes * (Int(epoch) - 1) + Sodium.tagBytes else {
-            throw CoreError.badEncoding("\"rekey.keys\" is not canonical base64 of the sealed earlier header keys")
+            throw CoreError.badEncoding(.notBase64(.rekey, member: "keys", bytes: Sodium.keyBytes * (Int(epoch) - 1) + Sodium.tagBytes))
         }
         self.init(proofs: proofs, nonce: nonce, sealedKeys: keys)
     }

@@ -42,16 +42,18 @@ package struct ScopeVaultSlot: Equatable, Sendable {
 
     /// A slot of a version 2 scope header: the members above and a `dot`, nothing else (Spec/FORMAT.md §11.11).
     init(version5 o: [String: JSONValue]) throws {
-        guard Set(o.keys).isSubset(of: ["type", "nonce", "wrappedKey", "dot"]) else { throw CoreError.malformed("a vault slot has a member version 2 does not have") }
+        if let extra = Set(o.keys).subtracting(["type", "nonce", "wrappedKey", "dot"]).sorted().first {
+            throw CoreError.malformed(.unexpectedMember(.vaultSlot, name: extra))
+        }
         try self.init(json: o)
-        dot = try Dot(json: o["dot"], context: "vault slot")
+        dot = try Dot(json: o["dot"], context: .vaultSlot)
     }
 
     init(json o: [String: JSONValue]) throws {
         func b64(_ name: String, _ length: Int) throws -> [UInt8] {
-            guard let s = o[name]?.stringValue else { throw CoreError.malformed("vault slot has no \"\(name)\" string") }
-            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("vault slot \"\(name)\" is not canonical base64") }
-            guard b.count == length else { throw CoreError.badEncoding("vault slot \"\(name)\" is not \(length) bytes") }
+            guard let s = o[name]?.stringValue else { throw CoreError.malformed(.member(.vaultSlot, name: name, expected: .string)) }
+            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding(.notBase64(.vaultSlot, member: name, bytes: nil)) }
+            guard b.count == length else { throw CoreError.badEncoding(.wrongLength(.vaultSlot, member: name, bytes: length)) }
             return b
         }
         self.init(nonce: try b64("nonce", Sodium.nonceBytes), wrappedKey: try b64("wrappedKey", Sodium.keyBytes + Sodium.tagBytes))
@@ -142,9 +144,9 @@ package struct ScopeHeader: Equatable, Sendable {
     /// Checks the scope header against the vault header and the file's place (Spec/FORMAT.md §3.12.2).
     /// - Throws: `CoreError.malformed`.
     package func checkPlace(in vault: VaultHeader, path: String) throws {
-        guard vaultID == vault.vaultID else { throw CoreError.malformed("the scope header \(path) belongs to another vault") }
-        guard path == Self.relativePath(scopeID: scopeID) else { throw CoreError.malformed("the scope header's id is not its file name \(path)") }
-        guard vault.scopes[scopeID] == folder else { throw CoreError.malformed("the vault header does not list scope \(scopeID) with folder \"\(folder)\"") }
+        guard vaultID == vault.vaultID else { throw CoreError.malformed(.mismatch(.scopeOfAnotherVault(path: path))) }
+        guard path == Self.relativePath(scopeID: scopeID) else { throw CoreError.malformed(.mismatch(.scopeIDNotFileName(path: path))) }
+        guard vault.scopes[scopeID] == folder else { throw CoreError.malformed(.mismatch(.scopeNotListed(scope: scopeID, folder: folder))) }
     }
 
     /// The recipient slot named `name`.
@@ -165,7 +167,7 @@ package struct ScopeHeader: Equatable, Sendable {
     /// - Throws: `CoreError.memberExists`, `.malformed`.
     package func addingMember(_ name: String, publicKey: RecipientKey, scopeKey: SecretBytes, change: Change) throws -> ScopeHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
-        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed(.tooMany(.recipientSlot, limit: RecipientSlot.maxSlots)) }
         var h = changed(by: change)
         let id = UUID().uuidString.lowercased()
         h.recipientSlots.append(try RecipientSlot.seal(scopeKey, to: publicKey, name: name,
@@ -234,62 +236,65 @@ package struct ScopeHeader: Equatable, Sendable {
     /// and the tag (`VaultAuthenticator.verify`) come after. - Throws: `CoreError` naming the broken rule.
     /// `onlyVersion`: as `VaultHeader.parse` (a version 5 vault holds scope headers of version 2 only, §11.1).
     package static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> ScopeHeader {
-        guard bytes.count <= 1 << 20 else { throw CoreError.malformed("scope header larger than 1 MiB") }
+        guard bytes.count <= 1 << 20 else { throw CoreError.malformed(.tooLarge(.scopeHeader, limit: 1 << 20)) }
         let json: JSONValue
-        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("scope header is not JSON (\(e.description))") }
-        guard let o = json.objectValue else { throw CoreError.malformed("scope header is not a JSON object") }
-        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
-        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed(.notJSON(.scopeHeader, e)) }
+        guard let o = json.objectValue else { throw CoreError.malformed(.notAnObject(.scopeHeader)) }
+        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed(.member(.scopeHeader, name: "format", expected: .value(formatName))) }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed(.member(.scopeHeader, name: "version", expected: .nonNegativeInteger)) }
         guard v == 1 || v == UInt64(FormatVersion.scopeHeader) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         if let onlyVersion, v != UInt64(onlyVersion) { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         let v2 = v == UInt64(FormatVersion.scopeHeader)
-        guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault),
-              let scope = o["scope"]?.stringValue, Envelope.isCanonicalUUID(scope) else { throw CoreError.malformed("\"vault\" or \"scope\" is not a lowercase UUID") }
-        guard let folder = o["folder"]?.stringValue else { throw CoreError.malformed("\"folder\" is not a string") }
+        guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault) else {
+            throw CoreError.malformed(.member(.scopeHeader, name: "vault", expected: .lowercaseUUID))
+        }
+        guard let scope = o["scope"]?.stringValue, Envelope.isCanonicalUUID(scope) else {
+            throw CoreError.malformed(.member(.scopeHeader, name: "scope", expected: .lowercaseUUID))
+        }
+        guard let folder = o["folder"]?.stringValue else { throw CoreError.malformed(.member(.scopeHeader, name: "folder", expected: .string)) }
         var g: UInt64 = 1, epoch: UInt64 = 1, clock = Clock.empty
         if v2 {
-            guard let e = o["epoch"]?.uint64Value, e >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
+            guard let e = o["epoch"]?.uint64Value, e >= 1 else { throw CoreError.malformed(.member(.scopeHeader, name: "epoch", expected: .positiveInteger)) }
             epoch = e
-            clock = try Clock(json: o["clock"], context: "scope header")
+            clock = try Clock(json: o["clock"], context: .scopeHeader)
         } else {
-            guard let n = o["generation"]?.uint64Value, n >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+            guard let n = o["generation"]?.uint64Value, n >= 1 else { throw CoreError.malformed(.member(.scopeHeader, name: "generation", expected: .positiveInteger)) }
             g = n
         }
-        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
-        guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not canonical base64 of 32 bytes") }
+        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed(.member(.scopeHeader, name: "auth", expected: .string)) }
+        guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding(.notBase64(.scopeHeader, member: "auth", bytes: 32)) }
         var proof: [UInt8]?, chain: RekeyChain?
         if v2 {
             switch (epoch, o["rekey"]) {
             case (1, nil): break
-            case (1, _): throw CoreError.malformed("a scope header of epoch 1 has \"rekey\"")
-            case (_, nil): throw CoreError.malformed("a scope header of epoch \(epoch) has no \"rekey\"")
+            case (1, _), (_, nil): throw CoreError.malformed(.mismatch(.rekeyAtEpoch(.scopeHeader, epoch: epoch)))
             case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
             }
         } else if let p = o["rekeyProof"] {
-            guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
-            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
+            guard let text = p.stringValue else { throw CoreError.malformed(.member(.scopeHeader, name: "rekeyProof", expected: .string)) }
+            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding(.notBase64(.scopeHeader, member: "rekeyProof", bytes: 32)) }
             proof = b
         }
-        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed(.member(.scopeHeader, name: "keySlots", expected: .array)) }
         var recipients: [RecipientSlot] = [], vaultSlot: ScopeVaultSlot?, other: [JSONValue] = []
         for s in slots {
-            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed(.member(.keySlot, name: "type", expected: .string)) }
             if type == RecipientSlot.type {
-                guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+                guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed(.tooMany(.recipientSlot, limit: RecipientSlot.maxSlots)) }
                 let r = v2 ? try RecipientSlot(version5: so, sealedLength: sealedLength) : try RecipientSlot(json: so, sealedLength: sealedLength)
                 guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
-                    throw CoreError.malformed("two recipient key slots with one name or one public key")
+                    throw CoreError.malformed(.duplicate(.recipientSlot))
                 }
                 recipients.append(r)
             } else if type == ScopeVaultSlot.type {
                 let slot = v2 ? try ScopeVaultSlot(version5: so) : try ScopeVaultSlot(json: so)
-                guard vaultSlot == nil else { throw CoreError.malformed("two vault slots") }
+                guard vaultSlot == nil else { throw CoreError.malformed(.duplicate(.vaultSlot)) }
                 vaultSlot = slot
             } else { other.append(s) }
         }
-        guard !recipients.isEmpty || vaultSlot != nil else { throw CoreError.malformed("the scope header has no recipient or vault slot") }
+        guard !recipients.isEmpty || vaultSlot != nil else { throw CoreError.malformed(.missing(.keySlot)) }
         if v2, !(recipients.compactMap(\.dot) + [vaultSlot?.dot].compactMap { $0 }).allSatisfy({ clock.covers($0) }) {
-            throw CoreError.malformed("the scope header holds a dot its clock does not cover")
+            throw CoreError.malformed(.dotNotCovered(.scopeHeader))
         }
         let reserved = v2 ? ["format", "version", "vault", "scope", "folder", "keySlots", "epoch", "clock", "rekey", "auth"]
             : ["format", "version", "vault", "scope", "folder", "keySlots", "generation", "auth", "rekeyProof"]

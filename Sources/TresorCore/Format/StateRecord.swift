@@ -107,24 +107,24 @@ package struct StateRecord: Equatable, Sendable {
     /// Parses and checks a state record's shape (Spec/FORMAT.md §11.6 reader checks up to the tree).
     /// - Throws: `CoreError.malformed`, `.unsupportedVersion`, `.badEncoding`.
     package static func parse(_ bytes: [UInt8]) throws -> StateRecord {
-        guard bytes.count <= 1 << 20 else { throw CoreError.malformed("state record larger than 1 MiB") }
+        guard bytes.count <= 1 << 20 else { throw CoreError.malformed(.tooLarge(.stateRecord, limit: 1 << 20)) }
         let json: JSONValue
-        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("state record is not JSON (\(e.description))") }
-        guard let o = json.objectValue else { throw CoreError.malformed("state record is not a JSON object") }
-        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
-        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed(.notJSON(.stateRecord, e)) }
+        guard let o = json.objectValue else { throw CoreError.malformed(.notAnObject(.stateRecord)) }
+        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed(.member(.stateRecord, name: "format", expected: .value(formatName))) }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed(.member(.stateRecord, name: "version", expected: .nonNegativeInteger)) }
         guard v == 1 else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
-        guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
+        guard let vault = o["vault"]?.stringValue, Envelope.isCanonicalUUID(vault) else { throw CoreError.malformed(.member(.stateRecord, name: "vault", expected: .lowercaseUUID)) }
         guard let domain = o["domain"]?.stringValue, domain == Domain.vault || Envelope.isCanonicalUUID(domain) else {
-            throw CoreError.malformed("\"domain\" is neither \"vault\" nor a lowercase UUID")
+            throw CoreError.malformed(.member(.stateRecord, name: "domain", expected: .domain))
         }
-        guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
-        let clock = try Clock(json: o["clock"], context: "state record")
+        guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed(.member(.stateRecord, name: "epoch", expected: .positiveInteger)) }
+        let clock = try Clock(json: o["clock"], context: .stateRecord)
         guard let tree = o["tree"]?.stringValue, tree.utf8.count == 40, hexBytes(tree) != nil else {
-            throw CoreError.malformed("\"tree\" is not 40 lowercase hex digits")
+            throw CoreError.malformed(.member(.stateRecord, name: "tree", expected: .objectID))
         }
-        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
-        guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not canonical base64 of 32 bytes") }
+        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed(.member(.stateRecord, name: "auth", expected: .string)) }
+        guard let tag = Base64.decodeCanonical(a), tag.count == 32 else { throw CoreError.badEncoding(.notBase64(.stateRecord, member: "auth", bytes: 32)) }
         var r = StateRecord(vaultID: vault, domain: domain, epoch: epoch, clock: clock, tree: tree)
         r.auth = tag
         let known: Set<String> = ["format", "version", "vault", "domain", "epoch", "clock", "tree", "auth"]

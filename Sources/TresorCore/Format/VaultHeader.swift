@@ -24,9 +24,9 @@ package struct KDFParameters: Equatable, Sendable {
 
     /// Refuses parameters outside Spec/FORMAT.md §3.2 before any work is done.
     package func validate() throws {
-        guard ops >= Sodium.minOps, ops <= Self.maxOps else { throw CoreError.kdfOutOfBounds("ops \(ops) outside \(Sodium.minOps)...\(Self.maxOps)") }
-        guard mem >= Sodium.minMem, mem <= Self.maxMem else { throw CoreError.kdfOutOfBounds("mem \(mem) outside \(Sodium.minMem)...\(Self.maxMem) bytes") }
-        guard salt.count == Sodium.saltBytes else { throw CoreError.kdfOutOfBounds("salt is not \(Sodium.saltBytes) bytes") }
+        guard ops >= Sodium.minOps, ops <= Self.maxOps else { throw CoreError.kdfOutOfBounds(.ops(ops, allowed: Sodium.minOps...Self.maxOps)) }
+        guard mem >= Sodium.minMem, mem <= Self.maxMem else { throw CoreError.kdfOutOfBounds(.mem(mem, allowed: Sodium.minMem...Self.maxMem)) }
+        guard salt.count == Sodium.saltBytes else { throw CoreError.kdfOutOfBounds(.saltLength(salt.count, expected: Sodium.saltBytes)) }
     }
 
     /// The level whose cost these parameters match, if any.
@@ -74,7 +74,7 @@ package struct KeySlot: Equatable, Sendable {
         let kek = try Sodium.argon2id(passphrase: passphrase, salt: kdf.salt, ops: kdf.ops, mem: kdf.mem)
         do {
             let key = try Sodium.open(wrappedKey, key: kek, nonce: nonce, ad: associatedData(vaultID: vaultID))
-            guard key.count == Sodium.keyBytes else { throw CoreError.malformed("wrapped key is not 32 bytes") }
+            guard key.count == Sodium.keyBytes else { throw CoreError.malformed(.mismatch(.wrappedKeyLength(bytes: key.count))) }
             return key
         } catch is CryptoError { throw CoreError.authenticationFailed }
     }
@@ -96,29 +96,33 @@ package struct KeySlot: Equatable, Sendable {
     init(version5 o: [String: JSONValue]) throws {
         // §3.4 step 6's checks of the fields first, then that the slot has exactly their members (§11.4).
         try self.init(json: o)
-        guard Set(o.keys).isSubset(of: ["type", "id", "kdf", "nonce", "wrappedKey", "dot"]),
-              let k = o["kdf"]?.objectValue, Set(k.keys).isSubset(of: ["algorithm", "ops", "mem", "salt"]) else {
-            throw CoreError.malformed("a passphrase key slot has a member version 5 does not have")
+        if let extra = Set(o.keys).subtracting(["type", "id", "kdf", "nonce", "wrappedKey", "dot"]).sorted().first {
+            throw CoreError.malformed(.unexpectedMember(.passphraseSlot, name: extra))
         }
-        dot = try Dot(json: o["dot"], context: "passphrase key slot")
+        // (init(json:) made sure `kdf` is an object.)
+        if let extra = Set((o["kdf"]?.objectValue ?? [:]).keys).subtracting(["algorithm", "ops", "mem", "salt"]).sorted().first {
+            throw CoreError.malformed(.unexpectedMember(.kdf, name: extra))
+        }
+        dot = try Dot(json: o["dot"], context: .passphraseSlot)
     }
 
     init(json o: [String: JSONValue]) throws {
-        guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("key slot \"id\" is not a lowercase UUID") }
-        guard let k = o["kdf"]?.objectValue else { throw CoreError.malformed("key slot has no \"kdf\" object") }
-        guard k["algorithm"]?.stringValue == KDFParameters.algorithm else { throw CoreError.kdfOutOfBounds("unknown KDF algorithm") }
-        guard let ops = k["ops"]?.uint64Value, let mem = k["mem"]?.uint64Value else { throw CoreError.malformed("kdf \"ops\"/\"mem\" are not integers") }
-        func b64(_ v: JSONValue?, _ name: String, _ len: Int) throws -> [UInt8] {
-            guard let s = v?.stringValue else { throw CoreError.malformed("key slot has no \"\(name)\" string") }
-            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding("key slot \"\(name)\" is not canonical base64") }
-            guard b.count == len else { throw CoreError.badEncoding("key slot \"\(name)\" is not \(len) bytes") }
+        guard let id = o["id"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed(.member(.passphraseSlot, name: "id", expected: .lowercaseUUID)) }
+        guard let k = o["kdf"]?.objectValue else { throw CoreError.malformed(.member(.passphraseSlot, name: "kdf", expected: .object)) }
+        guard k["algorithm"]?.stringValue == KDFParameters.algorithm else { throw CoreError.kdfOutOfBounds(.algorithm(k["algorithm"]?.stringValue)) }
+        guard let ops = k["ops"]?.uint64Value else { throw CoreError.malformed(.member(.kdf, name: "ops", expected: .nonNegativeInteger)) }
+        guard let mem = k["mem"]?.uint64Value else { throw CoreError.malformed(.member(.kdf, name: "mem", expected: .nonNegativeInteger)) }
+        func b64(_ v: JSONValue?, _ part: CoreError.FilePart, _ name: String, _ len: Int) throws -> [UInt8] {
+            guard let s = v?.stringValue else { throw CoreError.malformed(.member(part, name: name, expected: .string)) }
+            guard let b = Base64.decodeCanonical(s) else { throw CoreError.badEncoding(.notBase64(part, member: name, bytes: nil)) }
+            guard b.count == len else { throw CoreError.badEncoding(.wrongLength(part, member: name, bytes: len)) }
             return b
         }
-        let salt = try b64(k["salt"], "salt", Sodium.saltBytes)
+        let salt = try b64(k["salt"], .kdf, "salt", Sodium.saltBytes)
         let kdf = KDFParameters(ops: ops, mem: mem, salt: salt)
         try kdf.validate()
-        self.init(id: id, kdf: kdf, nonce: try b64(o["nonce"], "nonce", Sodium.nonceBytes),
-                  wrappedKey: try b64(o["wrappedKey"], "wrappedKey", Sodium.keyBytes + Sodium.tagBytes))
+        self.init(id: id, kdf: kdf, nonce: try b64(o["nonce"], .passphraseSlot, "nonce", Sodium.nonceBytes),
+                  wrappedKey: try b64(o["wrappedKey"], .passphraseSlot, "wrappedKey", Sodium.keyBytes + Sodium.tagBytes))
     }
 }
 
@@ -217,7 +221,7 @@ package struct VaultHeader: Equatable, Sendable {
     /// - Throws: `CoreError.memberExists` for a name or key already there, `.malformed` for a bad name.
     package func addingMember(_ name: String, publicKey: RecipientKey, vaultKey: SecretBytes, change: Change) throws -> VaultHeader {
         if let other = recipientSlots.first(where: { $0.name == name || $0.publicKey == publicKey }) { throw CoreError.memberExists(other.name) }
-        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        guard recipientSlots.count < RecipientSlot.maxSlots else { throw CoreError.malformed(.tooMany(.recipientSlot, limit: RecipientSlot.maxSlots)) }
         var h = changed(by: change)
         h.recipientSlots.append(try RecipientSlot.seal(vaultKey, to: publicKey, name: name, vaultID: vaultID, dot: change.dot))
         return h
@@ -287,15 +291,15 @@ package struct VaultHeader: Equatable, Sendable {
 
     /// Spec/FORMAT.md §3.12.1: folders are NFC entry paths, at most 64, none equal to or inside another.
     static func checkScopes(_ scopes: [String: String]) throws {
-        guard scopes.count <= maxScopes else { throw CoreError.malformed("more than \(maxScopes) scopes") }
+        guard scopes.count <= maxScopes else { throw CoreError.malformed(.tooMany(.scope, limit: maxScopes)) }
         for (id, folder) in scopes {
-            guard Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("a scope id is not a lowercase UUID") }
-            guard let path = try? EntryPath(folder), path.string == folder else { throw CoreError.malformed("scope folder \"\(folder)\" is not a valid NFC entry path") }
+            guard Envelope.isCanonicalUUID(id) else { throw CoreError.malformed(.mismatch(.scopeID(id))) }
+            guard let path = try? EntryPath(folder), path.string == folder else { throw CoreError.malformed(.mismatch(.scopeFolder(folder))) }
         }
         let folders = Array(scopes.values)
         for (i, a) in folders.enumerated() {
             for (j, b) in folders.enumerated() where i != j && (a == b || b.hasPrefix(a + "/")) {
-                throw CoreError.malformed("scopes \"\(a)\" and \"\(b)\" nest (nested scopes are refused)")
+                throw CoreError.malformed(.mismatch(.scopesNest(a, b)))
             }
         }
     }
@@ -357,42 +361,42 @@ package struct VaultHeader: Equatable, Sendable {
     /// `onlyVersion`: the version the reader takes (a version 5 vault's reader takes 5 only, Spec/FORMAT.md §11.4): any
     /// other is `unsupportedVersion` before anything else is checked. Without it, versions 1–5 are read (to convert them).
     package static func parse(_ bytes: [UInt8], onlyVersion: Int? = nil) throws -> VaultHeader {
-        guard bytes.count <= 1 << 20 else { throw CoreError.malformed("vault header larger than 1 MiB") }
+        guard bytes.count <= 1 << 20 else { throw CoreError.malformed(.tooLarge(.vaultHeader, limit: 1 << 20)) }
         let json: JSONValue
-        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed("vault header is not JSON (\(e.description))") }
-        guard let o = json.objectValue else { throw CoreError.malformed("vault header is not a JSON object") }
-        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed("\"format\" is not \"\(formatName)\"") }
-        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed("\"version\" is not a non-negative integer") }
+        do { json = try JSONValue.parse(bytes) } catch let e as JSONParseError { throw CoreError.malformed(.notJSON(.vaultHeader, e)) }
+        guard let o = json.objectValue else { throw CoreError.malformed(.notAnObject(.vaultHeader)) }
+        guard o["format"]?.stringValue == formatName else { throw CoreError.malformed(.member(.vaultHeader, name: "format", expected: .value(formatName))) }
+        guard let v = o["version"]?.uint64Value else { throw CoreError.malformed(.member(.vaultHeader, name: "version", expected: .nonNegativeInteger)) }
         guard (1...UInt64(FormatVersion.newestHeader)).contains(v) else { throw CoreError.unsupportedVersion(Int(clamping: v)) }
         if let onlyVersion, v != UInt64(onlyVersion) { throw CoreError.unsupportedVersion(Int(clamping: v)) }
-        guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed("\"vault\" is not a lowercase UUID") }
-        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed("\"keySlots\" is not an array") }
+        guard let id = o["vault"]?.stringValue, Envelope.isCanonicalUUID(id) else { throw CoreError.malformed(.member(.vaultHeader, name: "vault", expected: .lowercaseUUID)) }
+        guard let slots = o["keySlots"]?.arrayValue else { throw CoreError.malformed(.member(.vaultHeader, name: "keySlots", expected: .array)) }
         if v >= UInt64(FormatVersion.header) { return try parseVersion5(o, vaultID: id, slots: slots) }
         var generation: UInt64 = 1
         var auth: [UInt8]?
         if v >= 2 {
-            guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed("\"generation\" is not a positive integer") }
+            guard let g = o["generation"]?.uint64Value, g >= 1 else { throw CoreError.malformed(.member(.vaultHeader, name: "generation", expected: .positiveInteger)) }
             auth = try tag(o)
             generation = g
         }
         var proof: [UInt8]?
         if v >= 3, let p = o["rekeyProof"] {
-            guard let text = p.stringValue else { throw CoreError.malformed("\"rekeyProof\" is not a string") }
-            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding("\"rekeyProof\" is not canonical base64 of 32 bytes") }
+            guard let text = p.stringValue else { throw CoreError.malformed(.member(.vaultHeader, name: "rekeyProof", expected: .string)) }
+            guard let b = Base64.decodeCanonical(text), b.count == 32 else { throw CoreError.badEncoding(.notBase64(.vaultHeader, member: "rekeyProof", bytes: 32)) }
             proof = b
         }
         var scopes: [String: String] = [:]
         if v >= 4 {
-            guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed("\"scopes\" is not an object") }
+            guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed(.member(.vaultHeader, name: "scopes", expected: .object)) }
             for (id, folder) in so {
-                guard let f = folder.stringValue else { throw CoreError.malformed("scope folder is not a string") }
+                guard let f = folder.stringValue else { throw CoreError.malformed(.member(.scope, name: id, expected: .string)) }
                 scopes[id] = f
             }
             try checkScopes(scopes)
         }
         var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
-            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed(.member(.keySlot, name: "type", expected: .string)) }
             if type == KeySlot.passphraseType { known.append(try KeySlot(json: so)) }
             else if type == RecipientSlot.type, v >= 3 { try addRecipient(try RecipientSlot(json: so), to: &recipients) }
             else { other.append(s) }
@@ -411,36 +415,35 @@ package struct VaultHeader: Equatable, Sendable {
 
     /// §11.4: the version 5 members after `format`, `version`, `vault` and `keySlots`.
     private static func parseVersion5(_ o: [String: JSONValue], vaultID id: String, slots: [JSONValue]) throws -> VaultHeader {
-        guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed("\"epoch\" is not a positive integer") }
-        let clock = try Clock(json: o["clock"], context: "vault header")
+        guard let epoch = o["epoch"]?.uint64Value, epoch >= 1 else { throw CoreError.malformed(.member(.vaultHeader, name: "epoch", expected: .positiveInteger)) }
+        let clock = try Clock(json: o["clock"], context: .vaultHeader)
         let auth = try tag(o)
         let chain: RekeyChain?
         switch (epoch, o["rekey"]) {
         case (1, nil): chain = nil
-        case (1, _): throw CoreError.malformed("a header of epoch 1 has \"rekey\"")
-        case (_, nil): throw CoreError.malformed("a header of epoch \(epoch) has no \"rekey\"")
+        case (1, _), (_, nil): throw CoreError.malformed(.mismatch(.rekeyAtEpoch(.vaultHeader, epoch: epoch)))
         case (_, let r): chain = try RekeyChain(json: r, epoch: epoch)
         }
-        guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed("\"scopes\" is not an object") }
+        guard let so = o["scopes"]?.objectValue else { throw CoreError.malformed(.member(.vaultHeader, name: "scopes", expected: .object)) }
         var scopes: [String: String] = [:], scopeDots: [String: Dot] = [:]
         for (sid, value) in so {
             guard let vo = value.objectValue, Set(vo.keys) == ["folder", "dot"], let f = vo["folder"]?.stringValue else {
-                throw CoreError.malformed("a scope is not an object of \"folder\" and \"dot\"")
+                throw CoreError.malformed(.notAnObject(.scope))
             }
             scopes[sid] = f
-            scopeDots[sid] = try Dot(json: vo["dot"], context: "scope")
+            scopeDots[sid] = try Dot(json: vo["dot"], context: .scope)
         }
         try checkScopes(scopes)
         var known: [KeySlot] = [], recipients: [RecipientSlot] = [], other: [JSONValue] = []
         for s in slots {
-            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed("a key slot has no \"type\"") }
+            guard let so = s.objectValue, let type = so["type"]?.stringValue else { throw CoreError.malformed(.member(.keySlot, name: "type", expected: .string)) }
             if type == KeySlot.passphraseType { known.append(try KeySlot(version5: so)) }
             else if type == RecipientSlot.type { try addRecipient(try RecipientSlot(version5: so), to: &recipients) }
             else { other.append(s) }
         }
         try checkPassphraseSlots(known)
         let dots = known.compactMap(\.dot) + recipients.compactMap(\.dot) + Array(scopeDots.values)
-        guard dots.allSatisfy({ clock.covers($0) }) else { throw CoreError.malformed("the vault header holds a dot its clock does not cover") }
+        guard dots.allSatisfy({ clock.covers($0) }) else { throw CoreError.malformed(.dotNotCovered(.vaultHeader)) }
         let reserved: Set<String> = ["format", "version", "vault", "keySlots", "scopes", "epoch", "clock", "rekey", "auth"]
         var header = VaultHeader(version: FormatVersion.header, vaultID: id, keySlots: known, otherSlots: other,
                                  unknownMembers: o.filter { !reserved.contains($0.key) }, auth: auth, recipientSlots: recipients)
@@ -454,23 +457,23 @@ package struct VaultHeader: Equatable, Sendable {
     }
 
     private static func tag(_ o: [String: JSONValue]) throws -> [UInt8] {
-        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed("\"auth\" is not a string") }
-        guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding("\"auth\" is not canonical base64") }
-        guard tag.count == 32 else { throw CoreError.badEncoding("\"auth\" is not 32 bytes") }
+        guard let a = o["auth"]?.stringValue else { throw CoreError.malformed(.member(.vaultHeader, name: "auth", expected: .string)) }
+        guard let tag = Base64.decodeCanonical(a) else { throw CoreError.badEncoding(.notBase64(.vaultHeader, member: "auth", bytes: nil)) }
+        guard tag.count == 32 else { throw CoreError.badEncoding(.wrongLength(.vaultHeader, member: "auth", bytes: 32)) }
         return tag
     }
 
     private static func addRecipient(_ r: RecipientSlot, to recipients: inout [RecipientSlot]) throws {
-        guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed("more than \(RecipientSlot.maxSlots) recipient key slots") }
+        guard recipients.count < RecipientSlot.maxSlots else { throw CoreError.malformed(.tooMany(.recipientSlot, limit: RecipientSlot.maxSlots)) }
         guard !recipients.contains(where: { $0.name == r.name || $0.publicKey == r.publicKey }) else {
-            throw CoreError.malformed("two recipient key slots with one name or one public key")
+            throw CoreError.malformed(.duplicate(.recipientSlot))
         }
         recipients.append(r)
     }
 
     private static func checkPassphraseSlots(_ known: [KeySlot]) throws {
-        guard !known.isEmpty else { throw CoreError.malformed("no passphrase key slot") }
-        guard known.count <= maxPassphraseSlots else { throw CoreError.malformed("more than \(maxPassphraseSlots) passphrase key slots") }
+        guard !known.isEmpty else { throw CoreError.malformed(.missing(.passphraseSlot)) }
+        guard known.count <= maxPassphraseSlots else { throw CoreError.malformed(.tooMany(.passphraseSlot, limit: maxPassphraseSlots)) }
     }
 }
 

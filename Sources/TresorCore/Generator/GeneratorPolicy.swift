@@ -24,26 +24,24 @@ public enum GeneratorPolicy: Equatable, Hashable, Sendable {
         for (key, value, raw) in parts {
             let isWords = Self.wordKeys.contains(key)
             guard isWords || Self.characterKeys.contains(key) else {
-                let known = (Self.characterKeys + Self.wordKeys).joined(separator: ", ")
-                throw GeneratorError.badPolicy(part: raw, reason: "unknown key \"\(key)\" (known: \(known))")
+                throw GeneratorError.badPolicy(part: raw, problem: .unknownKey(key, known: Self.characterKeys + Self.wordKeys))
             }
-            guard values[key] == nil else { throw GeneratorError.badPolicy(part: raw, reason: "\"\(key)\" given twice") }
+            guard values[key] == nil else { throw GeneratorError.badPolicy(part: raw, problem: .repeatedKey(key)) }
             if let mode, mode.isWords != isWords {
-                throw GeneratorError.badPolicy(
-                    part: raw, reason: "passphrase and password keys cannot be mixed (\"\(mode.part)\" came first)")
+                throw GeneratorError.badPolicy(part: raw, problem: .mixedKinds(first: mode.part))
             }
             mode = mode ?? (isWords, raw)
             if Self.flagKeys.contains(key) {
-                guard value == nil else { throw GeneratorError.badPolicy(part: raw, reason: "\"\(key)\" takes no value") }
+                guard value == nil else { throw GeneratorError.badPolicy(part: raw, problem: .flagWithValue(key)) }
             } else if value == nil {
-                throw GeneratorError.badPolicy(part: raw, reason: "\"\(key)\" needs a value, as in \(key)=…")
+                throw GeneratorError.badPolicy(part: raw, problem: .valueMissing(key))
             }
             values[key] = .some(value)
         }
         func raw(_ key: String) -> String { parts.first { $0.key == key }?.raw ?? key }
         func int(_ key: String, default fallback: Int) throws -> Int {
             guard let entry = values[key], let text = entry else { return fallback }
-            guard let number = Int(text) else { throw GeneratorError.badPolicy(part: raw(key), reason: "not a whole number") }
+            guard let number = Int(text) else { throw GeneratorError.badPolicy(part: raw(key), problem: .notAWholeNumber) }
             return number
         }
         func string(_ key: String) -> String? { values[key] ?? nil }
@@ -105,8 +103,7 @@ public enum GeneratorPolicy: Equatable, Hashable, Sendable {
         var classes: CharacterClasses = []
         for name in list.split(separator: "+", omittingEmptySubsequences: false) {
             guard let cls = CharacterClasses.named.first(where: { $0.1 == name })?.0 else {
-                throw GeneratorError.badPolicy(
-                    part: part, reason: "unknown class \"\(name)\" (use lower, upper, digits, symbols joined by +, all or none)")
+                throw GeneratorError.badPolicy(part: part, problem: .unknownClass(String(name)))
             }
             classes.insert(cls)
         }
@@ -116,14 +113,14 @@ public enum GeneratorPolicy: Equatable, Hashable, Sendable {
     /// Splits on unescaped commas into (key, value, raw text); the key is trimmed of spaces, the value
     /// is kept verbatim with `\x` turned into `x`; a part without `=` has a nil value.
     private static func split(_ text: String) throws -> [(key: String, value: String?, raw: String)] {
-        guard !text.isEmpty else { throw GeneratorError.badPolicy(part: "", reason: "the policy is empty") }
+        guard !text.isEmpty else { throw GeneratorError.badPolicy(part: "", problem: .empty) }
         var parts: [(key: String, value: String?, raw: String)] = []
         var key = "", value: String?, raw = ""
         var escaping = false
         func finish() throws {
             let trimmed = key.trimmingSpaces()
             guard !trimmed.isEmpty else {
-                throw GeneratorError.badPolicy(part: raw, reason: raw.isEmpty ? "empty part (stray comma?)" : "missing key")
+                throw GeneratorError.badPolicy(part: raw, problem: raw.isEmpty ? .emptyPart : .missingKey)
             }
             parts.append((trimmed, value, raw))
             key = ""; value = nil; raw = ""
@@ -136,14 +133,14 @@ public enum GeneratorPolicy: Equatable, Hashable, Sendable {
             } else if value == nil {
                 raw.append(c)
                 if c == "=" { value = "" } else if c == "\\" {
-                    throw GeneratorError.badPolicy(part: raw, reason: "\\ may only escape characters in values")
+                    throw GeneratorError.badPolicy(part: raw, problem: .escapeOutsideValue)
                 } else { key.append(c) }
             } else {
                 raw.append(c)
                 if c == "\\" { escaping = true } else { value?.append(c) }
             }
         }
-        if escaping { throw GeneratorError.badPolicy(part: raw, reason: "the policy ends with a lone \\") }
+        if escaping { throw GeneratorError.badPolicy(part: raw, problem: .trailingEscape) }
         try finish()
         return parts
     }

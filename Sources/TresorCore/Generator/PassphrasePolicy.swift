@@ -32,9 +32,7 @@ public struct PassphrasePolicy: Equatable, Hashable, Sendable {
                 || $0.properties.isAlphabetic
         }
         if !bad.isEmpty || separator.unicodeScalars.count > 8 {
-            throw GeneratorError.badCharacters(
-                field: "separator", characters: bad.isEmpty ? separator : String(String.UnicodeScalarView(bad)),
-                allowed: "up to 8 spaces or visible ASCII or Latin-1 characters other than letters and digits")
+            throw GeneratorError.badCharacters(field: .separator, characters: bad.isEmpty ? separator : String(String.UnicodeScalarView(bad)))
         }
     }
 }

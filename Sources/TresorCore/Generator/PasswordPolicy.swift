@@ -70,15 +70,11 @@ extension PasswordPolicy {
             !CharacterSets.isAllowedCustom($0) || CharacterSets.isASCIIAlphanumeric($0)
         }
         if !badSymbols.isEmpty {
-            throw GeneratorError.badCharacters(
-                field: "symbols", characters: String(String.UnicodeScalarView(badSymbols)),
-                allowed: "visible ASCII or Latin-1 characters other than letters and digits")
+            throw GeneratorError.badCharacters(field: .symbols, characters: String(String.UnicodeScalarView(badSymbols)))
         }
         let badInclude = include.unicodeScalars.filter { !CharacterSets.isAllowedCustom($0) }
         if !badInclude.isEmpty {
-            throw GeneratorError.badCharacters(
-                field: "include", characters: String(String.UnicodeScalarView(badInclude)),
-                allowed: "visible ASCII or Latin-1 characters (no spaces or control characters)")
+            throw GeneratorError.badCharacters(field: .include, characters: String(String.UnicodeScalarView(badInclude)))
         }
 
         var removed = Set(exclude.unicodeScalars)

@@ -81,7 +81,7 @@ package enum HeaderJoin {
     package static func join(_ a: ScopeHeader, _ b: ScopeHeader, keySide: KeySide?, reseal: (RecipientSlot) throws -> RecipientSlot,
                             rewrap: (ScopeVaultSlot) throws -> ScopeVaultSlot) throws -> (ScopeHeader, [MergeResolution]) {
         guard MergeOrder.same(a.vaultID, b.vaultID), a.scopeID == b.scopeID, MergeOrder.same(a.folder, b.folder) else {
-            throw CoreError.malformed("the scope header \(ScopeHeader.relativePath(scopeID: a.scopeID)) names another scope or folder on the other side")
+            throw CoreError.malformed(.mismatch(.scopeDiffers(path: ScopeHeader.relativePath(scopeID: a.scopeID))))
         }
         if a.serialized() == b.serialized() { return (a, []) }
         let (base, other) = keySide == .b ? (b, a) : (a, b)

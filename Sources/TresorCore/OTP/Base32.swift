@@ -14,17 +14,17 @@ package enum Base32 {
         var padding = 0
         for c in text.utf8 where c != 0x20 {
             if c == UInt8(ascii: "=") { padding += 1; continue }
-            guard padding == 0 else { throw OTPError.badSecret("\"=\" padding in the middle") }
+            guard padding == 0 else { throw OTPError.badSecret(.paddingInTheMiddle) }
             let upper = (c >= 0x61 && c <= 0x7A) ? c - 0x20 : c
             guard let v = alphabet.firstIndex(of: upper) else {
-                throw OTPError.badSecret("\"\(Character(Unicode.Scalar(c)))\" is not a base32 character")
+                throw OTPError.badSecret(.notBase32(Unicode.Scalar(c)))
             }
             values.append(UInt8(v))
         }
-        guard !values.isEmpty else { throw OTPError.badSecret("it is empty") }
+        guard !values.isEmpty else { throw OTPError.badSecret(.empty) }
         // 8 characters carry 5 bytes; a final group of 1, 3 or 6 characters is not a whole number of bytes.
-        guard [0, 2, 4, 5, 7].contains(values.count % 8) else { throw OTPError.badSecret("\(values.count) characters is not a valid base32 length") }
-        if padding > 0, (values.count + padding) % 8 != 0 { throw OTPError.badSecret("wrong padding") }
+        guard [0, 2, 4, 5, 7].contains(values.count % 8) else { throw OTPError.badSecret(.length(values.count)) }
+        if padding > 0, (values.count + padding) % 8 != 0 { throw OTPError.badSecret(.wrongPadding) }
         let out = SecretBytes(count: values.count * 5 / 8)
         out.withMutableBytes { buffer in
             var acc: UInt64 = 0, bits = 0, i = 0

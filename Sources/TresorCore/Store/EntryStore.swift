@@ -51,7 +51,7 @@ package struct EntryStore: Sendable {
             switch FileSystem.kind(absolute(rel)) {
             case .directory, .missing: continue
             case .symlink: throw CoreError.symlink(rel)
-            default: throw CoreError.io("\"\(rel)\" is not a directory")
+            default: throw CoreError.io(.notADirectory(path: rel))
             }
         }
     }
@@ -75,7 +75,7 @@ package struct EntryStore: Sendable {
     /// Removes an entry file and any folders it leaves empty.
     func removeEntryFile(_ p: EntryPath) throws {
         try checkParents(p)
-        guard kind(of: p) == .file else { throw CoreError.io("no entry file \"\(p.filePath)\"") }
+        guard kind(of: p) == .file else { throw CoreError.io(.noEntryFile(path: p.filePath)) }
         try FileSystem.removeFile(p.filePath, under: root)
     }
 

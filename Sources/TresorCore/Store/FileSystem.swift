@@ -29,8 +29,8 @@ package enum FileKind: Equatable, Sendable { case missing, file, directory, syml
 /// system call of the project goes through here (swift-system's `Syscalls.swift`): again after EINTR, the whole buffer
 /// written, and a failure thrown with its errno (`Failure`), never ignored.
 package enum FileSystem {
-    static func errnoText(_ what: String, _ path: String, _ code: Int32 = errno) -> CoreError {
-        .io("\(what) \"\(path)\": \(String(cString: strerror(code)))")
+    static func failure(_ operation: CoreError.Operation, _ path: String, _ code: Int32 = errno) -> CoreError {
+        .io(.failed(operation, path: path, errno: code))
     }
 
     /// A system call that failed: which, the file it was about (or what the descriptor is, "standard input"), and errno.
@@ -274,16 +274,16 @@ package enum FileSystem {
         return UInt32(st.st_mode & 0o7777)
     }
 
-    /// What a file that is not a regular file is, for messages ("a FIFO").
-    static func describe(_ mode: mode_t) -> String {
+    /// What a file that is not a regular file is (a FIFO, …), for errors.
+    static func type(_ mode: mode_t) -> CoreError.FileType {
         switch mode & S_IFMT {
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFLNK: return "a symbolic link"
-        default: return "not a regular file"
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .fifo
+        case S_IFSOCK: return .socket
+        case S_IFCHR: return .characterDevice
+        case S_IFBLK: return .blockDevice
+        case S_IFLNK: return .symbolicLink
+        default: return .other
         }
     }
 
@@ -291,7 +291,7 @@ package enum FileSystem {
     /// socket, device or directory: refused before and after opening, which never blocks thanks to
     /// `O_NONBLOCK`) and files larger than `limit`.
     package static func read(_ path: String, limit: Int) throws -> [UInt8] {
-        guard let bytes = try readIfPresent(path, limit: limit) else { throw errnoText("cannot read", path, ENOENT) }
+        guard let bytes = try readIfPresent(path, limit: limit) else { throw failure(.read, path, ENOENT) }
         return bytes
     }
 
@@ -301,24 +301,24 @@ package enum FileSystem {
     package static func readIfPresent(_ path: String, limit: Int) throws -> [UInt8]? {
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
-            throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file")
+            throw CoreError.io(.notRegularFile(path: path, type: type(st.st_mode)))
         }
         let fd: Int32
         do { fd = try open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
             if error.errno == ELOOP { throw CoreError.symlink(path) }
-            throw errnoText("cannot read", path, error.errno)
+            throw failure(.read, path, error.errno)
         }
         defer { close(fd) }
-        guard fstat(fd, &st) == 0 else { throw errnoText("cannot read", path) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io("\"\(path)\" is \(describe(st.st_mode)), not a regular file") }
-        guard Int(st.st_size) <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
+        guard fstat(fd, &st) == 0 else { throw failure(.read, path) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw CoreError.io(.notRegularFile(path: path, type: type(st.st_mode))) }
+        guard Int(st.st_size) <= limit else { throw CoreError.malformed(.fileTooLarge(path: path, limit: limit)) }
         // One read of the stat size plus one byte to notice a file that grew meanwhile.
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
         let total: Int
         do { total = try bytes.withUnsafeMutableBytes { b in Result { () throws(Failure) in try readFully(fd, into: b, path: path) } }.get() }
-        catch { throw errnoText("cannot read", path, error.errno) }
-        guard total <= limit else { throw CoreError.malformed("\"\(path)\" is larger than \(limit) bytes") }
+        catch { throw failure(.read, path, error.errno) }
+        guard total <= limit else { throw CoreError.malformed(.fileTooLarge(path: path, limit: limit)) }
         bytes.removeLast(bytes.count - total)
         return bytes
     }
@@ -339,14 +339,14 @@ package enum FileSystem {
         let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
         let fd: Int32
         do { fd = try open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) }
-        catch { throw errnoText("cannot create", tmp, error.errno) }
+        catch { throw failure(.create, tmp, error.errno) }
         do {
             try bytes.withUnsafeBytes { b in Result { () throws(Failure) in try writeAll(fd, b, path: path) } }.get()
             if durable { try sync(fd, path: path) }
         } catch {
             close(fd)
             unlink(tmp)
-            throw errnoText("cannot write", path, error.errno)
+            throw failure(.write, path, error.errno)
         }
         close(fd)
         return tmp
@@ -359,12 +359,12 @@ package enum FileSystem {
         let existing = kind(path)
         if existing == .symlink || existing == .directory {
             unlink(tmp)
-            throw existing == .symlink ? CoreError.symlink(path) : CoreError.io("\"\(path)\" is a directory")
+            throw existing == .symlink ? CoreError.symlink(path) : CoreError.io(.notRegularFile(path: path, type: .directory))
         }
         guard rename(tmp, path) == 0 else {
             let e = errno
             unlink(tmp)
-            throw errnoText("cannot replace", path, e)
+            throw failure(.replace, path, e)
         }
         if durable { syncDirectory(folderAndName(path).folder) }
     }
@@ -407,9 +407,9 @@ package enum FileSystem {
             switch kind(current) {
             case .directory: continue
             case .missing:
-                guard mkdir(current, 0o700) == 0 || errno == EEXIST else { throw errnoText("cannot create directory", current) }
+                guard mkdir(current, 0o700) == 0 || errno == EEXIST else { throw failure(.createDirectory, current) }
             case .symlink: throw CoreError.symlink(current)
-            default: throw CoreError.io("\"\(current)\" exists and is not a directory")
+            default: throw CoreError.io(.notADirectory(path: current))
             }
         }
     }
@@ -417,7 +417,7 @@ package enum FileSystem {
     /// Removes a file (not a link target) and then every parent directory below `root` left empty.
     package static func removeFile(_ relative: String, under root: String) throws {
         let path = root + "/" + relative
-        guard unlink(path) == 0 else { throw errnoText("cannot remove", path) }
+        guard unlink(path) == 0 else { throw failure(.remove, path) }
         var parts = relative.split(separator: "/").dropLast()
         while !parts.isEmpty {
             let dir = root + "/" + parts.joined(separator: "/")

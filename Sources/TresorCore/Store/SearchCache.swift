@@ -83,7 +83,7 @@ package struct SearchCache: Sendable {
     package static func open(_ bytes: [UInt8], key: SecretBytes, vaultID: String) throws -> SearchCache {
         let head = magic.count + 1
         guard bytes.count >= head + Sodium.nonceBytes, Array(bytes[..<magic.count]) == magic, bytes[magic.count] == version else {
-            throw CoreError.malformed("not a search cache of this version")
+            throw CoreError.malformed(.mismatch(.searchCacheVersion))
         }
         let nonce = Array(bytes[head..<(head + Sodium.nonceBytes)])
         let plain: SecretBytes
@@ -93,12 +93,12 @@ package struct SearchCache: Sendable {
                                 ad: associatedData(vaultID: vaultID))
             }
         }
-        catch { throw CoreError.malformed("the search cache does not open with this key") }
+        catch { throw CoreError.malformed(.mismatch(.searchCacheKey)) }
         var records: [String: Record] = [:]
         try plain.withBytes { p in
             var at = 0
             func take(_ n: Int) throws -> UnsafeRawBufferPointer {
-                guard n >= 0, at + n <= p.count else { throw CoreError.malformed("truncated search cache") }
+                guard n >= 0, at + n <= p.count else { throw CoreError.malformed(.truncated(.searchCache)) }
                 defer { at += n }
                 return UnsafeRawBufferPointer(rebasing: p[at..<(at + n)])
             }
@@ -109,7 +109,7 @@ package struct SearchCache: Sendable {
                 return T(littleEndian: v)
             }
             func text(_ n: Int) throws -> String {
-                guard let s = String(validating: try take(n), as: UTF8.self) else { throw CoreError.malformed("search cache path is not UTF-8") }
+                guard let s = String(validating: try take(n), as: UTF8.self) else { throw CoreError.malformed(.member(.searchCache, name: "path", expected: .utf8)) }
                 return s
             }
             while at < p.count {

@@ -24,9 +24,9 @@ public enum CSVExport {
                 try csv.write(row: row, quotedAtIndex: { _ in true })
             }
             csv.stream.close()
-        } catch { throw InterchangeError.cannotWrite(path: "", reason: "\(error)") }
+        } catch { throw InterchangeError.cannotWrite(path: "", .csv("\(error)")) }
         guard var data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else {
-            throw InterchangeError.cannotWrite(path: "", reason: "the CSV writer returned nothing")
+            throw InterchangeError.cannotWrite(path: "", .csvEmpty)
         }
         defer { Sodium.wipe(&data) }
         return SecretBytes(copying: data + Data("\n".utf8))
@@ -48,7 +48,7 @@ public enum ExportFile {
         guard FileSystem.kind(path) == .missing else { throw InterchangeError.outputExists(path: path) }
         let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
-        func cannotWrite(_ code: Int32) -> InterchangeError { .cannotWrite(path: path, reason: String(cString: strerror(code))) }
+        func cannotWrite(_ code: Int32) -> InterchangeError { .cannotWrite(path: path, .errno(code)) }
         let fd: Int32
         do { fd = try FileSystem.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch { throw cannotWrite(error.errno) }
         defer { _ = try? FileSystem.removeIfPresent(tmp) }  // (the link below made `path` the file: the name goes either way)
@@ -63,7 +63,7 @@ public enum ExportFile {
         do { try FileSystem.link(tmp, to: path) } catch {
             let e = error.errno
             if e == EEXIST { throw InterchangeError.outputExists(path: path) }
-            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e))) }
+            guard e == EPERM || e == EOPNOTSUPP else { throw InterchangeError.cannotWrite(path: path, .errno(e)) }
             // A file system without hard links (FAT, some network mounts): create the name exclusively
             // and write into it; on failure it is removed.
             try writeExclusively(bytes, to: path)
@@ -76,7 +76,7 @@ public enum ExportFile {
         let written = bytes.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.createNew(path, mode: 0o600, bytes: b) } }
         if case .failure(let e) = written {
             if e.call == .open, e.errno == EEXIST { throw InterchangeError.outputExists(path: path) }
-            throw InterchangeError.cannotWrite(path: path, reason: String(cString: strerror(e.errno)))
+            throw InterchangeError.cannotWrite(path: path, .errno(e.errno))
         }
     }
 }

@@ -41,11 +41,11 @@ public enum TresorJSON {
     }
 
     static func document(from root: JSONValue, file: String) throws -> InterchangeDocument {
-        guard let array = root.arrayValue else { throw InterchangeError.malformed(path: file, reason: "not a Tresor JSON export (no top-level array)") }
+        guard let array = root.arrayValue else { throw InterchangeError.malformed(path: file, .notAnArray) }
         var doc = InterchangeDocument()
         for (i, v) in array.enumerated() {
             guard let o = v.objectValue, let p = o["path"]?.stringValue else {
-                throw InterchangeError.malformed(path: file, reason: "item \(i + 1) is not an entry object with a \"path\"")
+                throw InterchangeError.malformed(path: file, .badItem(index: i + 1))
             }
             var parts = p.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             var item = InterchangeEntry(folder: [], title: parts.removeLast())
@@ -66,7 +66,7 @@ public enum TresorJSON {
             for h in o["history"]?.arrayValue ?? [] {
                 guard let ho = h.objectValue, let field = ho["field"]?.stringValue, let value = ho["value"]?.stringValue,
                       let replaced = ho["replaced"]?.stringValue.flatMap({ Timestamp(parsing: $0) }) else {
-                    throw InterchangeError.malformed(path: file, reason: "a history item of \"\(p)\" lacks field, value or replaced")
+                    throw InterchangeError.malformed(path: file, .badHistoryItem(path: p))
                 }
                 item.history.append(InterchangeHistoryItem(field: field, value: SecretBytes(utf8: value),
                                                            modified: ho["modified"]?.stringValue.flatMap { Timestamp(parsing: $0) },

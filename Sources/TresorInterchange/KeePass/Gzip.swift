@@ -11,7 +11,7 @@ enum Gzip {
     /// The decompressed bytes of a gzip stream. - Throws: `InterchangeError.malformed` naming `file`.
     static func decompress(_ input: SecretBytes, file: String) throws -> SecretBytes {
         var stream = z_stream()
-        guard tresor_inflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.malformed(path: file, reason: "zlib failed to start") }
+        guard tresor_inflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.malformed(path: file, .zlib) }
         defer { inflateEnd(&stream) }
         var chunks: [SecretBytes] = []
         let chunkSize = 256 << 10
@@ -29,13 +29,13 @@ enum Gzip {
                     return chunkSize - Int(stream.avail_out)
                 }
                 guard status == Z_OK || status == Z_STREAM_END else {
-                    throw InterchangeError.malformed(path: file, reason: "the compressed data is damaged")
+                    throw InterchangeError.malformed(path: file, .compressedDataDamaged)
                 }
                 chunks.append(SHA2.slice(chunk, 0..<produced))
                 total += produced
-                guard total <= maxOutput else { throw InterchangeError.malformed(path: file, reason: "the data decompresses to more than \(maxOutput >> 20) MiB") }
+                guard total <= maxOutput else { throw InterchangeError.malformed(path: file, .decompressedTooLarge(limit: maxOutput)) }
                 if status == Z_OK && produced == 0 && stream.avail_in == 0 {
-                    throw InterchangeError.malformed(path: file, reason: "the compressed data is truncated")
+                    throw InterchangeError.malformed(path: file, .compressedDataTruncated)
                 }
             } while status != Z_STREAM_END
         }
@@ -45,7 +45,7 @@ enum Gzip {
     /// A gzip stream of `input` (used by tests that build KeePass files).
     static func compress(_ input: [UInt8]) throws -> [UInt8] {
         var stream = z_stream()
-        guard tresor_deflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.cannotWrite(path: "", reason: "zlib failed to start") }
+        guard tresor_deflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.cannotWrite(path: "", .zlib) }
         defer { deflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 32)
         var inCopy = input

@@ -29,16 +29,16 @@ enum KDBXFile {
     /// - Throws: `.wrongKey`, `.malformed`, `.unsupported`.
     static func open(_ bytes: [UInt8], file: String, password: SecretBytes?, keyFile: [UInt8]?) throws -> KDBXContents {
         var r = ByteReader(bytes, file: file)
-        guard try r.u32() == signature1, try r.u32() == signature2 else { throw InterchangeError.malformed(path: file, reason: "not a KeePass database (wrong signature)") }
+        guard try r.u32() == signature1, try r.u32() == signature2 else { throw InterchangeError.malformed(path: file, .notKeePass) }
         _ = try r.u16()  // the minor version: 3.1, 4.0 and 4.1 read alike here
         let major = try r.u16()
-        guard major == 3 || major == 4 else { throw InterchangeError.unsupported(path: file, feature: "KDBX version \(major)") }
+        guard major == 3 || major == 4 else { throw InterchangeError.unsupported(path: file, feature: .kdbxVersion(Int(major))) }
         let h = try outerHeader(&r, major: major)
         let headerBytes = Array(bytes[0..<r.offset])
         guard let cipher = h[2], let seed = h[4], seed.count == 32, let iv = h[7] else {
-            throw InterchangeError.malformed(path: file, reason: "the header lacks the cipher, master seed or IV")
+            throw InterchangeError.malformed(path: file, .headerIncomplete)
         }
-        guard cipher == aesCipher || cipher == chachaCipher else { throw InterchangeError.unsupported(path: file, feature: "the cipher \(uuidText(cipher)) (Twofish?)") }
+        guard cipher == aesCipher || cipher == chachaCipher else { throw InterchangeError.unsupported(path: file, feature: .cipher(uuidText(cipher))) }
         let compressed = h[3].map { $0.first == 1 } ?? false
         let composite = try compositeKey(password: password, keyFile: keyFile, file: file)
         let transformed = try transformedKey(composite, header: h, major: major, file: file)
@@ -75,11 +75,11 @@ enum KDBXFile {
                                        file: String) throws -> SecretBytes {
         if major == 3 {
             guard let tSeed = h[5], tSeed.count == 32, let roundBytes = h[6], roundBytes.count == 8 else {
-                throw InterchangeError.malformed(path: file, reason: "the header lacks the AES-KDF parameters")
+                throw InterchangeError.malformed(path: file, .kdfParametersMissing)
             }
             return try aesKDF(composite, seed: tSeed, rounds: le64(roundBytes), file: file)
         }
-        guard let kdf = h[11] else { throw InterchangeError.malformed(path: file, reason: "the header lacks KDF parameters") }
+        guard let kdf = h[11] else { throw InterchangeError.malformed(path: file, .kdfParametersMissing) }
         return try deriveKDBX4(composite, parameters: try VariantDictionary.parse(kdf, file: file), file: file)
     }
 
@@ -87,7 +87,7 @@ enum KDBXFile {
     /// hashed blocks, gzip; the protected-value stream is named in the outer header.
     private static func openKDBX3Payload(_ body: [UInt8], header h: [UInt8: [UInt8]], cipher: [UInt8],
                                          masterKey: SecretBytes, iv: [UInt8], compressed: Bool, file: String) throws -> KDBXContents {
-        guard cipher == aesCipher else { throw InterchangeError.unsupported(path: file, feature: "ChaCha20 in a KDBX 3 file") }
+        guard cipher == aesCipher else { throw InterchangeError.unsupported(path: file, feature: .chacha20InKDBX3) }
         let plain: SecretBytes
         do { plain = try LibCrypto.aes256CBCDecrypt(body, key: masterKey, iv: iv) } catch { throw InterchangeError.wrongKey(path: file) }
         guard let start = h[9], plain.count >= 32, plain.withBytes({ Array($0.prefix(32)) }) == start else { throw InterchangeError.wrongKey(path: file) }
@@ -105,7 +105,7 @@ enum KDBXFile {
     private static func checkKDBX4Header(_ r: inout ByteReader, _ headerBytes: [UInt8], seed: [UInt8],
                                          transformed: SecretBytes, file: String) throws -> SecretBytes {
         let sha = try r.bytes(32), mac = try r.bytes(32)
-        guard SHA2.sha256(headerBytes) == sha else { throw InterchangeError.malformed(path: file, reason: "the header checksum does not match (damaged file)") }
+        guard SHA2.sha256(headerBytes) == sha else { throw InterchangeError.malformed(path: file, .headerChecksum) }
         let hmacBase = SHA2.sha512(SHA2.concatenate([SecretBytes(copying: seed), transformed, SecretBytes(copying: [1])]))
         guard LibCrypto.hmac(.sha256, key: blockKey(UInt64.max, hmacBase), message: headerBytes) == mac else { throw InterchangeError.wrongKey(path: file) }
         return hmacBase
@@ -120,10 +120,10 @@ enum KDBXFile {
             let blockMac = try r.bytes(32)
             let sizeBytes = try r.bytes(4)
             let size = Int(Int32(bitPattern: UInt32(le32(sizeBytes))))
-            guard size >= 0 else { throw InterchangeError.malformed(path: file, reason: "negative block size") }
+            guard size >= 0 else { throw InterchangeError.malformed(path: file, .negativeBlockSize) }
             let data = try r.bytes(size)
             let expected = LibCrypto.hmac(.sha256, key: blockKey(index, hmacBase), message: le64Bytes(index) + sizeBytes + data)
-            guard expected == blockMac else { throw InterchangeError.malformed(path: file, reason: "block \(index) fails its HMAC (damaged file)") }
+            guard expected == blockMac else { throw InterchangeError.malformed(path: file, .blockMAC(index: Int(index))) }
             if size == 0 { break }
             chunks.append(SecretBytes(copying: data))
             index += 1
@@ -137,9 +137,9 @@ enum KDBXFile {
                                             iv: [UInt8], file: String) throws -> SecretBytes {
         if cipher == aesCipher {
             do { return try LibCrypto.aes256CBCDecrypt(encrypted.withBytes { Array($0) }, key: masterKey, iv: iv) }
-            catch { throw InterchangeError.malformed(path: file, reason: "the payload does not decrypt (damaged file)") }
+            catch { throw InterchangeError.malformed(path: file, .payloadDoesNotDecrypt) }
         }
-        guard iv.count == 12 else { throw InterchangeError.malformed(path: file, reason: "a ChaCha20 IV must be 12 bytes") }
+        guard iv.count == 12 else { throw InterchangeError.malformed(path: file, .ivLength(expected: 12)) }
         return try StreamCipher(.chacha20, key: masterKey, nonce: iv).apply(encrypted)
     }
 
@@ -174,27 +174,27 @@ enum KDBXFile {
     }
 
     static func aesKDF(_ key: SecretBytes, seed: [UInt8], rounds: UInt64, file: String) throws -> SecretBytes {
-        guard rounds <= maxAESRounds else { throw InterchangeError.unsupported(path: file, feature: "AES-KDF with \(rounds) rounds (more than \(maxAESRounds))") }
+        guard rounds <= maxAESRounds else { throw InterchangeError.unsupported(path: file, feature: .aesRounds(rounds, maximum: UInt64(maxAESRounds))) }
         let block = SecretBytes(copying: key.withBytes { Array($0) })
         try LibCrypto.aes256ECBRounds(block, key: seed, rounds: rounds)
         return SHA2.sha256(block)
     }
 
     static func deriveKDBX4(_ key: SecretBytes, parameters p: [String: VariantDictionary.Value], file: String) throws -> SecretBytes {
-        guard case .bytes(let uuid)? = p["$UUID"] else { throw InterchangeError.malformed(path: file, reason: "the KDF parameters name no KDF") }
+        guard case .bytes(let uuid)? = p["$UUID"] else { throw InterchangeError.malformed(path: file, .kdfParametersMissing) }
         if uuid == aesKDF || uuid == aesKDF4 {
             guard case .bytes(let seed)? = p["S"], seed.count == 32, let rounds = p["R"]?.integer else {
-                throw InterchangeError.malformed(path: file, reason: "the AES-KDF parameters are incomplete")
+                throw InterchangeError.malformed(path: file, .kdfParametersIncomplete)
             }
             return try aesKDF(key, seed: seed, rounds: rounds, file: file)
         }
-        guard uuid == argon2d || uuid == argon2id else { throw InterchangeError.unsupported(path: file, feature: "the KDF \(uuidText(uuid))") }
+        guard uuid == argon2d || uuid == argon2id else { throw InterchangeError.unsupported(path: file, feature: .kdf(uuidText(uuid))) }
         guard case .bytes(let salt)? = p["S"], let memory = p["M"]?.integer, let iterations = p["I"]?.integer,
               let lanes = p["P"]?.integer, let version = p["V"]?.integer else {
-            throw InterchangeError.malformed(path: file, reason: "the Argon2 parameters are incomplete")
+            throw InterchangeError.malformed(path: file, .kdfParametersIncomplete)
         }
         guard memory <= maxArgon2Memory, iterations <= maxArgon2Iterations, lanes >= 1, lanes <= 256, version == 0x10 || version == 0x13 else {
-            throw InterchangeError.unsupported(path: file, feature: "Argon2 with \(memory >> 20) MiB, \(iterations) iterations, \(lanes) lanes, version \(version)")
+            throw InterchangeError.unsupported(path: file, feature: .argon2(memory: UInt64(memory), iterations: UInt64(iterations), lanes: UInt64(lanes), version: UInt64(version)))
         }
         var secret: [UInt8] = [], ad: [UInt8] = []
         if case .bytes(let k)? = p["K"] { secret = k }
@@ -202,7 +202,7 @@ enum KDBXFile {
         do {
             return try Argon2.hash(uuid == argon2d ? .argon2d : .argon2id, password: key, salt: salt, iterations: UInt32(iterations),
                                    memoryKiB: UInt32(memory / 1024), parallelism: UInt32(lanes), version: UInt32(version), secret: secret, associatedData: ad)
-        } catch { throw InterchangeError.unsupported(path: file, feature: "Argon2 with these parameters (libargon2 refused them)") }
+        } catch { throw InterchangeError.unsupported(path: file, feature: .argon2Refused) }
     }
 
     static func innerStream(id: Int, key: SecretBytes, file: String) throws -> StreamCipher {
@@ -211,7 +211,7 @@ enum KDBXFile {
         case 3:
             let h = SHA2.sha512(key)
             return try StreamCipher(.chacha20, key: SHA2.slice(h, 0..<32), nonce: h.withBytes { Array($0[32..<44]) })
-        default: throw InterchangeError.unsupported(path: file, feature: "the protected-value stream \(id)")
+        default: throw InterchangeError.unsupported(path: file, feature: .protectedStream(Int(id)))
         }
     }
 
@@ -226,7 +226,7 @@ enum KDBXFile {
                 let size = Int(try r.u32())
                 if size == 0 { break }
                 let block = try r.bytes(size)
-                guard SHA2.sha256(block) == hash else { throw InterchangeError.malformed(path: file, reason: "a block fails its hash (damaged file)") }
+                guard SHA2.sha256(block) == hash else { throw InterchangeError.malformed(path: file, .blockHash) }
                 chunks.append(SecretBytes(copying: block))
             }
             return SHA2.concatenate(chunks)
@@ -251,7 +251,7 @@ struct ByteReader {
     init(_ data: [UInt8], file: String) { self.data = data; self.file = file }
 
     mutating func bytes(_ n: Int) throws -> [UInt8] {
-        guard n >= 0, n <= data.count - offset else { throw InterchangeError.malformed(path: file, reason: "truncated at byte \(offset)") }
+        guard n >= 0, n <= data.count - offset else { throw InterchangeError.malformed(path: file, .truncated(offset: Int(offset))) }
         defer { offset += n }
         return Array(data[offset..<offset + n])
     }
@@ -277,7 +277,7 @@ enum VariantDictionary {
     static func parse(_ bytes: [UInt8], file: String) throws -> [String: Value] {
         var r = ByteReader(bytes, file: file)
         let version = try r.u16()
-        guard version >> 8 == 1 else { throw InterchangeError.unsupported(path: file, feature: "KDF parameters version \(version >> 8)") }
+        guard version >> 8 == 1 else { throw InterchangeError.unsupported(path: file, feature: .kdfParametersVersion(Int(version >> 8))) }
         var out: [String: Value] = [:]
         while true {
             let type = try r.u8()

@@ -26,18 +26,18 @@ public enum KeePass {
         if path != "-" {
             let found: stat?
             do { found = try FileSystem.status(path, followingLinks: true) }
-            catch { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(error.errno))) }
-            guard let st = found else { throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(ENOENT))) }
-            guard st.st_mode & S_IFMT != S_IFDIR else { throw InterchangeError.cannotRead(path: path, reason: "it is a directory") }
+            catch { throw InterchangeError.cannotRead(path: path, .errno(error.errno)) }
+            guard let st = found else { throw InterchangeError.cannotRead(path: path, .errno(ENOENT)) }
+            guard st.st_mode & S_IFMT != S_IFDIR else { throw InterchangeError.cannotRead(path: path, .isDirectory) }
         }
         guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
-            throw InterchangeError.cannotRead(path: path, reason: String(cString: strerror(errno)))
+            throw InterchangeError.cannotRead(path: path, .errno(errno))
         }
         var data: Data
-        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch { throw InterchangeError.cannotRead(path: path, reason: error.localizedDescription) }
+        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch { throw InterchangeError.cannotRead(path: path, .system(error.localizedDescription)) }
         defer { Sodium.wipe(&data) }
         if path != "-" { try? handle.close() }
-        guard data.count <= limit else { throw InterchangeError.malformed(path: path, reason: "larger than \(limit >> 20) MiB") }
+        guard data.count <= limit else { throw InterchangeError.malformed(path: path, .tooLarge(limit: limit)) }
         return [UInt8](data)
     }
 
@@ -45,13 +45,13 @@ public enum KeePass {
     /// order (KeePass's rule), before anything else is read.
     static func document(_ root: XMLElement, stream: StreamCipher?, file: String) throws -> InterchangeDocument {
         guard root.name == "KeePassFile", let top = root.child("Root")?.child("Group") else {
-            throw InterchangeError.malformed(path: file, reason: "not a KeePass XML document (no KeePassFile/Root/Group)")
+            throw InterchangeError.malformed(path: file, .notKeePassXML)
         }
         try root.walk { e in
             guard e.attributes["Protected"]?.lowercased() == "true" else { return }
-            guard let stream else { throw InterchangeError.malformed(path: file, reason: "protected values in a file without their key") }
+            guard let stream else { throw InterchangeError.malformed(path: file, .protectedValueWithoutKey) }
             guard let raw = Data(base64Encoded: e.text.filter { !$0.isWhitespace }) else {
-                throw InterchangeError.malformed(path: file, reason: "a protected value is not base64")
+                throw InterchangeError.malformed(path: file, .protectedValueNotBase64)
             }
             var bytes = [UInt8](raw)
             e.secret = try stream.apply(bytes)

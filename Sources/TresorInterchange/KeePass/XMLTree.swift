@@ -31,14 +31,13 @@ final class XMLElement {
     /// Parses `data`; external entities are not resolved. - Throws: `.malformed` with the parser's message.
     /// The text must be UTF-8: Foundation's parser traps on element names that are not.
     static func parse(_ data: Data, file: String) throws -> XMLElement {
-        guard data.withUnsafeBytes({ isUTF8($0) }) else { throw InterchangeError.malformed(path: file, reason: "the XML is not UTF-8 text") }
+        guard data.withUnsafeBytes({ isUTF8($0) }) else { throw InterchangeError.malformed(path: file, .notUTF8) }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
         parser.delegate = builder
         guard parser.parse(), let root = builder.root else {
-            let why = parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML"
-            throw InterchangeError.malformed(path: file, reason: "the XML does not parse (line \(parser.lineNumber)): \(why)")
+            throw InterchangeError.malformed(path: file, .xml(line: parser.lineNumber, message: parser.parserError?.localizedDescription))
         }
         return root
     }
@@ -46,7 +45,7 @@ final class XMLElement {
     /// Parses the bytes of a zeroing buffer without copying them into an ordinary buffer first.
     static func parse(_ bytes: SecretBytes, file: String) throws -> XMLElement {
         try bytes.withBytes { b in
-            guard let base = b.baseAddress, b.count > 0 else { throw InterchangeError.malformed(path: file, reason: "empty XML") }
+            guard let base = b.baseAddress, b.count > 0 else { throw InterchangeError.malformed(path: file, .emptyXML) }
             return try parse(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: b.count, deallocator: .none), file: file)
         }
     }

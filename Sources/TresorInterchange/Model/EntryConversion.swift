@@ -7,14 +7,14 @@ public enum EntryConversion {
     /// A secret as an ordinary `String` (for text formats built as strings: pass). - Throws:
     /// `InterchangeError.core(.invalidField)` for invalid UTF-8.
     static func text(_ s: SecretBytes, field: String) throws -> String {
-        guard let t = s.utf8String() else { throw InterchangeError.core(.invalidField("field \"\(field)\" is not UTF-8 text")) }
+        guard let t = s.utf8String() else { throw InterchangeError.core(.invalidField(name: field, rule: .notUTF8)) }
         return t
     }
 
     /// A secret as field text, sharing its zeroing buffer. - Throws: `InterchangeError.core(.invalidField)`
     /// for invalid UTF-8.
     static func secretText(_ s: SecretBytes, field: String) throws -> SecretText {
-        guard let t = SecretText(validating: s) else { throw InterchangeError.core(.invalidField("field \"\(field)\" is not UTF-8 text")) }
+        guard let t = SecretText(validating: s) else { throw InterchangeError.core(.invalidField(name: field, rule: .notUTF8)) }
         return t
     }
 

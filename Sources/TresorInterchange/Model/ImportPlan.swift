@@ -81,7 +81,7 @@ public struct ImportPlan {
             converted = e
             outcome.renames += notes
         } catch InterchangeError.core(let e) {
-            return skip(outcome, .invalidField(e.errorDescription ?? "\(e)"))
+            return skip(outcome, .invalidField(e))
         }
         if let original = try target.entry(path) {
             return try planUpdate(original, to: converted, at: path, outcome: outcome, force: force, target: target,
@@ -139,14 +139,15 @@ private struct ImportPaths {
     mutating func assign(_ item: InterchangeEntry, outcome: inout ImportOutcome) -> EntryPath? {
         guard let ruled = sourcePath(item, outcome: &outcome) else { return nil }
         // Folders: one spelling per name ignoring case, within the import and with the vault.
-        guard var path = try? EntryPath(spellFoldersAlike(ruled, renames: &outcome.renames)) else {
-            outcome.skipReason = .invalidPath("invalid")
+        var path: EntryPath
+        do { path = try EntryPath(spellFoldersAlike(ruled, renames: &outcome.renames)) } catch {
+            outcome.skipReason = .invalidPath(PathRule.Failure(error))
             return nil
         }
         path = spellFoldersAsInTheVault(path, renames: &outcome.renames)
         if taken.contains(path.collisionKey) {
             guard let found = freeSuffixed(path) else {
-                outcome.skipReason = .invalidPath("no free name")
+                outcome.skipReason = .invalidPath(.noFreeName)
                 return nil
             }
             outcome.renames.append(.suffixed(original: path.string))
@@ -168,7 +169,7 @@ private struct ImportPaths {
         let made = PathRule.path(prefix: prefix, folder: item.folder, title: item.title)
         outcome.renames = made.notes
         guard let p = made.path else {
-            outcome.skipReason = .invalidPath(made.failure ?? "invalid")
+            outcome.skipReason = .invalidPath(made.failure ?? .invalid)
             return nil
         }
         return p

@@ -29,6 +29,25 @@ public enum RenameNote: Equatable, Sendable {
 /// Percent-decoding an escaped name gives back the source's name. Two entries that end at the same path
 /// (compared as entry paths collide: ignoring case) get ` (2)`, ` (3)`… after the later one's name.
 public enum PathRule {
+    /// Why no entry path could be made for an item.
+    public enum Failure: Equatable, Sendable {
+        /// The prefix leaves no room for entries (it is as deep as an entry path can be).
+        case noRoomBelowPrefix
+        /// The folder names alone are longer than an entry path may be (`maxBytes`).
+        case foldersTooLong(maxBytes: Int)
+        /// The path breaks this rule of Spec/FORMAT.md §4.2.
+        case rule(EntryPath.Rule)
+        /// Every suffixed name is taken.
+        case noFreeName
+        /// The path is refused for another reason.
+        case invalid
+
+        /// The failure `EntryPath(_:)` threw.
+        init(_ error: Error) {
+            if case CoreError.invalidPath(_, let rule) = error { self = .rule(rule) } else { self = .invalid }
+        }
+    }
+
     static let encodedAnywhere: Set<Unicode.Scalar> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
 
     /// The escaped form of one name; `folder` adds the `.json` rule.
@@ -92,13 +111,13 @@ public enum PathRule {
 
     /// The entry path for `folder`/`title` below `prefix` (already valid components), with what was changed.
     /// - Returns: the path string, or the reason no valid path could be made.
-    public static func path(prefix: [String], folder: [String], title: String) -> (path: String?, notes: [RenameNote], failure: String?) {
+    public static func path(prefix: [String], folder: [String], title: String) -> (path: String?, notes: [RenameNote], failure: Failure?) {
         var notes: [RenameNote] = []
         let original = (folder + [title]).joined(separator: "/")
         var escaped = folder.map { escape($0, folder: true) } + [escape(title, folder: false)]
         if escaped != folder + [title] { notes.append(.escaped(original: original)) }
         let room = EntryPath.maxDepth - prefix.count
-        guard room >= 1 else { return (nil, notes, "the prefix leaves no room for entries") }
+        guard room >= 1 else { return (nil, notes, .noRoomBelowPrefix) }
         if escaped.count > room {
             let joined = escaped[(room - 1)...].joined(separator: "%2F")
             escaped = Array(escaped[..<(room - 1)]) + [joined]
@@ -117,13 +136,13 @@ public enum PathRule {
         if total > EntryPath.maxBytes {
             let over = total - EntryPath.maxBytes
             let last = components[components.count - 1]
-            guard last.utf8.count - over >= 1 else { return (nil, notes, "the folder names are longer than \(EntryPath.maxBytes) bytes") }
+            guard last.utf8.count - over >= 1 else { return (nil, notes, .foldersTooLong(maxBytes: EntryPath.maxBytes)) }
             components[components.count - 1] = cut(last, to: last.utf8.count - over)
             cutAny = true
         }
         if cutAny { notes.append(.truncated(original: original)) }
         let path = components.joined(separator: "/")
-        do { _ = try EntryPath(path) } catch CoreError.invalidPath(_, let reason) { return (nil, notes, reason) } catch { return (nil, notes, "\(error)") }
+        do { _ = try EntryPath(path) } catch { return (nil, notes, Failure(error)) }
         return (path, notes, nil)
     }
 

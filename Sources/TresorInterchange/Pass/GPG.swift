@@ -19,7 +19,7 @@ public struct GPG: Sendable {
                 return
             }
         }
-        throw InterchangeError.toolFailed(program: "gpg", path: "", status: 127, message: "gpg was not found on PATH")
+        throw InterchangeError.toolFailed(program: "gpg", path: "", status: 127, message: "")
     }
 
     /// The decrypted contents of `file`. - Throws: `InterchangeError.toolFailed` with gpg's message.

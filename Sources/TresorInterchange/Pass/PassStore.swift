@@ -11,7 +11,7 @@ public enum PassStore {
     public static func read(_ directory: String, gopass: Bool, gpg: GPG, parallelism: Int = 4,
                             progress: @escaping (Int, Int) -> Void = { _, _ in }) throws -> InterchangeDocument {
         guard FileSystem.kind(directory) == .directory else {
-            throw InterchangeError.cannotRead(path: directory, reason: FileSystem.kind(directory) == .missing ? "no such directory" : "not a directory")
+            throw InterchangeError.cannotRead(path: directory, FileSystem.kind(directory) == .missing ? .noSuchDirectory : .notADirectory)
         }
         var files: [String] = []
         var skipped: [(name: String, reason: SkipReason)] = []
@@ -21,8 +21,8 @@ public enum PassStore {
                 switch FileSystem.kind(directory + "/" + r) {
                 case .directory: walk(r)
                 case .file where name.hasSuffix(".gpg") && name.count > 4: files.append(r)
-                case .file where name.hasSuffix(".age"): skipped.append((r, .unsupported("age-encrypted secret")))
-                case .symlink: skipped.append((r, .unsupported("symbolic link")))
+                case .file where name.hasSuffix(".age"): skipped.append((r, .unsupported(.ageSecret)))
+                case .symlink: skipped.append((r, .unsupported(.symbolicLink)))
                 default: continue
                 }
             }
@@ -44,7 +44,7 @@ public enum PassStore {
                     item.modified = Timestamp(m)
                 }
                 r = .success(item)
-            } catch let e as InterchangeError { r = .failure(e) } catch { r = .failure(.malformed(path: rel, reason: "\(error)")) }
+            } catch let e as InterchangeError { r = .failure(e) } catch { r = .failure(.malformed(path: rel, .other(String(reflecting: error)))) }
             lock.lock(); results[i] = r; done += 1; let d = done; lock.unlock()
             progress(d, files.count)
         }
@@ -60,18 +60,10 @@ public enum PassStore {
         for (i, r) in results.enumerated() {
             switch r! {
             case .success(let e): doc.entries.append(e)
-            case .failure(let e): doc.skipped.append((String(files[i].dropLast(4)), .unreadable(describe(e))))
+            case .failure(let e): doc.skipped.append((String(files[i].dropLast(4)), .unreadable(e)))
             }
         }
         return doc
-    }
-
-    static func describe(_ e: InterchangeError) -> String {
-        switch e {
-        case .toolFailed(_, _, let status, let message): return message.isEmpty ? "gpg exited with status \(status)" : message
-        case .malformed(_, let reason): return reason
-        default: return "\(e)"
-        }
     }
 
     /// Writes `entries` as a new pass store in `directory` (which must not exist, or be empty), each
@@ -83,20 +75,20 @@ public enum PassStore {
         switch FileSystem.kind(directory) {
         case .missing:
             do { try FileSystem.makeDirectory(directory) }
-            catch { throw InterchangeError.cannotWrite(path: directory, reason: String(cString: strerror(error.errno))) }
+            catch { throw InterchangeError.cannotWrite(path: directory, .errno(error.errno)) }
         case .directory:
             guard FileSystem.list(directory).isEmpty else { throw InterchangeError.outputExists(path: directory) }
         default: throw InterchangeError.outputExists(path: directory)
         }
         do { try FileSystem.writeAtomically(Array((recipients.joined(separator: "\n") + "\n").utf8), to: directory + "/.gpg-id") }
-        catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/.gpg-id", reason: e.errorDescription ?? "\(e)") }
+        catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/.gpg-id", .core(e)) }
         // Folders first (one thread), then up to `parallelism` gpg processes at once.
         var files: [String] = []
         for item in entries {
             let rel = item.vaultPath ?? (item.folder + [item.title]).joined(separator: "/")
             let folder = (rel as NSString).deletingLastPathComponent
             do { if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: directory) } }
-            catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/" + folder, reason: e.errorDescription ?? "\(e)") }
+            catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/" + folder, .core(e)) }
             let file = directory + "/" + rel + ".gpg"
             guard FileSystem.kind(file) == .missing, !files.contains(file) else { throw InterchangeError.outputExists(path: file) }
             files.append(file)
@@ -112,11 +104,11 @@ public enum PassStore {
                 do {
                     try gpg.encrypt(try PassText.format(entries[i], path: entries[i].vaultPath ?? entries[i].title), recipients: recipients, to: files[i])
                     do throws(FileSystem.Failure) { try FileSystem.setMode(files[i], 0o600) }
-                    catch { throw InterchangeError.cannotWrite(path: files[i], reason: String(cString: strerror(error.errno))) }
+                    catch { throw InterchangeError.cannotWrite(path: files[i], .errno(error.errno)) }
                     lock.lock(); done += 1; let d = done; lock.unlock()
                     progress(d, entries.count)
                 } catch {
-                    lock.lock(); if failure == nil { failure = error as? InterchangeError ?? .cannotWrite(path: files[i], reason: "\(error)") }; lock.unlock()
+                    lock.lock(); if failure == nil { failure = error as? InterchangeError ?? .cannotWrite(path: files[i], .other(String(reflecting: error))) }; lock.unlock()
                 }
             }
         }

@@ -12,7 +12,7 @@ enum PassText {
     /// Fills `item` from decrypted `content`. With `yaml`, a line `---` starts gopass's YAML body.
     /// - Throws: `InterchangeError.malformed` for text that is not UTF-8.
     static func parse(_ content: SecretBytes, into item: inout InterchangeEntry, yaml: Bool, file: String) throws {
-        guard let text = content.utf8String() else { throw InterchangeError.malformed(path: file, reason: "the decrypted text is not UTF-8") }
+        guard let text = content.utf8String() else { throw InterchangeError.malformed(path: file, .notUTF8) }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         if lines.last == "" { lines.removeLast() }
         guard !lines.isEmpty else { return }
@@ -171,7 +171,7 @@ enum PassText {
     static func format(_ item: InterchangeEntry, path: String) throws -> SecretBytes {
         var lines: [String] = []
         let password = try item.password.map { try EntryConversion.text($0, field: "password") } ?? ""
-        guard !password.contains("\n") else { throw InterchangeError.unrepresentable(path: path, reason: "the password contains a line break") }
+        guard !password.contains("\n") else { throw InterchangeError.unrepresentable(path: path, .passwordLineBreak) }
         lines.append(password)
         func add(_ key: String, _ value: String) {
             if value.contains("\n") || value == "|" {

@@ -7,9 +7,9 @@ public enum Bitwarden {
     /// - Throws: `.cannotRead`, `.malformed`, `.unsupported` (an encrypted export).
     public static func read(_ path: String) throws -> InterchangeDocument {
         let root = try JSONFile.read(path)
-        guard let top = root.objectValue else { throw InterchangeError.malformed(path: path, reason: "not a Bitwarden export (no top-level object)") }
-        if case .bool(true)? = top["encrypted"] { throw InterchangeError.unsupported(path: path, feature: "an encrypted Bitwarden export (export as unencrypted JSON)") }
-        guard let items = top["items"]?.arrayValue else { throw InterchangeError.malformed(path: path, reason: "not a Bitwarden export (no \"items\")") }
+        guard let top = root.objectValue else { throw InterchangeError.malformed(path: path, .notAnObject) }
+        if case .bool(true)? = top["encrypted"] { throw InterchangeError.unsupported(path: path, feature: .encryptedBitwardenExport) }
+        guard let items = top["items"]?.arrayValue else { throw InterchangeError.malformed(path: path, .missingMember("items")) }
         var folders: [String: String] = [:]
         for f in top["folders"]?.arrayValue ?? [] {
             if let id = f.objectValue?["id"]?.stringValue, let name = f.objectValue?["name"]?.stringValue { folders[id] = name }
@@ -20,7 +20,7 @@ public enum Bitwarden {
         }
         var doc = InterchangeDocument()
         for raw in items {
-            guard let o = raw.objectValue else { throw InterchangeError.malformed(path: path, reason: "an item is not an object") }
+            guard let o = raw.objectValue else { throw InterchangeError.malformed(path: path, .badItem(index: nil)) }
             func s(_ k: String, _ obj: [String: JSONValue]? = nil) -> String? { (obj ?? o)[k]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
             let folderName = s("folderId").flatMap { folders[$0] }
                 ?? o["collectionIds"]?.arrayValue?.first?.stringValue.flatMap { collections[$0] }
@@ -56,7 +56,7 @@ public enum Bitwarden {
                 let key = o["sshKey"]?.objectValue ?? [:]
                 for k in ["privateKey", "publicKey", "keyFingerprint"] { item.addField(k, s(k, key)) }
             default:
-                doc.skipped.append((item.sourceName, .unsupported("Bitwarden item type \(type)"))); continue
+                doc.skipped.append((item.sourceName, .unsupported(.bitwardenItemType(Int(clamping: type))))); continue
             }
             for f in o["fields"]?.arrayValue ?? [] {
                 guard let fo = f.objectValue else { continue }
@@ -88,7 +88,7 @@ enum JSONFile {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         defer { Sodium.wipe(&bytes) }
         do { return try JSONValue.parse(bytes) } catch let e as JSONParseError {
-            throw InterchangeError.malformed(path: file, reason: "not JSON: \(e.description)")
+            throw InterchangeError.malformed(path: file, .notJSON(e))
         }
     }
 }

@@ -14,19 +14,19 @@ struct CSVTable {
         var bytes = try KeePass.readFile(path, limit: 256 << 20)
         defer { Sodium.wipe(&bytes) }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw InterchangeError.malformed(path: path, reason: "not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw InterchangeError.malformed(path: path, .notUTF8) }
         return try parse(text, file: path)
     }
 
     static func parse(_ text: String, file: String) throws -> CSVTable {
         let reader: CSVReader
         do { reader = try CSVReader(string: text, hasHeaderRow: true) } catch {
-            throw InterchangeError.malformed(path: file, reason: "not CSV: \(error)")
+            throw InterchangeError.malformed(path: file, .csv("\(error)"))
         }
-        guard let header = reader.headerRow else { throw InterchangeError.malformed(path: file, reason: "no header row") }
+        guard let header = reader.headerRow else { throw InterchangeError.malformed(path: file, .noHeaderRow) }
         var rows: [[String]] = []
         while let row = reader.next() { rows.append(row) }
-        if let e = reader.error { throw InterchangeError.malformed(path: file, reason: "not CSV: \(e)") }
+        if let e = reader.error { throw InterchangeError.malformed(path: file, .csv("\(e)")) }
         return CSVTable(header: header.map { $0.trimmingCharacters(in: .whitespaces) }, rows: rows, file: file)
     }
 
@@ -39,7 +39,7 @@ struct CSVTable {
     /// Requires the columns; `.malformed` names the first missing one.
     func require(_ names: [String]) throws {
         for n in names where column(n) == nil {
-            throw InterchangeError.malformed(path: file, reason: "no column \"\(n)\" (the columns are \(header.joined(separator: ", ")))")
+            throw InterchangeError.malformed(path: file, .missingColumn(n, columns: header))
         }
     }
 

@@ -20,13 +20,13 @@ public enum OnePassword {
         defer { Sodium.wipe(&raw) }
         let archive: Archive
         do { archive = try Archive(data: raw, accessMode: .read) } catch {
-            throw InterchangeError.malformed(path: path, reason: "not a zip archive")
+            throw InterchangeError.malformed(path: path, .notZip)
         }
-        guard let entry = archive["export.data"] else { throw InterchangeError.malformed(path: path, reason: "no export.data in the archive") }
-        guard entry.uncompressedSize <= 256 << 20 else { throw InterchangeError.malformed(path: path, reason: "export.data is larger than 256 MiB") }
+        guard let entry = archive["export.data"] else { throw InterchangeError.malformed(path: path, .missingArchiveMember("export.data")) }
+        guard entry.uncompressedSize <= 256 << 20 else { throw InterchangeError.malformed(path: path, .archiveMemberTooLarge("export.data", limit: 256 << 20)) }
         var data = Data()
         do { _ = try archive.extract(entry, skipCRC32: false) { data.append($0) } } catch {
-            throw InterchangeError.malformed(path: path, reason: "export.data does not unpack: \(error)")
+            throw InterchangeError.malformed(path: path, .unpack("export.data", message: "\(error)"))
         }
         var bytes = [UInt8](data)
         Sodium.wipe(&data)
@@ -35,7 +35,7 @@ public enum OnePassword {
     }
 
     static func document(_ root: JSONValue, file: String) throws -> InterchangeDocument {
-        guard let accounts = root.objectValue?["accounts"]?.arrayValue else { throw InterchangeError.malformed(path: file, reason: "export.data has no \"accounts\"") }
+        guard let accounts = root.objectValue?["accounts"]?.arrayValue else { throw InterchangeError.malformed(path: file, .missingMember("accounts")) }
         var doc = InterchangeDocument()
         for account in accounts {
             for vault in account.objectValue?["vaults"]?.arrayValue ?? [] {

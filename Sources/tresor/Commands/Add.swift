@@ -116,7 +116,7 @@ struct Add: ParsableCommand {
 func parseAssignment(_ s: String, option: String) throws -> (String, String) {
     guard let eq = s.firstIndex(of: "=") else { throw ValidationError("\(option): \"\(displayable(s))\" is not NAME=VALUE") }
     let name = String(s[..<eq])
-    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + (e.errorDescription ?? "bad field name")) }
+    do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ValidationError("\(option): " + e.message) }
     if ["url", "tag"].contains(name) {
         // The view's `url:` and `tag:` lines are the list fields `urls` and `tags`.
         let list = name + "s"

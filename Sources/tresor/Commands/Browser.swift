@@ -145,7 +145,7 @@ struct BrowserInstall: ParsableCommand {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try FileSystem.writeAtomically(Array(text.utf8), to: path)
         } catch {
-            let why = (error as? CoreError)?.errorDescription ?? (error as NSError).localizedDescription
+            let why = (error as? CoreError)?.message ?? (error as NSError).localizedDescription
             throw CLIError("cannot write \(Output.quoted(path)): \(why)" + (scope.user ? "" : "\nhint: run as root, or use --user to install for yourself only"))
         }
         do { try FileSystem.setMode(path, mode) }

@@ -62,7 +62,7 @@ struct Rotate: ParsableCommand {
         let entry = original
         let stored: GeneratorPolicy?
         do { stored = try entry.text("policy").map { try GeneratorPolicy(parsing: $0) } }
-        catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \((error as? LocalizedError)?.errorDescription ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
+        catch { throw CLIError("entry \"\(entry.path)\" has a policy that does not parse: \(ErrorReport.of(error)?.message ?? "\(error)")\nhint: tresor edit \(entry.path) --set policy=...") }
         let policy = try generator.resolve(base: stored)
         let g = try GeneratorOptions.generate(policy)
         var changes: [String: FieldValue?] = ["password": .text(g.secret)]

@@ -36,7 +36,7 @@ enum IdentityFile {
         }
         do { return try Identity.parse(bytes, passphrase: passphrase) }
         catch CoreError.wrongPassphrase { throw CLIError("wrong passphrase for identity file \(Output.quoted(path))", code: ExitStatus.auth) }
-        catch let e as CoreError { throw CLIError("identity file \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")", code: ExitStatus.auth) }
+        catch let e as CoreError { throw CLIError("identity file \(Output.quoted(path)): \(e.message)", code: ExitStatus.auth) }
     }
 }
 
@@ -72,7 +72,7 @@ struct IdentityCommand: ParsableCommand {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             do { try FileSystem.writeAtomically(try identity.serialized(passphrase: passphrase, level: kdf), to: path) }
-            catch let e as CoreError { throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")") }
+            catch let e as CoreError { throw CLIError("cannot write \(Output.quoted(path)): \(e.message)") }
             do { try FileSystem.setMode(path, 0o600) }
             catch { throw CLIError("cannot make \(Output.quoted(path)) private: \(String(cString: strerror(error.errno)))") }
             Output.line(identity.publicKey.text)
@@ -112,7 +112,7 @@ struct MemberCommand: ParsableCommand {
 
         func run() throws {
             let key: RecipientKey
-            do { key = try RecipientKey(text: publicKey) } catch let e as CoreError { throw CLIError("bad public key: \(e.errorDescription ?? "\(e)")") }
+            do { key = try RecipientKey(text: publicKey) } catch let e as CoreError { throw CLIError("bad public key: \(e.message)") }
             guard RecipientSlot.isValidName(name) else {
                 throw CLIError("member name \(Output.quoted(name)) is not 1 to 64 bytes of printable NFC text without leading or trailing spaces")
             }

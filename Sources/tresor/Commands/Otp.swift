@@ -69,10 +69,22 @@ extension OTPError {
         case .notAnOTPAuthURI: return "not an otpauth:// URI"
         case .unsupportedType(let t): return "\"\(displayable(t))\" codes are not supported, only totp"
         case .missingSecret: return "the URI has no secret= parameter"
-        case .badSecret(let why): return "the secret is not base32: \(why)"
+        case .badSecret(let why): return "the secret is not base32: \(why.message)"
         case .badAlgorithm(let a): return "unknown algorithm \"\(displayable(a))\" (use SHA1, SHA256 or SHA512)"
         case .badDigits(let d): return "digits=\(displayable(d)) is not 6, 7 or 8"
         case .badPeriod(let p): return "period=\(displayable(p)) is not a whole number of seconds from 1 to 86400"
+        }
+    }
+}
+
+extension OTPError.SecretProblem {
+    var message: String {
+        switch self {
+        case .paddingInTheMiddle: return "\"=\" padding in the middle"
+        case .notBase32(let c): return "\"\(displayable(String(Character(c))))\" is not a base32 character"
+        case .empty: return "it is empty"
+        case .length(let n): return "\(n) characters is not a valid base32 length"
+        case .wrongPadding: return "wrong padding"
         }
     }
 }

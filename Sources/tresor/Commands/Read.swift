@@ -84,7 +84,7 @@ struct Inject: ParsableCommand {
         let bytes: [UInt8]
         if let input, input != "-" {
             do { bytes = try FileSystem.read(input, limit: Inject.maxTemplateBytes) } catch let e as CoreError {
-                throw CLIError("cannot read the template \(Output.quoted(input)): \(e.errorDescription ?? "\(e)")")
+                throw CLIError("cannot read the template \(Output.quoted(input)): \(e.message)")
             }
         } else {
             bytes = try Inject.readStandardInput(limit: Inject.maxTemplateBytes)
@@ -127,7 +127,7 @@ struct Inject: ParsableCommand {
         let written = bytes.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.createNew(tmp, mode: 0o600, bytes: b) } }
         if case .failure(let e) = written { throw fail(e.errno) }
         do { try FileSystem.replace(path, withTemporary: tmp, durable: true) } catch let e as CoreError {
-            throw CLIError("cannot write \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")")
+            throw CLIError("cannot write \(Output.quoted(path)): \(e.message)")
         }
     }
 }

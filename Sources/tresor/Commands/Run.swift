@@ -126,7 +126,7 @@ enum DotEnv {
     static func read(_ path: String) throws -> [(String, String)] {
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(path, limit: maxBytes) } catch let e as CoreError {
-            throw CLIError("cannot read the env file \(Output.quoted(path)): \(e.errorDescription ?? "\(e)")")
+            throw CLIError("cannot read the env file \(Output.quoted(path)): \(e.message)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CLIError("the env file \(Output.quoted(path)) is not UTF-8 text") }
         do { return try parse(text) } catch let e as Problem {

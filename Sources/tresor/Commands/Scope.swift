@@ -34,7 +34,7 @@ struct ScopeCommand: ParsableCommand {
                     throw CLIError("member name \(Output.quoted(member[i])) is not 1 to 64 bytes of printable NFC text without leading or trailing spaces")
                 }
                 do { members.append((member[i], try RecipientKey(text: member[i + 1]))) }
-                catch let e as CoreError { throw CLIError("bad public key: \(e.errorDescription ?? "\(e)")") }
+                catch let e as CoreError { throw CLIError("bad public key: \(e.message)") }
             }
             if closed, members.isEmpty { throw CLIError("a closed scope needs a member (--member NAME PUBLIC-KEY): no one could open it") }
             let vault = try options.open(unlock: true)

@@ -141,9 +141,9 @@ final class App {
     static func describe(_ error: Error) -> String {
         switch error {
         case let e as VaultError: return e.message
-        case let e as CoreError: return e.errorDescription ?? "\(e)"
-        case let e as GitError: return e.errorDescription ?? "\(e)"
-        case let e as GeneratorError: return e.errorDescription ?? "\(e)"
+        case let e as CoreError: return e.message
+        case let e as GitError: return e.message
+        case let e as GeneratorError: return e.message
         case let e as CLIError: return e.message
         case let e as ValidationError: return e.message
         default: return "\(error)"
