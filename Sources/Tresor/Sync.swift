@@ -348,7 +348,7 @@ extension Vault {
     /// - Throws: `VaultError.refusedRemote`, `.rekeyedElsewhere` (a newer key and no passphrase or identity at hand),
     ///   `.removedFromVault` (the credential opens no slot of the newer key).
     func acceptTip(_ tip: TipTree, remote: String, local: [String: StateRecord]) throws -> [String: DomainVerdict] {
-        let held = heldKeys()
+        let held = try heldKeys()
         let opened = try keysOpened(from: tip, held: held, remote: remote)
         do {
             return try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: opened, trust: try trustRecord(remote: remote),

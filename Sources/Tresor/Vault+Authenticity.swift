@@ -117,7 +117,7 @@ extension Vault {
             catch VaultError.refusedRemote(_, let refusal) { throw refusal }
             notices += rollbacks(verdicts, remote: fetchedBy.remote).map { .remoteWentBack(remote: fetchedBy.remote, $0) }
         } else {
-            verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(),
+            verdicts = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: try heldKeys(), opened: [:], trust: TrustRecord(),
                                              local: known.mapValues { Acceptance.LocalDomain(epoch: $0.epoch, clock: $0.clock) })
         }
         if let verified, fetchedBy == nil, verdicts.values.contains(where: { $0.relation == .older }),
@@ -222,8 +222,9 @@ extension Vault {
     }
 
     /// The keys this process holds per domain, with the earlier ones it keeps.
-    func heldKeys() -> [String: [EpochKey]] {
-        var held = previousKeys()
+    /// - Throws: `VaultError.file` when the record of earlier keys cannot be read.
+    func heldKeys() throws -> [String: [EpochKey]] {
+        var held = try previousKeys()
         if let k = vaultKeyIfHeld { held[Domain.vault, default: []].append(EpochKey(epoch: vaultEpoch, key: k)) }
         for (id, keys) in scopeKeys { held[id, default: []].append(EpochKey(epoch: keys.epoch, key: keys.key)) }
         return held

@@ -189,8 +189,8 @@ extension Vault {
         let domain = header.domain(of: path)
         let own = Result { try cipher(for: path, header: header) }
         var out = (try? own.get()).map { [$0] } ?? []
-        var keys = (previousKeys()[domain] ?? []).sorted(by: { $0.epoch > $1.epoch }).map(\.key)
-        for (d, list) in heldKeys().sorted(by: { $0.key < $1.key }) where d != domain {
+        var keys = (try previousKeys()[domain] ?? []).sorted(by: { $0.epoch > $1.epoch }).map(\.key)
+        for (d, list) in try heldKeys().sorted(by: { $0.key < $1.key }) where d != domain {
             keys += list.sorted(by: { $0.epoch > $1.epoch }).map(\.key)
         }
         for k in keys { if let c = try? EntryCipher(vaultKey: k) { out.append(c) } }

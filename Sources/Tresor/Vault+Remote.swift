@@ -64,7 +64,7 @@ extension Vault {
             let tree = try reader.tipTree(tip, remote: "origin")
             let verdicts: [String: DomainVerdict]
             do {
-                verdicts = try Acceptance.decide(tip: tree, vaultID: header.vaultID, held: heldKeys(), opened: [:], trust: TrustRecord(), local: [:])
+                verdicts = try Acceptance.decide(tip: tree, vaultID: header.vaultID, held: try heldKeys(), opened: [:], trust: TrustRecord(), local: [:])
             } catch let refusal as AcceptanceRefusal { throw VaultError.refusedRemote(remote: "origin", refusal) }
             _ = try reader.read(tip, keys: verdicts.compactMapValues { $0.verified ? $0.key : nil }, remote: "origin")
         } else {

@@ -83,7 +83,7 @@ extension Vault {
         let recorded = restricted ? try acceptedScopeIDs() : nil
         // With keys held already (after a sync) and no record, what is held is what was accepted: never "all".
         let accepted = restricted ? recorded ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
-        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (try previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
         for id in own.scopes.keys.sorted() {
             let path = ScopeHeader.relativePath(scopeID: id)
             guard let s = try scopeHeader(id, listedIn: own, from: source) else { continue }
@@ -165,7 +165,7 @@ extension Vault {
         defer { lock.release() }
         if let head = try Vault.git({ try repo.headCommitID() }) {
             let tip = try SnapshotReader(repo: repo).tipTree(head, remote: "HEAD")
-            var held = heldKeys()
+            var held = try heldKeys()
             held[id] = [EpochKey(epoch: s.epoch, key: keys.key)]
             do {
                 _ = try Acceptance.decide(tip: tip, vaultID: header.vaultID, held: held, opened: [:], trust: TrustRecord(), local: [:])
@@ -337,11 +337,12 @@ extension Vault {
     @discardableResult
     package func rekeyStaleScopes() throws -> Bool {
         guard let vaultKey = vaultKeyIfHeld else { return false }
-        let earlier = (previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
-        let stale = header.scopes.keys.filter { id in
-            guard scopeKeys[id] != nil, let s = try? scopeHeader(id), s.vaultSlot != nil, (try? s.unlock(vaultKey: vaultKey)) == nil else {
-                return false
-            }
+        let earlier = (try previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+        // (A scope header that cannot be read stops this: skipped, its key would stay one a removed member may hold.)
+        let stale = try header.scopes.keys.filter { id in
+            guard scopeKeys[id] != nil else { return false }
+            let s = try scopeHeader(id)
+            guard s.vaultSlot != nil, (try? s.unlock(vaultKey: vaultKey)) == nil else { return false }
             // The key of the scope's header as it is (the one held may be of another epoch): rekeyed from that one only.
             func opens(_ k: ScopeKeys) -> Bool { k.epoch == s.epoch && (try? k.authenticator.verify(s)) != nil }
             if let held = scopeKeys[id], opens(held) { return true }

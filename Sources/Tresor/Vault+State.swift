@@ -180,15 +180,10 @@ extension Vault {
     static let previousKeysPath = ".git/tresor/previous-keys"
 
     /// The domain keys of earlier epochs this replica kept, opened with the vault key it holds (or, without it, the
-    /// key of each scope it holds): domain → keys. None when the record cannot be read: what needs one of them then
-    /// fails to open or verify (`readPreviousKeys` says why).
-    func previousKeys(openedWith given: [String: SecretBytes] = [:]) -> [String: [EpochKey]] {
-        (try? readPreviousKeys(openedWith: given)) ?? [:]
-    }
-
-    /// `previousKeys`, with the reason when the record is there and cannot be read or does not parse.
-    /// - Throws: `VaultError.file`.
-    func readPreviousKeys(openedWith given: [String: SecretBytes] = [:]) throws -> [String: [EpochKey]] {
+    /// key of each scope it holds): domain → keys; items sealed under a key not held are not among them.
+    /// - Throws: `VaultError.file` when the record is there and cannot be read or does not parse: taken for none, a
+    ///   scope whose key only an earlier vault key opens would not be found stale, nor an old version opened.
+    func previousKeys(openedWith given: [String: SecretBytes] = [:]) throws -> [String: [EpochKey]] {
         let o = try previousKeysRecord()
         var out: [String: [EpochKey]] = [:]
         for (domain, list) in o {
@@ -209,7 +204,7 @@ extension Vault {
     func keepPreviousKey(_ key: SecretBytes, domain: String, epoch: UInt64, sealedUnder current: SecretBytes) throws {
         // (A record that cannot be read stops this: written over, it would lose the earlier keys of every other domain.)
         var o = try previousKeysRecord()
-        let earlier = try readPreviousKeys(openedWith: [domain: key])[domain] ?? []
+        let earlier = try previousKeys(openedWith: [domain: key])[domain] ?? []
         var list: [JSONValue] = []
         for k in earlier + [EpochKey(epoch: epoch, key: key)] {
             let nonce = Sodium.randomBytes(Sodium.nonceBytes)

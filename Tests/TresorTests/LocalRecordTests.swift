@@ -65,7 +65,22 @@ final class LocalRecordTests: VaultTestCase {
         // Without the damage, the rekey keeps the old key and earlier versions still open.
         try FileManager.default.removeItem(atPath: record)
         _ = try vault.rekey(passphrase: passphrase, level: .minimum)
-        XCTAssertEqual(vault.previousKeys()[Domain.vault]?.count, 1)
+        XCTAssertEqual(try vault.previousKeys()[Domain.vault]?.count, 1)
+    }
+
+    /// After a rekey the earlier versions are sealed under the earlier key, kept in the record: a damaged record is
+    /// named when a restore needs it (it was taken for no earlier keys, and the version reported as not opening).
+    func testARestoreNamesADamagedRecordOfEarlierKeys() throws {
+        let vault = try makeVault()
+        _ = try vault.add(try entry("A/one", ["password": "1"]))
+        let first = try git(vault, "rev-parse", "HEAD")
+        _ = try vault.rekey(passphrase: passphrase, level: .minimum)
+        let record = vault.root + "/" + Vault.previousKeysPath
+        try Data("{damaged".utf8).write(to: URL(fileURLWithPath: record))
+        let head = try git(vault, "rev-parse", "HEAD")
+        assertFileError(record) { _ = try vault.restore(try EntryPath("A/one"), at: first) }
+        assertFileError(record) { _ = try vault.previousKeys() }
+        XCTAssertEqual(try git(vault, "rev-parse", "HEAD"), head)
     }
 
     func testASessionThatCannotBeEndedIsAnErrorNotNoSession() throws {
