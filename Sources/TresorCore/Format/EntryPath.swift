@@ -1,5 +1,12 @@
 // Entry paths: validation and normalisation (Spec/FORMAT.md §4).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A validated, NFC-normalised entry path such as `Email/gmail` (file `Email/gmail.json`).
 public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -22,7 +29,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         // ASCII is already NFC and holds no line separators: skip Foundation's normalisation and the Unicode
         // property look-ups for it (listing 10,000 names was half spent there).
         let ascii = raw.utf8.allSatisfy { $0 < 0x80 }
-        let s = ascii ? raw : raw.precomposedStringWithCanonicalMapping
+        let s = ascii ? raw : raw.nfc
         func bad(_ reason: String) -> CoreError { .invalidPath(raw, reason: reason) }
         guard !s.isEmpty else { throw bad("empty path") }
         guard s.utf8.first != 0x2F else { throw bad("absolute paths are not allowed") }
@@ -123,7 +130,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The folder part, `""` at the top level.
     public var folder: String { components.dropLast().joined(separator: "/") }
     /// The key that decides case collisions (Spec/FORMAT.md §4.3).
-    public var collisionKey: String { string.lowercased().precomposedStringWithCanonicalMapping }
+    public var collisionKey: String { string.lowercased().nfc }
 
     public var description: String { string }
 

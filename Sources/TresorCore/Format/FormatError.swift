@@ -1,5 +1,9 @@
 // Errors of TresorCore: format, crypto and store failures, each with a stable kind for vectors and scripts.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every failure TresorCore reports. `kind` is the stable name used by Spec/vectors.
 public enum CoreError: Error, Equatable, LocalizedError {

@@ -1,5 +1,9 @@
 // Finds and checks Tresor's data files (word list, strength dictionaries) without crashing when they are absent.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Tresor's read-only data files: the EFF word list and the strength estimator's dictionaries and
 /// keyboard graphs (Spec/GENERATOR.md §5.4). They ship as SwiftPM resources of TresorCore and are
@@ -39,7 +43,7 @@ package enum DataFiles {
             dirs.append(exeDir + "/Tresor_TresorCore.bundle")
         }
         if let dir = environment[environmentVariable], !dir.isEmpty { dirs.append(dir) }
-        if let exeDir { dirs.append((exeDir as NSString).deletingLastPathComponent + "/share/tresor") }
+        if let exeDir { dirs.append(PathName.deletingLast(exeDir) + "/share/tresor") }
         return dirs
     }
 
@@ -47,11 +51,15 @@ package enum DataFiles {
     static func executableDirectory() -> String? {
         #if os(Linux)
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return (target as NSString).deletingLastPathComponent
+            return PathName.deletingLast(target)
         }
         #endif
+        #if canImport(FoundationEssentials)
+        return nil
+        #else
         guard let url = Bundle.main.executableURL else { return nil }
         return url.resolvingSymlinksInPath().deletingLastPathComponent().path
+        #endif
     }
 
     /// The bytes of data file `name` (e.g. `zxcvbn/passwords.txt`) from the first directory that has it.

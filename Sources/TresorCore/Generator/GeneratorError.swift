@@ -1,6 +1,10 @@
 // The errors of password and passphrase generation, each with a message a user can act on.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a generator policy could not be parsed or cannot produce any secret. Spec/GENERATOR.md §1–§2.
 public enum GeneratorError: LocalizedError, Equatable, Sendable {

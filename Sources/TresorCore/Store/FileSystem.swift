@@ -1,5 +1,9 @@
 // File primitives for the store: atomic writes, reads and walks that never follow symbolic links.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 private let systemRead = Glibc.read
@@ -95,7 +99,7 @@ package enum FileSystem {
     /// (fsynced if `durable`); returns the temporary file's path.
     package static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
         let (dir, name) = folderAndName(path)
-        let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
+        let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingAll("/", with: "_")
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw errnoText("cannot create", tmp) }
         var written = 0
@@ -150,7 +154,7 @@ package enum FileSystem {
                     String(decoding: UnsafeBufferPointer(rebasing: u[(slash + 1)...]), as: UTF8.self))
         }
         if let fast { return fast }
-        return ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+        return (PathName.deletingLast(path), PathName.last(path))
     }
 
     /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
@@ -190,7 +194,7 @@ package enum FileSystem {
             if rmdir(dir) != 0 { break }
             parts = parts.dropLast()
         }
-        syncDirectory((path as NSString).deletingLastPathComponent)
+        syncDirectory(PathName.deletingLast(path))
     }
 
     /// Sorted names in a directory (no `.`/`..`), empty if it cannot be read.
