@@ -1,6 +1,10 @@
 // The git layer's one error type, and the one place where libgit2 return codes become Swift errors.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Failures of the git layer. Messages start lowercase, end without a period, and carry a
 /// `hint:` line when the user has a next step.
@@ -152,7 +156,7 @@ func lastErrorMessage(code: Int32) -> String {
     guard let error = git_error_last(), let text = error.pointee.message else {
         return "libgit2 error \(code)"
     }
-    let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    let message = GitStrings.trimming(String(cString: text), GitStrings.isWhitespaceOrNewline)
     return message.isEmpty ? "libgit2 error \(code)" : message
 }
 

@@ -36,8 +36,8 @@ package enum PathName {
         return path.hasSuffix("/") ? path + component : path + "/" + component
     }
 
-    /// NSString's `expandingTildeInPath`: a leading `~` or `~user` becomes that user's home directory (`HOME` for
-    /// the current user when set, else the password database); the path is unchanged when there is none.
+    /// NSString's `expandingTildeInPath`: a leading `~` or `~user` becomes that user's home directory from the
+    /// password database (not `HOME`, as Foundation); the path is unchanged when there is none.
     package static func expandingTilde(_ path: String) -> String {
         guard path.hasPrefix("~") else { return path }
         let end = path.firstIndex(of: "/") ?? path.endIndex
@@ -102,15 +102,16 @@ package enum PathName {
         return String(cString: real)
     }
 
-    /// The home directory of `user` (nil: the current user, `HOME` first).
+    /// The home directory of `user` (nil: the current user) from the password database, as Foundation finds it:
+    /// for the current user `HOME` only when the database has no entry.
     static func homeDirectory(_ user: String?) -> String? {
-        if user == nil, let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty { return home }
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
         let status = user.map { getpwnam_r($0, &entry, &buffer, buffer.count, &found) } ?? getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found)
-        guard status == 0, found != nil, let dir = entry.pw_dir else { return nil }
-        return String(cString: dir)
+        if status == 0, found != nil, let dir = entry.pw_dir { return String(cString: dir) }
+        guard user == nil, let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty else { return nil }
+        return home
     }
 
     /// Runs of `/` made one, and a trailing `/` removed (`"/"` stays).
