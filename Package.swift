@@ -16,7 +16,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        // Tests only (they write zip archives); nothing the products link.
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // `swift package generate-documentation --target Tresor` (DocC); a plugin only, nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -36,9 +36,7 @@ let package = Package(
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
-        .target(name: "TresorInterchange", dependencies: [
-            "TresorCore", "CGzip", .product(name: "CSV", package: "CSV.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ]),
+        .target(name: "TresorInterchange", dependencies: ["TresorCore", "CGzip"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
@@ -54,6 +52,9 @@ let package = Package(
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
-        .testTarget(name: "TresorInterchangeTests", dependencies: ["TresorInterchange", "TestSupport"]),
+        // The tests build 1PUX archives with ZIPFoundation; the library reads them with its own reader.
+        .testTarget(name: "TresorInterchangeTests", dependencies: [
+            "TresorInterchange", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
     ]
 )

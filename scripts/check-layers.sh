@@ -15,6 +15,6 @@ check tresor            'Foundation|FoundationEssentials|Tresor|TresorTerminal|A
 check Tresor            'Foundation|FoundationEssentials|TresorCore|TresorGit|TresorInterchange|Glibc|Darwin|Dispatch|CProcess'
 check TresorCore        'Foundation|FoundationEssentials|CSodium|CCrypto|CProcess|CArgon2|Glibc|Darwin|Dispatch'
 check TresorGit         'Foundation|FoundationEssentials|CGit2|CGzip|CCrypto|Glibc|Darwin|Dispatch'
-check TresorInterchange 'Foundation|FoundationEssentials|FoundationXML|TresorCore|CGzip|CSV|ZIPFoundation|Glibc'
+check TresorInterchange 'Foundation|FoundationEssentials|TresorCore|CGzip|Glibc|Dispatch'
 check TresorTerminal    'Foundation|FoundationEssentials|CNcurses|Glibc'
 exit $status

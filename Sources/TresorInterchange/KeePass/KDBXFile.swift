@@ -1,5 +1,9 @@
 // Opens a KeePass database file (KDBX 3.1 and 4.x): header, key derivation, outer cipher, block streams, gzip.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// The decrypted contents of a `.kdbx` file: the XML document and the stream that decrypts its

@@ -1,5 +1,9 @@
 // Conversions between the neutral model and Tresor entries: the one place where secret bytes become field text.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Turns imported entries into Tresor entries and Tresor entries into the neutral model for export.

@@ -1,5 +1,9 @@
 // Errors of the import and export layer, with the file or item they concern; the CLI words them.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Why an item of the source was not imported.

@@ -1,5 +1,9 @@
 // The one stated rule that turns names from other managers into valid entry paths (README "Import: entry paths").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// How an imported name was changed to become a valid entry path or field name.
