@@ -119,6 +119,11 @@ final class FoundationEquivalenceTests: XCTestCase {
             XCTAssertEqual(PathName.expandingTilde(p), (p as NSString).expandingTildeInPath, p)
             for c in ["", "x", "x/y", "/x"] { XCTAssertEqual(PathName.appending(p, c), (p as NSString).appendingPathComponent(c), "\(p) + \(c)") }
         }
+        // "~" is the password database's home directory, also when HOME says otherwise.
+        let home = getenv("HOME").map { String(cString: $0) }
+        setenv("HOME", "/tmp/elsewhere", 1)
+        defer { if let home { setenv("HOME", home, 1) } else { unsetenv("HOME") } }
+        for p in ["~", "~/x", "~root"] { XCTAssertEqual(PathName.expandingTilde(p), (p as NSString).expandingTildeInPath, p) }
         // Standardising resolves symbolic links (absolute and relative targets, chains, links that lead nowhere).
         let dir = NSTemporaryDirectory() + "path-names-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fm = FileManager.default
