@@ -1,5 +1,12 @@
 // Remotes and clones: a vault copied from a remote is checked entry by entry before it is used.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 

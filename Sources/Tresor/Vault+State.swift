@@ -1,6 +1,13 @@
 // What a replica keeps of itself and of its remotes: its replica id and events, its trust record, earlier keys, and
 // the states (state records and domain trees) of commits (Spec/FORMAT.md §11.3, §11.6, §11.9; Spec/AUTH.md §3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -67,7 +74,7 @@ extension Vault {
     /// The greatest event number this replica has used, as recorded locally.
     func usedEvents() -> UInt64 {
         guard let bytes = try? FileSystem.read(root + "/" + Vault.eventsPath, limit: 64) else { return 0 }
-        return UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return UInt64(String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)) ?? 0
     }
 
     func recordUsedEvents(_ n: UInt64) throws {

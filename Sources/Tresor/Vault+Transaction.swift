@@ -1,6 +1,14 @@
 // The one way the vault changes: lock, read HEAD once, build the commit in the object database, move the
 // branch by compare-and-swap, then bring the touched work-tree files along; a journal makes it recoverable.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import TresorCore
 import TresorGit
 
@@ -454,7 +462,7 @@ extension Vault {
     func removeIndexLockOfADeadWriter() {
         let marker = root + "/" + Vault.indexWriterPath
         guard let bytes = try? FileSystem.read(marker, limit: 32),
-              let pid = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+              let pid = Int32(String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)),
               pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
         let lock = root + "/.git/index.lock"
         if let written = Vault.modificationTime(of: marker), let taken = Vault.modificationTime(of: lock),
@@ -480,7 +488,7 @@ extension Vault {
         }
         if !knownStale, kind == .file, try repo.hashFile(file) == expected { return expected }
         if Failpoint.fails("enospc-worktree") { throw CoreError.io("cannot write \"\(file)\": No space left on device") }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathName.deletingLast(path)
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { unlink(file) }
         if pending != nil {
@@ -534,7 +542,7 @@ extension Vault {
     /// Temporary files of interrupted atomic writes in the folders of `paths` (under the lock no other
     /// tresor process is writing, so every one of them is a leftover).
     private func removeTemporaryFiles(near paths: [String]) {
-        for folder in Set(paths.map { ($0 as NSString).deletingLastPathComponent }) {
+        for folder in Set(paths.map { PathName.deletingLast($0) }) {
             let dir = folder.isEmpty ? root : root + "/" + folder
             for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { unlink(dir + "/" + name) }
         }
