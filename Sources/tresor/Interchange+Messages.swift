@@ -1,5 +1,9 @@
 // The words for import and export: error messages, skip reasons and renames, with names from imported data escaped.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Names that came from another program's data, made safe to print: control characters, line and

@@ -102,6 +102,9 @@ package enum PathName {
         return String(cString: real)
     }
 
+    /// The current user's home directory as Foundation's `NSHomeDirectory()` finds it (see `homeDirectory`).
+    package static func home() -> String { homeDirectory(nil) ?? "/" }
+
     /// The home directory of `user` (nil: the current user) from the password database, as Foundation finds it:
     /// for the current user `HOME` only when the database has no entry.
     static func homeDirectory(_ user: String?) -> String? {

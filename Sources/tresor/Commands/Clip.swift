@@ -1,6 +1,13 @@
 // `tresor clip`: copy a field to the clipboard and clear it later; and the hidden keeper that does the clearing.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Options of every command that copies: `--clear-after`.
@@ -94,7 +101,7 @@ struct ClipboardKeeper: ParsableCommand {
 
     /// Tells the waiting tresor how the copy went, then lets go of its pipe.
     private func answer(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStream.write(1, (text + "\n"))
         let null = open("/dev/null", O_WRONLY)
         if null >= 0 { dup2(null, STDOUT_FILENO); close(null) }
     }
