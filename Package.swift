@@ -28,8 +28,10 @@ let package = Package(
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"],
-                resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"]),
+        // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
+        // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
+        .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
@@ -45,10 +47,10 @@ let package = Package(
         ),
         // The library's face as an app sees it: open, unlock, add in a transaction, sync (README "The library").
         .executableTarget(name: "tresor-example", dependencies: ["Tresor"], path: "Examples/QuickStart"),
-        .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
-        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
+        .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit", "TresorData"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore", "TresorData"], path: "Benchmarks/UI"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TresorData"], path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),

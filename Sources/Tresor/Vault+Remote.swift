@@ -112,15 +112,18 @@ extension Vault {
 
     /// Files 0600 and folders 0700 in a fresh checkout (git checks files out 0644).
     static func privatizeTree(_ root: String) {
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return }
+        guard FileSystem.kind(root) == .directory else { return }
         chmod(root + "/.git", 0o700)
-        while let rel = walker.nextObject() as? String {
-            if rel == ".git" { walker.skipDescendants(); continue }
-            let p = root + "/" + rel
-            switch FileSystem.kind(p) {
-            case .directory: chmod(p, 0o700)
-            case .file: chmod(p, 0o600)
-            default: continue
+        // Depth first, links not followed; the top-level .git is left as git made it.
+        var folders = [root]
+        while let dir = folders.popLast() {
+            for (name, kind) in FileSystem.entries(dir) where !(dir == root && name == ".git") {
+                let p = dir + "/" + name
+                switch kind {
+                case .directory: chmod(p, 0o700); folders.append(p)
+                case .file: chmod(p, 0o600)
+                default: continue
+                }
             }
         }
     }

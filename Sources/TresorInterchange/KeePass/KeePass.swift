@@ -44,7 +44,7 @@ public enum KeePass {
         while count <= limit {
             if count == data.count {
                 var bigger = [UInt8](repeating: 0, count: min(limit + 1, data.count * 2))
-                bigger.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: count)) }
+                data.withUnsafeBytes { old in bigger.withUnsafeMutableBytes { $0.copyMemory(from: old) } }
                 Sodium.wipe(&data)
                 data = bigger
             }
