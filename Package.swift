@@ -16,7 +16,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // Tests only (they write zip archives); nothing the products link.
+        // Tests only (they write zip archives and compare the CSV reader with CSV.swift); nothing the products link.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // `swift package generate-documentation --target Tresor` (DocC); a plugin only, nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -54,9 +55,11 @@ let package = Package(
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
-        // The tests build 1PUX archives with ZIPFoundation; the library reads them with its own reader.
+        // The tests build 1PUX archives with ZIPFoundation and read CSV with CSV.swift, which the library used before it
+        // had its own readers.
         .testTarget(name: "TresorInterchangeTests", dependencies: [
             "TresorInterchange", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "CSV", package: "CSV.swift"),
         ]),
     ]
 )
