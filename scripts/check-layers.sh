@@ -17,4 +17,9 @@ check TresorCore        'Foundation|FoundationEssentials|CSodium|CCrypto|CProces
 check TresorGit         'Foundation|FoundationEssentials|CGit2|CGzip|CCrypto|Glibc|Darwin|Dispatch'
 check TresorInterchange 'Foundation|FoundationEssentials|TresorCore|CGzip|Glibc|Dispatch'
 check TresorTerminal    'Foundation|FoundationEssentials|CNcurses|Glibc'
+# The full Foundation (ICU data, CoreFoundation: three times the size of the rest of the binary) only where
+# FoundationEssentials does not exist: every `import Foundation` is the #else of `#if canImport(FoundationEssentials)`.
+bare="$(find Sources/tresor Sources/Tresor Sources/TresorCore Sources/TresorGit Sources/TresorInterchange Sources/TresorTerminal \
+    -name '*.swift' -exec awk '/^import Foundation(XML|Networking)?$/ && prev != "#else" { print FILENAME ":" FNR ": " $0 } { prev = $0 }' {} +)"
+if [ -n "$bare" ]; then echo "import Foundation outside '#if canImport(FoundationEssentials) … #else':"; echo "$bare"; status=1; fi
 exit $status
