@@ -311,6 +311,16 @@ extension VaultNotice {
     }
 }
 
+extension StoreProblem {
+    var message: String {
+        switch kind {
+        case .invalidName: return "file name is not a valid entry path (see Spec/FORMAT.md §4)"
+        case .symbolicLink: return "symbolic link (never followed)"
+        case .notRegularFile: return "not a regular file"
+        }
+    }
+}
+
 extension CheckProblem {
     var message: String {
         switch kind {

@@ -95,6 +95,24 @@ final class BadInputTests: CLITestCase {
         XCTAssertEqual(try tresor("ls").stdout, "git~2/x\n")
     }
 
+    /// Files ending in .json that are not entries: `ls` skips each with a warning naming it escaped and saying why,
+    /// `fsck` reports each, and the entries still list.
+    func testFilesThatAreNotEntriesAreNamedEscaped() throws {
+        try sampleVault()
+        try write("{}", to: vaultDir + "/Email/bad\u{1}name.json")
+        XCTAssertEqual(mkfifo(vaultDir + "/Email/pipe.json", 0o600), 0)
+        let ls = try tresor("ls")
+        XCTAssertEqual(ls.code, 0)
+        XCTAssertEqual(ls.stdout, "Email/gmail\nEmail/work\nSocial/github\n")
+        XCTAssertTrue(ls.stderr.contains("skipping \"Email/bad\\x01name.json\": file name is not a valid entry path"), ls.stderr)
+        XCTAssertTrue(ls.stderr.contains("skipping \"Email/pipe.json\": not a regular file"), ls.stderr)
+        XCTAssertFalse(ls.stderr.contains("\u{1}"), "the control character is never printed as it is")
+        let fsck = try tresor("fsck", "--json")
+        XCTAssertEqual(fsck.code, 6)
+        XCTAssertTrue(fsck.stdout.contains("not a regular file") && fsck.stdout.contains("not a valid entry path"), fsck.stdout)
+        try assertSampleIntact()
+    }
+
     func testSymlinkedEntryFileIsRefused() throws {
         try sampleVault()
         try write("{}", to: dir + "/outside.json")

@@ -10,9 +10,20 @@ import Glibc
 
 /// Something wrong with a file in the vault tree, found while listing.
 public struct StoreProblem: Equatable, Sendable {
+    /// Why a file ending in `.json` is not listed as an entry.
+    public enum Kind: Equatable, Sendable {
+        /// Its name is not a valid entry path (Spec/FORMAT.md §4).
+        case invalidName
+        /// A symbolic link, never followed.
+        case symbolicLink
+        /// Neither a regular file nor a folder (a pipe, a socket, a device).
+        case notRegularFile
+    }
+
     /// Vault-relative file path.
     public let file: String
-    public let message: String
+    /// What is wrong with it.
+    public let kind: Kind
 }
 
 /// Entry files under a vault root. Knows the layout, not the keys.
@@ -38,11 +49,11 @@ package struct EntryStore: Sendable {
                 case .file:
                     guard name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) else { continue }
                     if let p = EntryPath(filePath: r) { paths.append(p) }
-                    else { problems.append(StoreProblem(file: r, message: "file name is not a valid entry path (see Spec/FORMAT.md §4)")) }
+                    else { problems.append(StoreProblem(file: r, kind: .invalidName)) }
                 case .symlink:
-                    problems.append(StoreProblem(file: r, message: "symbolic link (never followed)"))
+                    problems.append(StoreProblem(file: r, kind: .symbolicLink))
                 default:
-                    if name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) { problems.append(StoreProblem(file: r, message: "not a regular file")) }
+                    if name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) { problems.append(StoreProblem(file: r, kind: .notRegularFile)) }
                 }
             }
         }

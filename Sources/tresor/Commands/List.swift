@@ -18,7 +18,7 @@ struct List: ParsableCommand {
     func run() throws {
         let vault = try options.open(unlock: false)
         let (paths, problems) = vault.list(prefix: prefix)
-        for p in problems { Output.warning("skipping \"\(p.file)\": \(p.message)") }
+        for p in problems { Output.warning("skipping \(Output.quoted(p.file)): \(p.message)") }
         if let prefix, paths.isEmpty, !prefix.isEmpty {
             throw VaultError.entryNotFound(path: prefix, suggestions: vault.suggestions(for: prefix))
         }

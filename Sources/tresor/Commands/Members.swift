@@ -54,6 +54,7 @@ struct IdentityCommand: ParsableCommand {
 
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Make a new identity file (mode 0600) and print its public key.",
             discussion: "Give the public key (tresor1…) to a vault's member to run 'tresor member add NAME KEY'.")
         @Argument(help: ArgumentHelp("Where to write it (default: ~/.config/tresor/identity).", valueName: "file"))
@@ -88,7 +89,7 @@ struct IdentityCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print an identity's public key.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Print an identity's public key.")
         @Argument(help: ArgumentHelp("The identity file (default: ~/.config/tresor/identity).", valueName: "file"))
         var file: String?
 
@@ -110,6 +111,7 @@ struct MemberCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a member: one key slot sealed to their public key (no entry is re-encrypted).")
         @OptionGroup var options: VaultOptions
         @Option(help: ArgumentHelp("Add them to this scope (a folder with its own key) instead of the whole vault.", valueName: "folder"))
@@ -217,6 +219,7 @@ struct RekeyOptions: ParsableArguments {
 
 struct Rekey: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rekey",
         abstract: "Change the vault key: every entry re-encrypted, every key slot rewrapped, one commit.",
         discussion: """
             Afterwards an old passphrase, a removed member's identity or an old header from git history opens nothing \

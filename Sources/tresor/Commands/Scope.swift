@@ -18,6 +18,7 @@ struct ScopeCommand: ParsableCommand {
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Make a scope of a folder: a new key, the folder's entries re-encrypted under it, one commit.")
         @OptionGroup var options: VaultOptions
         @Argument(help: ArgumentHelp("The folder (an entry path such as Team).", valueName: "folder")) var folder: String
@@ -72,6 +73,7 @@ struct ScopeCommand: ParsableCommand {
 
     struct Accept: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a scope that a sync brought with a slot for your identity (members without the vault key).",
             discussion: """
                 Without the vault key, tresor cannot tell a scope a holder of the vault key made from one anyone who can \
