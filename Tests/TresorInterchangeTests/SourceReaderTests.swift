@@ -71,6 +71,8 @@ final class SourceReaderTests: ToolTestCase {
             ("<a/><b/>", .extraContent),
             ("<a>\u{1}</a>", .characterNotAllowed(1)),
             ("<a>&#1;</a>", .undefinedReference("#1")),
+            ("<a>&#x+41;</a>", .undefinedReference("#x+41")),
+            ("<a>&#x;</a>", .undefinedReference("#x")),
             ("<a x=\"1\" x=\"2\"/>", .duplicateAttribute("x", element: "a")),
             ("<a x=\"<\"/>", .lessThanInAttribute("x")),
             ("<a/>text", .extraContent),
@@ -168,7 +170,7 @@ final class SourceReaderTests: ToolTestCase {
     }
 
     /// A ZIP64 archive (sizes and offsets in the ZIP64 extra field and end record), built byte by byte.
-    func testZip64SizesAndOffsetsAreRead() throws {
+    func zip64Sample() -> [UInt8] {
         let content = Array("zip64 member".utf8)
         var crcTable = [UInt32](repeating: 0, count: 256)
         for i in 0..<256 { var c = UInt32(i); for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }; crcTable[i] = c }
@@ -191,9 +193,38 @@ final class SourceReaderTests: ToolTestCase {
         out += le(UInt64(directorySize), 8) + le(UInt64(directory), 8)
         out += le(0x0706_4B50, 4) + le(0, 4) + le(UInt64(record), 8) + le(1, 4)
         out += le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(0xFFFF, 2) + le(0xFFFF, 2) + le(0xFFFF_FFFF, 4) + le(0xFFFF_FFFF, 4) + le(0, 2)
-        let zip = try ZipArchive(out)
+        return out
+    }
+
+    /// Every prefix of an archive and every byte of it changed are read without a crash (refused, or read and
+    /// checked by the CRC-32), and so are inputs shorter than a ZIP64 end record that hold the end records'
+    /// signatures (the reader trapped on those).
+    func testDamagedArchivesAreRefusedNotCrashedOn() throws {
+        let archive = zip64Sample()
+        for n in 0...archive.count {
+            if let zip = try? ZipArchive(Array(archive.prefix(n))) { for m in zip.members { _ = try? zip.extract(m, limit: 1 << 20) } }
+        }
+        for i in archive.indices {
+            for flip: UInt8 in [0x01, 0x80, 0xFF] {
+                var damaged = archive
+                damaged[i] ^= flip
+                if let zip = try? ZipArchive(damaged) { for m in zip.members { _ = try? zip.extract(m, limit: 1 << 20) } }
+            }
+        }
+        func le(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+        for pad in 0..<14 {
+            let short = [UInt8](repeating: 0, count: pad) + le(0x0706_4B50, 4) + le(0, 4) + le(0, 8) + le(1, 4)
+                + le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(0xFFFF, 2) + le(0xFFFF, 2) + le(0xFFFF_FFFF, 4) + le(0xFFFF_FFFF, 4) + le(0, 2)
+            XCTAssertLessThan(short.count, 56)
+            XCTAssertThrowsError(try ZipArchive(short)) { XCTAssertEqual($0 as? ZipArchive.Failure, .notAZip) }
+        }
+    }
+
+    func testZip64SizesAndOffsetsAreRead() throws {
+        let content = Array("zip64 member".utf8)
+        let zip = try ZipArchive(zip64Sample())
         let member = try XCTUnwrap(zip["export.data"])
-        XCTAssertEqual(member.uncompressedSize, size)
+        XCTAssertEqual(member.uncompressedSize, UInt64(content.count))
         XCTAssertEqual(try zip.extract(member, limit: 1 << 20).withBytes { [UInt8]($0) }, content)
     }
 }

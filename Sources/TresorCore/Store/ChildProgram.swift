@@ -12,12 +12,13 @@ import Glibc
 package struct ChildProgram {
     /// Its exit status, or the number of the signal that ended it (as Foundation's `terminationStatus`).
     package var status: Int32
-    package var output: [UInt8]
+    /// Its standard output, in a zeroing buffer (gpg writes decrypted secrets there).
+    package var output: SecretBytes
     package var errorOutput: [UInt8]
 
     /// Starts `path` with `arguments` (argv[1…]) and `environment` in a process group of its own, every signal at
     /// its default action (as Foundation's `Process`); writes `input` to its standard input and closes it, reads
-    /// its standard output and error while it runs, and waits for it. The caller wipes `output` when it is secret.
+    /// its standard output and error while it runs, and waits for it.
     /// - Throws: the `errno` value (`POSIXError`) when it cannot be started or its output cannot be read.
     package static func run(_ path: String, _ arguments: [String], environment: [String: String], input: SecretBytes?) throws -> ChildProgram {
         var pipes: [Int32] = [-1, -1, -1, -1, -1, -1]
@@ -34,14 +35,18 @@ package struct ChildProgram {
         // Writing to a program that has already ended must fail with EPIPE, not end tresor.
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
-        var result = ChildProgram(status: 0, output: [], errorOutput: [])
+        var output = SecretByteBuilder(capacity: 4096)
+        var errorOutput: [UInt8] = []
         var written = 0
         var toWrite = input == nil ? -1 : inWrite
-        if input == nil || input!.count == 0 { FileSystem.close(inWrite); pipes[1] = -1; toWrite = -1 }
+        if input == nil || input!.count == 0 { FileSystem.close(inWrite); pipes[1] = -1; toWrite = -1 } else {
+            // Never blocked on a full pipe while the program waits for its output to be read (a blocking write of
+            // more than the pipe holds would wait for all of it).
+            do { try FileSystem.setNonBlocking(inWrite, path: PathName.last(path)) } catch { throw posixError(error.errno) }
+        }
         var readers = [outRead, errRead]
         var readFailure: FileSystem.Failure?
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        defer { Sodium.wipe(&chunk) }
+        let chunk = SecretBytes(count: 65_536)
         while !readers.isEmpty || toWrite >= 0 {
             var fds = readers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if toWrite >= 0 { fds.append(pollfd(fd: toWrite, events: Int16(POLLOUT), revents: 0)) }
@@ -57,12 +62,14 @@ package struct ChildProgram {
                     if n < 0 || written == input!.count { FileSystem.close(toWrite); pipes[1] = -1; toWrite = -1 }
                     continue
                 }
-                let got = chunk.withUnsafeMutableBytes { b in
+                let got = chunk.withMutableBytes { b in
                     Result { () throws(FileSystem.Failure) in try FileSystem.readSome(p.fd, into: b, path: PathName.last(path)) }
                 }
                 switch got {
                 case .success(let n) where n > 0:
-                    if p.fd == outRead { result.output += chunk[..<n] } else { result.errorOutput += chunk[..<n] }
+                    chunk.withBytes { b in
+                        if p.fd == outRead { output.append(UnsafeRawBufferPointer(rebasing: b[..<n])) } else { errorOutput += b[..<n] }
+                    }
                 case .success: readers.removeAll { $0 == p.fd }
                 case .failure(let e): readFailure = readFailure ?? e; readers.removeAll { $0 == p.fd }
                 }
@@ -71,9 +78,8 @@ package struct ChildProgram {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 { if errno != EINTR { status = 127 << 8; break } }
         let signal = status & 0x7f
-        result.status = signal == 0 ? (status >> 8) & 0xff : signal
-        if let readFailure { Sodium.wipe(&result.output); throw posixError(readFailure.errno) }
-        return result
+        if let readFailure { throw posixError(readFailure.errno) }
+        return ChildProgram(status: signal == 0 ? (status >> 8) & 0xff : signal, output: output.finish(), errorOutput: errorOutput)
     }
 
     /// `posix_spawn` with Foundation's `Process` settings: a process group of its own, every signal at its default

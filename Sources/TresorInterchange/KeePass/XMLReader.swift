@@ -209,6 +209,8 @@ struct XMLReader {
         case "apos": return "'"
         case "quot": return "\""
         case let s where s.hasPrefix("#x"):
+            // (Digits only: UInt32's parser would also take a sign.)
+            guard s.count > 2, s.dropFirst(2).allSatisfy(\.isHexDigit) else { return nil }
             return UInt32(s.dropFirst(2), radix: 16).flatMap(allowedScalar)
         case let s where s.hasPrefix("#"):
             guard s.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }

@@ -44,17 +44,16 @@ public struct GPG: Sendable {
         var env = ProcessHardening.environmentWithoutSecrets()
         // pinentry-curses needs the terminal's name, as pass sets it.
         if env["GPG_TTY"] == nil, isatty(STDIN_FILENO) == 1, let tty = ttyname(STDIN_FILENO) { env["GPG_TTY"] = String(cString: tty) }
-        var result: ChildProgram
+        let result: ChildProgram
         do { result = try ChildProgram.run(executable, args, environment: env, input: input) } catch {
             let reason = (error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "\(error)"
             throw InterchangeError.toolFailed(program: executable, path: file, status: 127, message: reason)
         }
-        defer { Sodium.wipe(&result.output) }
         guard result.status == 0 else {
             let message = String(decoding: result.errorOutput, as: UTF8.self).trimming(.whitespacesAndNewlines)
             throw InterchangeError.toolFailed(program: executable, path: file, status: result.status, message: message)
         }
-        return SecretBytes(copying: result.output)
+        return result.output
     }
 }
 

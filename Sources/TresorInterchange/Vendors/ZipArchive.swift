@@ -42,7 +42,7 @@ struct ZipArchive {
         // ZIP64: the locator just before it names the ZIP64 end record with the full values.
         if count == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF, end >= 20, Self.u32(bytes, end - 20) == 0x0706_4B50 {
             let record = Self.u64(bytes, end - 12)
-            guard record <= UInt64(bytes.count - 56), Self.u32(bytes, Int(record)) == 0x0606_4B50 else { throw Failure.notAZip }
+            guard bytes.count >= 56, record <= UInt64(bytes.count - 56), Self.u32(bytes, Int(record)) == 0x0606_4B50 else { throw Failure.notAZip }
             count = Self.u64(bytes, Int(record) + 32)
             size = Self.u64(bytes, Int(record) + 40)
             offset = Self.u64(bytes, Int(record) + 48)
