@@ -18,7 +18,7 @@ DEEP_DEPS := firefox-esr webext-browserpass xdotool xvfb python3-pip
 MARIONETTE := marionette-driver==3.7.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
-# The release binary links the Swift runtime and Foundation statically: it runs on a machine without the
+# The release binary links the Swift runtime and FoundationEssentials statically: it runs on a machine without the
 # Swift toolchain (only system libraries remain: libc, libsodium, libgit2, …).
 RELEASE := -c release --static-swift-stdlib
 PREFIX  ?= /usr/local
@@ -68,7 +68,7 @@ install: deps
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
 	install -m 0755 "$$bin/tresor" "$$root/bin/tresor"; strip --strip-all "$$root/bin/tresor"; \
 	ln -sf tresor "$$root/bin/git-credential-tresor"; \
-	cp -R Sources/TresorCore/Resources/. "$$root/share/tresor/"; \
+	cp -R Sources/TresorData/Resources/. "$$root/share/tresor/"; \
 	chmod -R u=rwX,go=rX "$$root/share/tresor"; \
 	install -m 0644 .build/plugins/GenerateManual/outputs/tresor/tresor.1 "$$root/share/man/man1/tresor.1"; \
 	"$$bin/tresor" --generate-completion-script bash > "$$root/share/bash-completion/completions/tresor"; \

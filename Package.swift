@@ -16,6 +16,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Tests only (they write zip archives and compare the CSV reader with CSV.swift); nothing the products link.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // `swift package generate-documentation --target Tresor` (DocC); a plugin only, nothing links it.
@@ -28,17 +29,17 @@ let package = Package(
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"],
-                resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"]),
+        // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
+        // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
+        .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
-        .target(name: "TresorInterchange", dependencies: [
-            "TresorCore", "CGzip", .product(name: "CSV", package: "CSV.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ]),
+        .target(name: "TresorInterchange", dependencies: ["TresorCore", "CGzip"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
         .executableTarget(
@@ -47,13 +48,18 @@ let package = Package(
         ),
         // The library's face as an app sees it: open, unlock, add in a transaction, sync (README "The library").
         .executableTarget(name: "tresor-example", dependencies: ["Tresor"], path: "Examples/QuickStart"),
-        .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit"], path: "Benchmarks/Sources"),
-        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore"], path: "Benchmarks/UI"),
+        .executableTarget(name: "tresor-bench", dependencies: ["Tresor", "TresorGit", "TresorData"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "tresor-ui-bench", dependencies: ["Tresor", "TresorCore", "TresorData"], path: "Benchmarks/UI"),
         .testTarget(name: "TresorCoreTests", dependencies: ["TresorCore", "TestSupport"]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TresorData"], path: "Tests/TestSupport"),
         .testTarget(name: "TresorGitTests", dependencies: ["TresorGit", "TestSupport"]),
         .testTarget(name: "TresorTests", dependencies: ["Tresor", "TestSupport"]),
         .testTarget(name: "tresorTests", dependencies: ["tresor", "Tresor", "TestSupport"]),
-        .testTarget(name: "TresorInterchangeTests", dependencies: ["TresorInterchange", "TestSupport"]),
+        // The tests build 1PUX archives with ZIPFoundation and read CSV with CSV.swift, which the library used before it
+        // had its own readers.
+        .testTarget(name: "TresorInterchangeTests", dependencies: [
+            "TresorInterchange", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "CSV", package: "CSV.swift"),
+        ]),
     ]
 )

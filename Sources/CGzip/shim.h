@@ -5,6 +5,8 @@
 
 // inflateInit2 is a macro; this makes it callable from Swift. windowBits 16+15: gzip only.
 static inline int tresor_inflate_init_gzip(z_stream *s) { return inflateInit2(s, 16 + MAX_WBITS); }
+// windowBits -15: a raw deflate stream (a zip archive's entries).
+static inline int tresor_inflate_init_raw(z_stream *s) { return inflateInit2(s, -MAX_WBITS); }
 // deflateInit2 for gzip output (level 6).
 static inline int tresor_deflate_init_gzip(z_stream *s) {
     return deflateInit2(s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);

@@ -66,5 +66,13 @@
 @_exported import struct TresorCore.Envelope
 @_exported import enum TresorCore.ProcessHardening
 
+// What the full Foundation gave the CLI and the package links no longer (FoundationEssentials only): NSString's
+// path methods, CharacterSet's sets for trimming, hex, NSLock, writes to standard output and error.
+@_exported import enum TresorCore.PathName
+@_exported import struct TresorCore.ScalarSet
+@_exported import enum TresorCore.Hex
+@_exported import class TresorCore.ThreadLock
+@_exported import enum TresorCore.StandardStream
+
 // Importers and exporters.
 @_exported import TresorInterchange

@@ -1,5 +1,12 @@
 // Named places where a test build stops as if killed, or fails as if the disk were full; release builds have none.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `TRESOR_FAILPOINT=name` in the environment of a debug build makes the named point act; the code is
 /// compiled only into debug builds (`TRESOR_FAILPOINTS`), so the release binary never honours it.

@@ -1,5 +1,12 @@
 // The client side of the key agent: a per-user process that holds unlocked vaults' keys (README "The agent").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// Keys the agent held for a vault copy, and how long it would have kept them.
@@ -49,7 +56,7 @@ package struct KeyAgent {
     /// no one else can enter (in /tmp someone else could have made it first).
     /// - Throws: `VaultError.agent(.directoryNotPrivate)`.
     package func prepareDirectory() throws {
-        let dir = (socketPath as NSString).deletingLastPathComponent
+        let dir = PathName.deletingLast(socketPath)
         if FileSystem.kind(dir) == .missing {
             do { try FileSystem.makeDirectory(dir, existingIsFine: true) }
             catch { throw VaultError.agent(.socket(SocketError(call: .bind, path: dir, errno: error.errno))) }
@@ -96,7 +103,7 @@ package struct KeyAgent {
         // The other end must be this user's own agent (a socket someone else put there gets no keys and gives none).
         let uid: UInt32
         do { uid = try socket.peerUserID() } catch let e as SocketError { throw VaultError.agent(.socket(e)) }
-        guard uid == getuid() else { throw VaultError.agent(.directoryNotPrivate((socketPath as NSString).deletingLastPathComponent)) }
+        guard uid == getuid() else { throw VaultError.agent(.directoryNotPrivate(PathName.deletingLast(socketPath))) }
         do {
             try message.write(to: socket)
             let reply = try AgentMessage.read(from: socket)

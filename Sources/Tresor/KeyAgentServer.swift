@@ -1,5 +1,12 @@
 // The key agent itself: one process per user serving keys on a Unix socket, with idle and hard timeouts.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// The agent's loop. Only processes of the same user are answered (`SO_PEERCRED`); keys live in `SecretBytes`

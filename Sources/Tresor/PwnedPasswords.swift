@@ -1,5 +1,12 @@
 // Offline look-ups in Have I Been Pwned's "Pwned Passwords" SHA-1 data, by binary search over the file.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// What is wrong with a Pwned Passwords file or folder (`VaultError.pwnedPasswords`).
@@ -23,7 +30,8 @@ public enum PwnedPasswordsProblem: Equatable, Sendable {
 ///   `SUFFIX:COUNT` lines with the other 35 digits: only the one range file is read.
 /// No network is used. Look-ups take the SHA-1 in locked memory and print nothing.
 package final class PwnedPasswords {
-    enum Shape { case file(FileHandle, size: UInt64), folder(String) }
+    /// The ordered file (an open descriptor) or the range folder.
+    enum Shape { case file(Int32, size: UInt64), folder(String) }
 
     /// The file or folder given.
     package let path: String
@@ -38,21 +46,24 @@ package final class PwnedPasswords {
     /// Opens a Pwned Passwords file or range folder. - Throws: `VaultError.pwnedPasswords`.
     package init(path: String) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw VaultError.pwnedPasswords(path: path, .missing)
-        }
-        if isDirectory.boolValue {
+        let found: stat?
+        do { found = try FileSystem.status(path, followingLinks: true) } catch { throw VaultError.pwnedPasswords(path: path, .unreadable) }
+        guard let st = found else { throw VaultError.pwnedPasswords(path: path, .missing) }
+        if st.st_mode & S_IFMT == S_IFDIR {
             shape = .folder(path)
         } else {
-            guard let handle = FileHandle(forReadingAtPath: path), let size = try? handle.seekToEnd() else {
+            let fd: Int32
+            do { fd = try FileSystem.open(path, O_RDONLY | O_CLOEXEC) } catch { throw VaultError.pwnedPasswords(path: path, .unreadable) }
+            let opened: stat
+            do { opened = try FileSystem.status(of: fd, path: path) } catch {
+                FileSystem.close(fd)
                 throw VaultError.pwnedPasswords(path: path, .unreadable)
             }
-            shape = .file(handle, size: size)
+            shape = .file(fd, size: UInt64(max(0, opened.st_size)))
         }
     }
 
-    deinit { if case .file(let handle, _) = shape { try? handle.close() } }
+    deinit { if case .file(let fd, _) = shape { FileSystem.close(fd) } }
 
     /// How many times the password whose SHA-1 is `digest` (20 bytes) was seen, 0 if never.
     /// - Throws: `VaultError.pwnedPasswords` for an unreadable or malformed file or folder.
@@ -71,20 +82,27 @@ package final class PwnedPasswords {
 
     // MARK: the ordered file
 
-    private func read(_ handle: FileHandle, at offset: UInt64, count: Int) throws -> [UInt8] {
-        do {
-            try handle.seek(toOffset: offset)
-            let data = try handle.read(upToCount: count) ?? Data()
-            bytesRead += UInt64(data.count)
-            return [UInt8](data)
-        } catch {
-            throw VaultError.pwnedPasswords(path: path, .unreadable)
+    /// Up to `count` bytes at `offset` (fewer only at the end of the file).
+    private func read(_ fd: Int32, at offset: UInt64, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let read = bytes.withUnsafeMutableBytes { b in
+                Result { () throws(FileSystem.Failure) in
+                    try FileSystem.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[got...]), at: offset + UInt64(got), path: path)
+                }
+            }
+            guard case .success(let n) = read else { throw VaultError.pwnedPasswords(path: path, .unreadable) }
+            if n == 0 { break }
+            got += n
         }
+        bytesRead += UInt64(got)
+        return Array(bytes[..<got])
     }
 
     /// Binary search on byte offsets. Invariant: the line holding `digest`, if any, starts in [lo, hi];
     /// `lo` is always the start of a line.
-    private func searchFile(_ handle: FileHandle, size: UInt64, _ digest: SecretBytes) throws -> UInt64 {
+    private func searchFile(_ handle: Int32, size: UInt64, _ digest: SecretBytes) throws -> UInt64 {
         var lo: UInt64 = 0, hi = size
         while hi - lo > PwnedPasswords.scanWindow {
             let mid = lo + (hi - lo) / 2
@@ -122,7 +140,7 @@ package final class PwnedPasswords {
 
     private func searchFolder(_ dir: String, _ digest: SecretBytes) throws -> UInt64 {
         // The range: the first 5 of the 40 hex digits.
-        let prefix = digest.withBytes { d in String(format: "%02X%02X%01X", d[0], d[1], d[2] >> 4) }
+        let prefix = digest.withBytes { d in Hex.upper([d[0], d[1]]) + String(d[2] >> 4, radix: 16, uppercase: true) }
         let candidates = [prefix + ".txt", prefix, prefix.lowercased() + ".txt", prefix.lowercased()]
         guard let name = candidates.first(where: { FileManager.default.fileExists(atPath: dir + "/" + $0) }) else {
             throw VaultError.pwnedPasswords(path: dir, .incompleteFolder)

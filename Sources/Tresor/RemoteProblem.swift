@@ -1,5 +1,9 @@
 // Why a file or commit made with plain git was refused, and a commit no key holder made.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

@@ -1,5 +1,12 @@
 // Unlock sessions: the vault key and scope keys encrypted under a random token the shell keeps (README: "Sessions").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// The keys a session holds: the vault key when the process that unlocked held it, and the keys of the scopes it
@@ -36,7 +43,9 @@ package enum Session {
         if let d = environment["TRESOR_SESSION_DIR"], !d.isEmpty { return d }
         if FileSystem.kind("/dev/shm") == .directory { return "/dev/shm/tresor-\(getuid())" }
         if let r = environment["XDG_RUNTIME_DIR"], !r.isEmpty { return r + "/tresor" }
-        return NSTemporaryDirectory() + "tresor-\(getuid())"
+        // Foundation's NSTemporaryDirectory(): $TMPDIR with a trailing "/", else /tmp/.
+        let tmp = environment["TMPDIR"].map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/tmp/"
+        return tmp + "tresor-\(getuid())"
     }
 
     static func file(for vaultID: String, in dir: String) -> String { dir + "/" + vaultID + ".session" }
@@ -86,7 +95,7 @@ package enum Session {
             try prepareDirectory(dir)
             try FileSystem.writeAtomically(json.canonicalBytes() + [0x0A], to: file(for: id, in: dir))
         } catch let e as CoreError { throw VaultError.session(.cannotWrite(path: file(for: id, in: dir), e)) }
-        return token.withBytes { $0.map { String(format: "%02x", $0) }.joined() }
+        return token.withBytes { Hex.lower($0) }
     }
 
     static func prepareDirectory(_ dir: String) throws {

@@ -1,6 +1,10 @@
 // The join of two accepted states into one merge commit: headers, entries by id, domains not read taken whole, state
 // records written for what changed (Spec/MERGE.md §4, §8).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

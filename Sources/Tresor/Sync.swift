@@ -1,6 +1,13 @@
 // `tresor sync`: ask the remote, fetch into a quarantine, accept or refuse its state by one rule, fast-forward, join
 // or publish, push leased; retried with a growing random delay while the remote keeps moving (Spec/MERGE.md §11).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -451,7 +458,7 @@ extension Vault {
 
     static func refStamp() -> String {
         let t = Timestamp.now().description   // 2026-11-21T18:40:00.123Z
-        return t.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "").replacingOccurrences(of: ".", with: "")
+        return t.replacingAll("-", with: "").replacingAll(":", with: "").replacingAll(".", with: "")
     }
 
     /// Removes the quarantine folders (`.git/tresor/incoming-PID-…`) of syncs that were killed: they hold

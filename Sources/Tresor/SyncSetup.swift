@@ -1,5 +1,12 @@
 // Repository set-up that lets the real git CLI work with a vault: attributes, textconv and merge drivers.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -11,7 +18,7 @@ enum SyncSetup {
     /// The running tresor binary, quoted for the shell git runs drivers with.
     static var toolCommand: String {
         let path = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        return "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + path.replacingAll("'", with: "'\\''") + "'"
     }
 
     /// Repository-local git config: `git diff`/`git log -p` decrypt through textconv, and `git merge`/`git pull`

@@ -1,5 +1,10 @@
 // Auditing a vault's passwords: weak, reused, old, breached, missing, and urls without https.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import TresorCore
 
 /// What `Vault.audit` checks.
@@ -132,7 +137,7 @@ extension Vault {
     func estimateAll(_ entries: [Entry?]) throws -> [StrengthEstimate?] {
         _ = try StrengthEstimator.estimate("")  // loads the data once, and reports its absence
         var results = [StrengthEstimate?](repeating: nil, count: entries.count)
-        let lock = NSLock()
+        let lock = ThreadLock()
         let chunks = max(1, min(entries.count, ProcessInfo.processInfo.activeProcessorCount * 4))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in stride(from: chunk, to: entries.count, by: chunks) {
@@ -147,9 +152,9 @@ extension Vault {
     /// The finding for a url that is not https, or nil. A url without a scheme counts as insecure (a
     /// browser would try http); schemes other than http and ftp (ssh, app links) are not web logins.
     static func insecureURL(_ url: String) -> AuditFinding? {
-        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let trimmed = url.trimming(.whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        if let range = trimmed.range(of: "://") {
+        if let range = trimmed.firstRange(of: "://") {
             let scheme = trimmed[..<range.lowerBound].lowercased()
             guard scheme == "http" || scheme == "ftp" else { return nil }
             return .insecureURL(scheme: scheme, host: URLComponents(string: trimmed)?.host)

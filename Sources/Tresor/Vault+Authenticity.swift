@@ -1,6 +1,10 @@
 // Taking in what plain git did on this replica (a commit, a merge by `git pull`, a revert): judged by the acceptance
 // rule like a fetched state, joined or re-applied as this replica's own change, and given state records (Spec/MERGE.md §12).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

@@ -1,5 +1,9 @@
 // `tresor fsck`: decrypt every entry and check paths, ids, permissions, the work tree and git's lock files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

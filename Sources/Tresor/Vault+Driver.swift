@@ -1,5 +1,9 @@
 // Plain git integration: decrypted text for `git diff` (textconv) and the merge driver `git merge` calls.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 
@@ -17,9 +21,9 @@ extension Vault {
         var lines = ["path: \(e.path)", "id: \(e.id)"]
         for name in e.fields.keys.sorted() {
             let f = e.fields[name]!
-            lines.append("\(name): " + f.value.displayText.replacingOccurrences(of: "\n", with: "\n  "))
+            lines.append("\(name): " + f.value.displayText.replacingAll("\n", with: "\n  "))
         }
-        for h in e.history { lines.append("history \(h.field) (\(h.reason) \(h.replaced)): " + h.value.displayText.replacingOccurrences(of: "\n", with: "\n  ")) }
+        for h in e.history { lines.append("history \(h.field) (\(h.reason) \(h.replaced)): " + h.value.displayText.replacingAll("\n", with: "\n  ")) }
         return lines.joined(separator: "\n") + "\n"
     }
 

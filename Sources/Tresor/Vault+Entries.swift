@@ -1,5 +1,10 @@
 // Entry operations of a vault: list, find, read, add, save an edit, remove, move, copy — each change one transaction.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import TresorCore
 import TresorGit
 
@@ -24,13 +29,13 @@ extension Vault {
     public func list(prefix: String? = nil) -> (paths: [EntryPath], problems: [StoreProblem]) {
         let all = store.entryPaths()
         guard let prefix, !prefix.isEmpty else { return all }
-        let p = prefix.precomposedStringWithCanonicalMapping.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let p = prefix.nfc.trimming(ScalarSet(charactersIn: "/"))
         return (all.paths.filter { $0.string == p || $0.string.hasPrefix(p + "/") }, all.problems)
     }
 
     /// Entry paths whose path contains `text`, case-insensitively.
     public func find(_ text: String) -> [EntryPath] {
-        let needle = text.precomposedStringWithCanonicalMapping.lowercased()
+        let needle = text.nfc.lowercased()
         return store.entryPaths().paths.filter { TextSearch.contains($0.string, lowercasedNeedle: needle) }
     }
 
@@ -125,7 +130,7 @@ extension Vault {
         let header = self.header
         let ciphers = paths.map { p in Result { try cipher(for: p, header: header) }.mapError { $0 as? VaultError ?? .vaultLocked } }
         var results = [Result<Entry, VaultError>?](repeating: nil, count: paths.count)
-        let lock = NSLock()
+        let lock = ThreadLock()
         var done = 0
         let chunks = max(1, min(paths.count, ProcessInfo.processInfo.activeProcessorCount * 4))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in

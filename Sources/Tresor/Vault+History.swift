@@ -1,5 +1,9 @@
 // An entry's history from git (which fields each commit changed, decrypting old versions) and restoring old versions.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

@@ -1,5 +1,9 @@
 // Many new and changed entries in one commit (an import): one transaction, so all or nothing.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

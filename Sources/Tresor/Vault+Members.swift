@@ -1,5 +1,10 @@
 // Members (recipient key slots) and rekeying: a new vault key, every entry re-encrypted, one commit.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import TresorCore
 import TresorGit
 

@@ -1,5 +1,12 @@
 // Remotes and clones: a vault copied from a remote is checked entry by entry before it is used.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -111,14 +118,16 @@ extension Vault {
     /// or folder whose permissions cannot be set (it would stay readable by others).
     static func privatizeTree(_ root: String) throws {
         try Vault.io { try FileSystem.setMode(root + "/.git", 0o700) }
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return }  // (nil: no folder there to walk)
-        while let rel = walker.nextObject() as? String {
-            if rel == ".git" { walker.skipDescendants(); continue }
-            let p = root + "/" + rel
-            switch FileSystem.kind(p) {
-            case .directory: try Vault.io { try FileSystem.setMode(p, 0o700) }
-            case .file: try Vault.io { try FileSystem.setMode(p, 0o600) }
-            default: continue
+        // Depth first, links not followed; the top-level .git is left as git made it.
+        var folders = [root]
+        while let dir = folders.popLast() {
+            for (name, kind) in FileSystem.entries(dir) where !(dir == root && name == ".git") {
+                let p = dir + "/" + name
+                switch kind {
+                case .directory: try Vault.io { try FileSystem.setMode(p, 0o700) }; folders.append(p)
+                case .file: try Vault.io { try FileSystem.setMode(p, 0o600) }
+                default: continue
+                }
             }
         }
     }

@@ -1,5 +1,9 @@
 // Scopes: folders with a key and members of their own; which key opens an entry; creating scopes and changing members.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 
@@ -203,7 +207,7 @@ extension Vault {
 
     /// The id of the scope at `folder`. - Throws: `VaultError.noSuchScope`.
     func scopeID(folder: String) throws -> String {
-        let f = folder.precomposedStringWithCanonicalMapping.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let f = folder.nfc.trimming(ScalarSet(charactersIn: "/"))
         guard let id = header.scopes.first(where: { $0.value == f })?.key else { throw VaultError.noSuchScope(folder: f) }
         return id
     }

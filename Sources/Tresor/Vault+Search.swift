@@ -1,6 +1,14 @@
 // Searching every entry with the local search cache: only files that changed since the last search are
 // decrypted, and only payloads that can contain the text are parsed.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import TresorCore
 
 /// One entry of a search: `entry` is nil when its payload cannot contain the text searched for (only its
@@ -67,7 +75,7 @@ extension Vault {
         var results = [SearchCandidate?](repeating: nil, count: paths.count)
         var fresh = [SearchCache.Record?](repeating: nil, count: paths.count)
         var unreadable = [Bool](repeating: false, count: paths.count)
-        let lock = NSLock()
+        let lock = ThreadLock()
         var done = 0, decryptedCount = 0
         results.withUnsafeMutableBufferPointer { out in
             fresh.withUnsafeMutableBufferPointer { newRecords in
@@ -187,7 +195,7 @@ extension Vault {
 
     static func isBelow(_ filePath: String, prefix: String?) -> Bool {
         guard let prefix, !prefix.isEmpty else { return true }
-        let p = prefix.precomposedStringWithCanonicalMapping.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let p = prefix.nfc.trimming(ScalarSet(charactersIn: "/"))
         return filePath.hasPrefix(p + "/") || filePath == p + EntryPath.fileExtension
     }
 }

@@ -1,6 +1,13 @@
 // What a replica keeps of itself and of its remotes: its replica id and events, its trust record, earlier keys, and
 // the states (state records and domain trees) of commits (Spec/FORMAT.md §11.3, §11.6, §11.9; Spec/AUTH.md §3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -71,7 +78,7 @@ extension Vault {
     /// number a new change like one already published (Spec/FORMAT.md §11.9).
     func usedEvents() throws -> UInt64 {
         guard let bytes = try readLocalRecord(Vault.eventsPath, limit: 64) else { return 0 }
-        guard let n = UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let n = UInt64(String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)) else {
             throw VaultError.file(path: root + "/" + Vault.eventsPath, .malformed(.member(.localRecord, name: "events", expected: .nonNegativeInteger)))
         }
         return n

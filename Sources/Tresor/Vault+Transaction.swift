@@ -1,6 +1,14 @@
 // The one way the vault changes: lock, read HEAD once, build the commit in the object database, move the
 // branch by compare-and-swap, then bring the touched work-tree files along; a journal makes it recoverable.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import TresorCore
 import TresorGit
 
@@ -471,7 +479,7 @@ extension Vault {
         let marker = root + "/" + Vault.indexWriterPath
         // (A guess for a dead process's lock, best effort: a marker that cannot be read leaves the lock to git's rules.)
         guard let bytes = try? FileSystem.read(marker, limit: 32),
-              let pid = Int32(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+              let pid = Int32(String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)),
               pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
         let lock = root + "/.git/index.lock"
         if let written = Vault.modificationTime(of: marker), let taken = Vault.modificationTime(of: lock),
@@ -497,7 +505,7 @@ extension Vault {
         }
         if !knownStale, kind == .file, try repo.hashFile(file) == expected { return expected }
         if Failpoint.fails("enospc-worktree") { throw CoreError.io(.failed(.write, path: file, errno: ENOSPC)) }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathName.deletingLast(path)
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { _ = try? FileSystem.removeIfPresent(file) }  // (one that stays is refused by the write below)
         if pending != nil {
@@ -556,7 +564,7 @@ extension Vault {
     /// Temporary files of interrupted atomic writes in the folders of `paths` (under the lock no other
     /// tresor process is writing, so every one of them is a leftover).
     private func removeTemporaryFiles(near paths: [String]) {
-        for folder in Set(paths.map { ($0 as NSString).deletingLastPathComponent }) {
+        for folder in Set(paths.map { PathName.deletingLast($0) }) {
             let dir = folder.isEmpty ? root : root + "/" + folder
             // (Tidying: a leftover that stays is tried again after the next change in its folder.)
             for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { _ = try? FileSystem.removeIfPresent(dir + "/" + name) }

@@ -1,5 +1,9 @@
 // `tresor upgrade`: a vault of format 1–4 converted to format 5 in one commit (Spec/FORMAT.md §11.10).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

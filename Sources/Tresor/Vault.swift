@@ -1,5 +1,12 @@
 // The vault as users see it: entries in a store, every change one git commit, keys from a passphrase or session.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 import TresorGit
 
@@ -132,9 +139,9 @@ public final class Vault {
     }
 
     static func absolutePath(_ p: String) -> String {
-        let expanded = (p as NSString).expandingTildeInPath
+        let expanded = PathName.expandingTilde(p)
         let abs = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
-        return (abs as NSString).standardizingPath
+        return PathName.standardized(abs)
     }
 
     // MARK: Keys
@@ -295,7 +302,7 @@ public final class Vault {
     static func readDeviceID(_ root: String) throws -> String? {
         guard let bytes = try FileSystem.readIfPresent(root + "/.git/tresor/device", limit: 100),
               let s = String(bytes: bytes, encoding: .utf8) else { return nil }
-        let id = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = s.trimming(.whitespacesAndNewlines)
         return Envelope.isCanonicalUUID(id) ? id : nil
     }
 
@@ -312,7 +319,7 @@ public final class Vault {
 
     static func git<T>(_ body: () throws -> T, file: String = #fileID, line: Int = #line) throws -> T {
         do { return try body() } catch let e as GitError {
-            if ProcessInfo.processInfo.environment["TRESOR_TRACE"] != nil { FileHandle.standardError.write(Data("git error at \(file):\(line): \(e)\n".utf8)) }
+            if ProcessInfo.processInfo.environment["TRESOR_TRACE"] != nil { StandardStream.write(2, "git error at \(file):\(line): \(e)\n") }
             throw VaultError.git(e)
         }
     }

@@ -1,5 +1,9 @@
 // Errors of the vault layer: each case carries the data a caller needs (paths, revisions, errno), never prose.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

@@ -1,5 +1,12 @@
 // The vault-wide lock: an advisory flock on .git/tresor/lock held for a whole read-modify-commit (Spec/TRANSACTIONS.md §2).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// The process holding the vault lock, as far as a waiting process can tell.
@@ -82,7 +89,7 @@ final class VaultLock {
         var buffer = [UInt8](repeating: 0, count: 32)
         // (No pid to read: the holder had not written it yet, or it cannot be read; the message then names no holder.)
         let n = (try? buffer.withUnsafeMutableBytes { b in try FileSystem.readFromStart(fd, into: b, path: relativePath) }) ?? 0
-        guard n > 0, let pid = Int32(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard n > 0, let pid = Int32(String(decoding: buffer[..<n], as: UTF8.self).trimming(.whitespacesAndNewlines)) else {
             return LockHolder(pid: nil, command: nil)
         }
         return LockHolder(pid: pid, command: processCommand(pid))
@@ -94,6 +101,6 @@ final class VaultLock {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
         let words = data.split(separator: 0, omittingEmptySubsequences: true).prefix(2).map { String(decoding: $0, as: UTF8.self) }
         guard let program = words.first else { return nil }
-        return ([(program as NSString).lastPathComponent] + words.dropFirst().filter { !$0.hasPrefix("-") }).joined(separator: " ")
+        return ([PathName.last(program)] + words.dropFirst().filter { !$0.hasPrefix("-") }).joined(separator: " ")
     }
 }

@@ -1,5 +1,9 @@
 // How far a long vault operation has got; the caller decides whether and how to show it.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorGit
 
 /// One progress report of a clone, sync, check, search or import. Reported on the calling thread or, while

@@ -1,6 +1,10 @@
 // A commit's vault read straight from git objects: its tree as the acceptance rule sees it, its headers and state
 // records, and its entries decrypted once per blob under the keys of their domains.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 

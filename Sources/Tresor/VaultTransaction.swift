@@ -1,5 +1,9 @@
 // One change to the vault being prepared: reads come from the commit it started from, writes are staged in memory.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 import TresorGit
 
@@ -113,8 +117,8 @@ public final class VaultTransaction {
             let names = try names(in: folder)
             let next = folder.isEmpty ? want : folder + "/" + want
             if names.contains(where: { $0.utf8.elementsEqual(want.utf8) }) { folder = next; continue }
-            let key = want.lowercased().precomposedStringWithCanonicalMapping
-            if let other = names.first(where: { $0.lowercased().precomposedStringWithCanonicalMapping == key }) {
+            let key = want.lowercased().nfc
+            if let other = names.first(where: { $0.lowercased().nfc == key }) {
                 return folder.isEmpty ? other : folder + "/" + other
             }
             return nil

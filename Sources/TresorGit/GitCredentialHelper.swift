@@ -1,5 +1,12 @@
 // git's credential helpers (`git credential fill/approve/reject`): the https passwords and tokens a user already keeps.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Asks the user's git for https credentials, the way `git fetch` does: whatever `credential.helper` is
 /// configured (store, cache, libsecret, osxkeychain…). Git never prompts (`GIT_TERMINAL_PROMPT=0`); without git
@@ -48,26 +55,78 @@ enum GitCredentialHelper {
     /// Runs `git credential <action>` with `input`; its standard output, or nil when git is missing or fails.
     private static func run(_ action: String, input: String) -> String? {
         guard let git = executable() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: git)
-        process.arguments = ["credential", action]
         // git and its helpers get no tresor session, passphrase file or token.
         var environment = ProcessInfo.processInfo.environment.filter {
             !($0.key.hasPrefix("TRESOR_SESSION") || $0.key == "TRESOR_PASSPHRASE_FILE" || $0.key == "TRESOR_GIT_TOKEN")
         }
         environment["GIT_TERMINAL_PROMPT"] = "0"
-        process.environment = environment
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard let (status, output) = spawnAndWait(git, ["credential", action], environment: environment, input: Array(input.utf8)),
+              status == 0 else { return nil }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Starts `path` as Foundation's `Process` did (a process group of its own, signals at their default action, no
+    /// descriptor but its standard streams, standard error to /dev/null), writes `input` to it, reads its standard
+    /// output to the end and waits: its exit status (or the signal that ended it) and output; nil if it cannot start.
+    private static func spawnAndWait(_ path: String, _ arguments: [String], environment: [String: String], input: [UInt8]) -> (Int32, [UInt8])? {
+        // pipe(2), read(2), write(2) and close(2) themselves (TresorGit does not see TresorCore's FileSystem): a helper that
+        // cannot be run, fed or read gives no credential (nil, or what it wrote before), as git treats a failing helper.
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0 else { return nil }
+        defer { for fd in toChild + fromChild where fd >= 0 { close(fd) } }
+        guard pipe(&fromChild) == 0 else { return nil }
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+        for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = ([String(path.split(separator: "/").last ?? "git")] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in envp { free(p) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, path, &actions, &attributes, argv, envp) == 0 else { return nil }
+        close(toChild[0]); toChild[0] = -1
+        close(fromChild[1]); fromChild[1] = -1
+
+        // A helper that ends without reading its input must not end tresor with SIGPIPE.
+        let previous = signal(SIGPIPE, SIG_IGN)
+        var written = 0
+        while written < input.count {
+            let n = input.withUnsafeBytes { write(toChild[1], $0.baseAddress! + written, input.count - written) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            written += n
+        }
+        signal(SIGPIPE, previous)
+        close(toChild[1]); toChild[1] = -1
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fromChild[0], &chunk, chunk.count)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            output += chunk[..<n]
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 { if errno != EINTR { return nil } }
+        let signal = status & 0x7f
+        return (signal == 0 ? (status >> 8) & 0xff : signal, output)
     }
 
     /// `git` on `PATH`.

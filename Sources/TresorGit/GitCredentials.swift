@@ -1,6 +1,13 @@
 // Credentials for remotes (ssh-agent, ssh key files, https tokens) and the libgit2 callbacks that offer them.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What to offer a remote that asks who we are. Each method is tried at most once per operation.
 ///
@@ -59,8 +66,8 @@ public struct GitCredentials: Sendable, Equatable, CustomStringConvertible {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         home: String? = nil
     ) -> GitCredentials {
-        // $HOME first, as ssh does; NSHomeDirectory() reads the password database on Linux.
-        let home = home ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        // $HOME first, as ssh does; then the password database.
+        let home = home ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? GitStrings.homeDirectory()
         return GitCredentials(
             useSSHAgent: environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false,
             sshKeyFiles: defaultKeyNames.map { home + "/.ssh/" + $0 },
@@ -316,9 +323,11 @@ final class RemoteSession {
         default:
             // A local path fails the same way whether it is missing or not a repository: say which.
             if let path = RemoteSession.localPath(of: url) {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return GitError.localRemoteMissing(path: path) }
-                if !isDirectory.boolValue || !RemoteSession.looksLikeRepository(path) { return GitError.localRemoteNotARepository(path: path) }
+                // stat(2) itself (TresorGit does not see TresorCore's FileSystem), as a question about a failure already
+                // reported: nothing there to stat is "missing".
+                var st = stat()
+                guard stat(path, &st) == 0 else { return GitError.localRemoteMissing(path: path) }
+                if st.st_mode & S_IFMT != S_IFDIR || !RemoteSession.looksLikeRepository(path) { return GitError.localRemoteNotARepository(path: path) }
             }
             return GitError.unreachable(url: url, message: libgit2Message, optionsNotFollowed: notFollowed)
         }
@@ -329,7 +338,7 @@ final class RemoteSession {
     static func localPath(of url: String) -> String? {
         if url.hasPrefix("file://") {
             let rest = String(url.dropFirst("file://".count))
-            return (rest.removingPercentEncoding ?? rest)
+            return (GitStrings.percentDecoded(rest) ?? rest)
         }
         if url.contains("://") { return nil }
         if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") { return nil }

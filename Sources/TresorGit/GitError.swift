@@ -1,6 +1,10 @@
 // The git layer's one error type, and the one place where libgit2 return codes become Swift errors.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Failures of the git layer. Cases carry data (paths, remotes, libgit2's code and text, what was being done);
 /// the front end words them.
@@ -206,7 +210,7 @@ func check(_ result: Int32, _ operation: @autoclosure () -> GitError.Operation, 
 func lastErrorMessage() -> String? {
     defer { git_error_clear() }
     guard let error = git_error_last(), let text = error.pointee.message else { return nil }
-    let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    let message = GitStrings.trimming(String(cString: text), GitStrings.isWhitespaceOrNewline)
     return message.isEmpty ? nil : message
 }
 

@@ -1,6 +1,13 @@
 // Ownership of libgit2 handles and small conversions between libgit2 and Swift values.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libgit2 global state, initialised once per process on first use.
 enum Libgit2 {

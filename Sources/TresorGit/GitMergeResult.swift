@@ -1,6 +1,10 @@
 // The outcome of a three-way tree merge: the merged index, its conflicts, and how to resolve them.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One path the merge could not decide, with the file as it was at each side (`nil` where the
 /// file did not exist: both sides added it, or one side deleted it while the other changed it).

@@ -1,7 +1,14 @@
 // Recording commits in the object database (blobs, trees built from a base tree, commits, compare-and-swap
 // branch moves) and reading what HEAD and older commits contain.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How a commit is authenticated: extra header fields whose values are computed from the commit's content without them.
 package struct GitCommitAuthentication {
@@ -337,9 +344,9 @@ extension GitRepository {
         var changes: [GitTreeChange] = []
         for path in adding {
             let relative = try Self.validated(path)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: workdir + "/" + relative, isDirectory: &isDirectory),
-                  !isDirectory.boolValue, let data = FileManager.default.contents(atPath: workdir + "/" + relative) else {
+            var st = stat()
+            guard stat(workdir + "/" + relative, &st) == 0, st.st_mode & S_IFMT != S_IFDIR,
+                  let data = FileManager.default.contents(atPath: workdir + "/" + relative) else {
                 throw GitError.fileNotFound(path: relative)
             }
             changes.append(.put(path: relative, blob: try writeBlob([UInt8](data))))

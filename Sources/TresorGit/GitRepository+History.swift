@@ -1,6 +1,10 @@
 // Reading history and state: the commit log, what a commit changed, and uncommitted paths.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension GitRepository {
     /// Commits reachable from HEAD, newest first (topological order, ties broken by time).

@@ -1,6 +1,10 @@
 // Merging histories: merge bases, three-way tree merges, fast-forwards of a fresh clone and extra refs.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension GitRepository {
     /// The commit id `rev` names (a hex id, "HEAD~1", "main", "refs/remotes/origin/main"),

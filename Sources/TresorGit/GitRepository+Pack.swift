@@ -2,7 +2,11 @@
 internal import CGit2
 internal import CGzip
 internal import CCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension GitRepository {
     /// Runs `body` with every object it writes kept in memory, then stores what the commits it wrote reach

@@ -1,6 +1,10 @@
 // Remotes: adding and listing them, cloning, and fetching and pushing the main branch.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A configured remote.
 public struct GitRemote: Sendable, Equatable {

@@ -1,6 +1,13 @@
 // Listing a commit's tree with modes and blob ids, reading blobs by id, the index and whole-tree checkouts.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One entry of a commit's tree, as stored (nothing is checked out).
 package struct GitTreeEntry: Sendable, Equatable {

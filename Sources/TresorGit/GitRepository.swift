@@ -1,6 +1,10 @@
 // A git repository with a work tree: creating, opening, configuration and the default signature.
 internal import CGit2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A non-bare git repository, driven through libgit2 (no `git` executable is needed).
 ///
@@ -178,15 +182,14 @@ package final class GitRepository {
     /// Drops the characters libgit2 refuses in signatures; `nil` if nothing is left.
     private static func cleaned(_ value: String?) -> String? {
         guard let value else { return nil }
-        let kept = value.filter { !"<>\n\r\0".contains($0) }.trimmingCharacters(in: .whitespaces)
+        let kept = GitStrings.trimming(value.filter { !"<>\n\r\0".contains($0) }, GitStrings.isWhitespace)
         return kept.isEmpty ? nil : kept
     }
 
     /// The host name reduced to characters that are valid in an email domain.
     static func hostName(_ raw: String = ProcessInfo.processInfo.hostName) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
-        let host = String(raw.lowercased().filter { allowed.contains($0) })
-            .trimmingCharacters(in: CharacterSet(charactersIn: ".-"))
+        let host = GitStrings.trimming(String(raw.lowercased().filter { allowed.contains($0) }), { $0 == "." || $0 == "-" })
         return host.isEmpty ? "localhost" : host
     }
 }

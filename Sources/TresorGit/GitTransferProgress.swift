@@ -1,5 +1,9 @@
 // How far a fetch or push has got, as libgit2's transfer callbacks report it.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Objects received (fetch, clone) or sent (push) so far. Reported from libgit2's callbacks, on the calling thread.
 package struct GitTransferProgress: Sendable, Equatable {

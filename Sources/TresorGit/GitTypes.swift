@@ -1,5 +1,9 @@
 // Plain Swift values the git layer hands out: signatures, commits and changed paths.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Who made a commit. libgit2 rejects names or emails containing `<`, `>` or newlines.
 public struct GitSignature: Sendable, Equatable {

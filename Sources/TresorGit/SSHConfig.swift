@@ -1,5 +1,12 @@
 // ~/.ssh/config as far as Tresor follows it: Host blocks with HostName, User, Port, IdentityFile, IdentitiesOnly, Include.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The parts of an OpenSSH client configuration that decide where an ssh remote really is and which keys to
 /// offer. `Host` patterns (`*`, `?`, `!`) select blocks; for each keyword the first value found wins, except
@@ -38,7 +45,7 @@ package struct SSHConfig: Sendable, Equatable {
     }
 
     /// An empty configuration (nothing rewritten).
-    package init(home: String = NSHomeDirectory(), localUser: String = SSHConfig.currentUser) {
+    package init(home: String = GitStrings.homeDirectory(), localUser: String = SSHConfig.currentUser) {
         self.home = home
         self.localUser = localUser
     }
@@ -219,9 +226,9 @@ package struct SSHConfig: Sendable, Equatable {
     }
 
     private static func percentEncodedUser(_ user: String) -> String {
-        var allowed = CharacterSet.urlUserAllowed
-        allowed.remove(charactersIn: "@:")
-        return user.addingPercentEncoding(withAllowedCharacters: allowed) ?? user
+        // `CharacterSet.urlUserAllowed` without "@" and ":".
+        let allowed = Set("!$&'()*+,-.0123456789;=ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~".utf8)
+        return GitStrings.percentEncoded(user, allowed: allowed)
     }
 }
 
@@ -239,7 +246,7 @@ struct SSHTarget: Equatable {
             var authority = rest[..<slash]
             path = String(rest[slash...])
             if let at = authority.lastIndex(of: "@") {
-                user = String(authority[..<at]).removingPercentEncoding
+                user = GitStrings.percentDecoded(String(authority[..<at]))
                 authority = authority[authority.index(after: at)...]
             }
             if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {

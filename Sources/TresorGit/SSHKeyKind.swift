@@ -1,5 +1,9 @@
 // The type of an ssh private key file, as far as libssh2 can use it.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What kind of key a private key file holds, as far as libssh2 is concerned.
 enum SSHKeyKind: Equatable {

@@ -1,6 +1,13 @@
 // The full-screen terminal: ncurses started on the alternate screen, drawing, key input, and handing the terminal to another program.
 import CNcurses
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One ncurses screen on the process's terminal. Everything drawn goes to a buffer and reaches the terminal
 /// on `refresh()`, where ncurses sends only what changed. While it exists the terminal shows the alternate

@@ -1,5 +1,9 @@
 // Why the full-screen terminal could not be started.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Errors of the terminal layer. Cases carry data; the CLI words the messages.
 package enum TerminalError: Error, Equatable, Sendable {

@@ -1,5 +1,9 @@
 // The words for a refusal of the acceptance rule (Spec/AUTH.md §5.2): what the rule found, where, and the way out.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 extension AcceptanceRefusal {

@@ -1,6 +1,13 @@
 // The key agent as the CLI uses it: found or started on demand, asked first by every command, told of new keys.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 enum Agent {

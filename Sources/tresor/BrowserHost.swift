@@ -1,5 +1,12 @@
 // The browserpass native-messaging host: length-prefixed JSON requests on stdin, replies on stdout (README "Browser autofill").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Speaks the browserpass host protocol (version 3: configure, list, tree, fetch, save, delete, echo) to the
@@ -144,7 +151,7 @@ struct BrowserHost {
     }
 
     func expand(_ path: String) -> String {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? PathName.home()
         if path == "~" { return home }
         if path.hasPrefix("~/") { return home + path.dropFirst() }
         return path.isEmpty ? defaultDirectory : path

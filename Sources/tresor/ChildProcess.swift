@@ -1,5 +1,12 @@
 // Running a program for `tresor run`: in tresor's place, or as a child whose output is filtered, with signals passed on.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// How a child ended.

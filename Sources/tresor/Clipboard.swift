@@ -1,6 +1,13 @@
 // The clipboard: X11 (xclip, xsel), Wayland (wl-copy) or OSC 52, and a detached keeper that clears it later if it still holds the secret.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Where a copied secret goes, and how it is read back and cleared.
@@ -158,7 +165,7 @@ enum Clipboard {
             answer += buffer[..<n]
         }
         FileSystem.close(status.read)
-        let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: answer, as: UTF8.self).trimming(.whitespacesAndNewlines)
         if text != "ok" {
             _ = Spawn.wait(pid)
             throw CLIError(text.isEmpty ? "copying to the clipboard failed" : text)

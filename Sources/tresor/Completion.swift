@@ -1,6 +1,10 @@
 // Shell completion of entry paths, folders and remote names: names only, never a passphrase.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// What the generated bash, zsh and fish scripts ask the binary for while a person presses Tab.
@@ -91,8 +95,8 @@ enum Completion {
 
 
                 """
-            guard let end = script.range(of: "if [[ \"${funcstack[1]}\" = _tresor ]]", options: .backwards) else { return script }
-            return script.replacingCharacters(in: end.lowerBound..<end.lowerBound, with: override)
+            guard let end = script.ranges(of: "if [[ \"${funcstack[1]}\" = _tresor ]]").last else { return script }
+            return String(script[..<end.lowerBound]) + override + String(script[end.lowerBound...])
         default:
             return script
         }
@@ -124,7 +128,7 @@ enum Completion {
             if word == "--vault", i + 1 < words.count { named = words[i + 1] }
             else if word.hasPrefix("--vault=") { named = String(word.dropFirst("--vault=".count)) }
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()
         if let named {
             let dir = unquoted(named)
             if dir == "~" { return home }

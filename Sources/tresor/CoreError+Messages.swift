@@ -1,5 +1,12 @@
 // The words for the core's errors: format problems, entry paths, fields, files, the generator and one-time codes.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 extension CoreError {

@@ -1,5 +1,12 @@
 // The options that keep each editor from writing the decrypted view elsewhere: swap, backup, undo and history files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// How tresor starts the editors it knows so that nothing of the view outlives it (README "Editing"): options added
@@ -23,13 +30,13 @@ enum EditorSetup {
     /// followed through links (Debian's `vi` and `editor` are links to vim, nano or another).
     static func kind(of editor: String) -> (Kind, name: String) {
         let first = Completion.unquoted(editor.split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) ?? "")
-        let typed = (first as NSString).lastPathComponent
+        let typed = PathName.last(first)
         let path = first.contains("/") ? first : Clipboard.find(first)
         var resolved = typed
         if let path {
             // realpath(3), not a system call of its own: a name to recognise; one that cannot be resolved is known as typed.
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if realpath(path, &buffer) != nil { resolved = (String(cString: buffer) as NSString).lastPathComponent }
+            if realpath(path, &buffer) != nil { resolved = PathName.last(String(cString: buffer)) }
         }
         for name in [resolved, typed] {
             switch name {
@@ -91,7 +98,7 @@ enum EditorSetup {
         // (Best effort: the settings copied are a comfort; backups and history are turned off on micro's command line.)
         guard (try? FileSystem.makeDirectory(folder)) != nil else { return }
         let env = ProcessInfo.processInfo.environment
-        let home = env["HOME"] ?? NSHomeDirectory()
+        let home = env["HOME"] ?? PathName.home()
         let own = env["MICRO_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config") + "/micro"
         for file in ["settings.json", "bindings.json"] {
@@ -103,5 +110,5 @@ enum EditorSetup {
 
 /// Single quotes for `sh -c`.
 enum ShellQuote {
-    static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func quote(_ s: String) -> String { "'" + s.replacingAll("'", with: "'\\''") + "'" }
 }

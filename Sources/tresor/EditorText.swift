@@ -1,5 +1,9 @@
 // The text form of an entry shown in $EDITOR, and its parser.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// `name: value` lines; `url`/`tag` lines repeat; `name: |` starts a block of lines indented by two spaces.
@@ -18,7 +22,7 @@ enum EditorText {
         if Entry.standardFields.contains(name) { return nil }
         if name.contains(":") { return "it contains \":\"" }
         if name.hasPrefix("#") { return "it starts with \"#\"" }
-        if name != name.trimmingCharacters(in: .whitespaces) { return "it starts or ends with a space" }
+        if name != name.trimming(.whitespaces) { return "it starts or ends with a space" }
         if ["url", "tag"].contains(name) { return "\"\(name)\" lines mean the standard \(name)s field" }
         return nil
     }
@@ -32,7 +36,7 @@ enum EditorText {
             }
         }
         var out = SecretByteBuilder()
-        out.append(String(format: header, e.path.string))
+        out.append(header.replacingAll("%@", with: e.path.string))
         func add(_ name: String, _ value: SecretText) {
             let block = value.withUTF8 { b in
                 b.contains(0x0A) || (b.count == 1 && b[0] == UInt8(ascii: "|")) || b.first == 0x20 || b.last == 0x20
@@ -98,7 +102,7 @@ enum EditorText {
             if startsWith(line, [UInt8(ascii: "#")]) { continue }
             guard let colon = line.first(where: { text[$0] == UInt8(ascii: ":") }) else {
                 // No name: blank (white space only) or an error. Such a line holds no value.
-                if string(line).trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                if string(line).trimming(.whitespaces).isEmpty { continue }
                 throw ParseError(line: number, message: "expected \"name: value\"")
             }
             var name = string(line.lowerBound..<colon)
@@ -127,7 +131,7 @@ enum EditorText {
             case "tag", "tags": tags.append(secret.makeString()); continue
             default: break
             }
-            name = name.trimmingCharacters(in: .whitespaces)
+            name = name.trimming(.whitespaces)
             do { try Entry.validateFieldName(name) } catch let e as CoreError { throw ParseError(line: number, message: e.message) }
             guard result[name] == nil else { throw ParseError(line: number, message: "field \"\(name)\" appears twice") }
             result[name] = .text(secret)

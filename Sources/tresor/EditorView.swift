@@ -1,6 +1,13 @@
 // The decrypted view `tresor edit` gives the editor: a private directory in memory, a guardian that removes it if tresor dies, and a sweep of views whose owner is gone.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// A view directory is `tresor-edit-<boot>-<pid>-<start>-XXXXXX` in /dev/shm (else `$XDG_RUNTIME_DIR`),
@@ -144,7 +151,7 @@ struct ViewGuardian: ParsableCommand {
     @Argument(help: "The view directory.") var directory: String
 
     func run() throws {
-        let name = (directory as NSString).lastPathComponent
+        let name = PathName.last(directory)
         guard name.hasPrefix(EditorView.prefix), directory.hasPrefix("/") else { throw CLIError("\"\(directory)\" is not an editor view") }
         for s in [SIGINT, SIGQUIT, SIGHUP, SIGTSTP] { signal(s, SIG_IGN) }
         // Nothing is ever written to the pipe: it ends (or fails) when tresor does.

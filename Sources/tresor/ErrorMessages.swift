@@ -1,7 +1,14 @@
 // Where library errors become what a person reads: a message, `hint:` lines and an exit code (the words for the
 // core's, git's and the importers' errors and the acceptance rule's refusals are in CoreError+Messages,
 // GitError+Messages, Interchange+Messages and AcceptanceRefusal+Messages).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// A message for the terminal: first line, then hints; with the exit code scripts see.
@@ -218,7 +225,7 @@ extension RemoteProblem {
         case .symlink: return "it is a symbolic link"
         case .executable: return "it is an executable file"
         case .submodule: return "it is a submodule"
-        case .strangeMode(let mode): return String(format: "it has the file mode %o, which a vault never holds", mode)
+        case .strangeMode(let mode): return String(printf: "it has the file mode %o, which a vault never holds", mode)
         case .tooLarge(let limit): return "it is larger than \(limit) bytes"
         case .nameGitRefuses: return "git itself refuses that name (empty, \".\", \"..\", \".git\", or with \"/\" or NUL in it)"
         case .foreignFile: return "a vault holds only entries, .tresor/vault.json and .gitattributes"
@@ -324,7 +331,7 @@ extension CheckProblem {
             return "same entry id \(id) as \(Output.quoted(other)) (copied outside tresor?)\nhint: 'tresor cp' gives a copy its own id"
         case .caseCollision(let other): return "differs only by case from \(Output.quoted(other)); they collide on macOS and Windows"
         case .permissions(let mode, let expected):
-            return String(format: "permissions %04o let other users read it (expected %04o)\nhint: 'tresor fsck --fix-permissions'", mode, expected)
+            return String(printf: "permissions %04o let other users read it (expected %04o)\nhint: 'tresor fsck --fix-permissions'", mode, expected)
         case .notCommitted: return "not committed\nhint: changes made outside tresor are not synced; commit or remove them"
         case .temporaryFile: return "left over from an interrupted write; it holds nothing stored\nhint: the next change to an entry in this folder removes it, or delete it"
         case .gitLock(let age):

@@ -1,10 +1,14 @@
 // Generator options shared by `generate`, `add --generate`, `edit --generate` and `rotate`.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// A password's entropy in JSON output: bits with two decimals.
-func jsonEntropy(_ bits: Double) -> JSONValue { .number(String(format: "%.2f", bits)) }
+func jsonEntropy(_ bits: Double) -> JSONValue { .number(String(printf: "%.2f", bits)) }
 
 struct GeneratorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Password length, 1 to 1024 (default 24).", valueName: "n")) var length: Int?
@@ -94,5 +98,5 @@ func warnIfWeak(_ password: SecretText) {
     }
     guard e.score < 3 else { return }
     let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
-    Output.warning(String(format: "weak password (score %d/4, about 10^%.0f guesses)%@", e.score, e.guessesLog10, why))
+    Output.warning(String(printf: "weak password (score %d/4, about 10^%.0f guesses)", e.score, e.guessesLog10) + why)
 }

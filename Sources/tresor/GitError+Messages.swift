@@ -1,5 +1,9 @@
 // The words for the git layer's errors: libgit2's code and text, what was being done, and the next step.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 extension GitError {

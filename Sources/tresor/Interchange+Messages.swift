@@ -1,5 +1,12 @@
 // The words for import and export: error messages, skip reasons and renames, with names from imported data escaped.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Names that came from another program's data, made safe to print: control characters, line and
@@ -154,7 +161,6 @@ extension InterchangeError.ReadProblem {
         case .isDirectory: return "it is a directory"
         case .noSuchDirectory: return "no such directory"
         case .notADirectory: return "not a directory"
-        case .system(let text): return printable(text)
         }
     }
 }
@@ -164,8 +170,6 @@ extension InterchangeError.WriteProblem {
         switch self {
         case .errno(let code): return String(cString: strerror(code))
         case .core(let e): return e.message
-        case .csv(let text): return printable(text)
-        case .csvEmpty: return "the CSV writer returned nothing"
         case .zlib: return "zlib failed to start"
         case .other(let text): return "unexpected error: \(printable(text))"
         }
@@ -203,15 +207,14 @@ extension InterchangeError.SourceProblem {
         case .badItem(nil): return "an item is not an object"
         case .badHistoryItem(let path): return "a history item of \"\(printable(path))\" lacks field, value or replaced"
         case .other(let text): return "unexpected error: \(printable(text))"
-        case .csv(let text): return "not CSV: \(printable(text))"
         case .noHeaderRow: return "no header row"
         case .missingColumn(let name, let columns):
             return "no column \"\(printable(name))\" (the columns are \(columns.map(printable).joined(separator: ", ")))"
         case .notZip: return "not a zip archive"
         case .missingArchiveMember(let name): return "no \(printable(name)) in the archive"
         case .archiveMemberTooLarge(let name, let limit): return "\(printable(name)) is larger than \(limit >> 20) MiB"
-        case .unpack(let name, let text): return "\(printable(name)) does not unpack: \(printable(text))"
-        case .xml(let line, let text): return "the XML does not parse (line \(line)): \(text.map(printable) ?? "not XML")"
+        case .unpack(let name, let damage): return "\(printable(name)) does not unpack: \(damage.message)"
+        case .xml(let line, let problem): return "the XML does not parse (line \(line)): \(problem.message)"
         case .emptyXML: return "empty XML"
         case .notKeePassXML: return "not a KeePass XML document (no KeePassFile/Root/Group)"
         case .zlib: return "zlib failed to start"
@@ -231,6 +234,67 @@ extension InterchangeError.SourceProblem {
         case .truncated(let offset): return "truncated at byte \(offset)"
         case .protectedValueWithoutKey: return "protected values in a file without their key"
         case .protectedValueNotBase64: return "a protected value is not base64"
+        }
+    }
+}
+
+extension InterchangeError.ArchiveDamage {
+    var message: String {
+        switch self {
+        case .encrypted: return "it is encrypted"
+        case .localHeaderMissing: return "its local header is missing"
+        case .truncated: return "it is truncated"
+        case .compressedDataDamaged: return "the compressed data is damaged"
+        case .compressionMethod(let method): return "compression method \(method) is not supported"
+        case .sizeMismatch: return "its size is not the one the archive gives"
+        case .checksumMismatch: return "its CRC-32 does not match"
+        }
+    }
+}
+
+extension InterchangeError.XMLProblem {
+    var message: String {
+        switch self {
+        case .noRootElement: return "the document has no root element"
+        case .extraContent: return "extra content at the end of the document"
+        case .misplacedDoctype: return "a DOCTYPE is only allowed once, before the root element"
+        case .internalSubset: return "the document declares its own entities or elements (a DOCTYPE internal subset), which is not supported"
+        case .notClosed(.doctype): return "the DOCTYPE is not closed"
+        case .notClosed(let markup): return "a \(markup.name) is not closed"
+        case .processingInstructionWithoutTarget: return "a processing instruction has no target"
+        case .misplacedDeclaration: return "an XML declaration is only allowed at the start"
+        case .endTagNotClosed(let name): return "the end tag </\(printable(name))> is not closed"
+        case .endTagWithoutStartTag: return "an end tag without a start tag"
+        case .mismatchedEndTag(let start, let end): return "the start tag <\(printable(start))> ends with </\(printable(end))>"
+        case .cdataOutsideRoot: return "a CDATA section outside the root element"
+        case .startTagNotClosed(let name): return "the start tag <\(printable(name))> is not closed"
+        case .tooDeep(let limit): return "elements nested more than \(limit) deep"
+        case .textOutsideRoot: return "text outside the root element"
+        case .elementNotClosed(let name): return "the element <\(printable(name))> is not closed"
+        case .attributesNotSeparated(let element): return "attributes of <\(printable(element))> are not separated by spaces"
+        case .attributeWithoutValue(let name, let element): return "the attribute \(printable(name)) of <\(printable(element))> has no value"
+        case .attributeNotQuoted(let name): return "the value of the attribute \(printable(name)) is not quoted"
+        case .lessThanInAttribute(let name): return "the value of the attribute \(printable(name)) holds \"<\""
+        case .attributeNotClosed(let name): return "the value of the attribute \(printable(name)) is not closed"
+        case .duplicateAttribute(let name, let element): return "the attribute \(printable(name)) appears twice in <\(printable(element))>"
+        case .nameExpected: return "a name was expected"
+        case .ampersandWithoutReference: return "an \"&\" that starts no reference"
+        case .undefinedReference(let name): return "the reference &\(printable(name)); is not defined or not a character XML allows"
+        case .characterNotAllowed(let scalar) where scalar < 0x20:
+            return "the control character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed in XML"
+        case .characterNotAllowed(let scalar): return "the character U+\(String(scalar, radix: 16, uppercase: true)) is not allowed in XML"
+        }
+    }
+}
+
+extension InterchangeError.XMLProblem.Markup {
+    var name: String {
+        switch self {
+        case .xmlDeclaration: return "XML declaration"
+        case .doctype: return "DOCTYPE"
+        case .comment: return "comment"
+        case .cdataSection: return "CDATA section"
+        case .processingInstruction: return "processing instruction"
         }
     }
 }

@@ -1,5 +1,12 @@
 // Everything tresor prints goes through here: stdout for results, stderr for messages.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 enum Output {
@@ -10,10 +17,10 @@ enum Output {
     static func lines(_ items: [String]) { if !items.isEmpty { print(items.joined(separator: "\n")) } }
 
     /// Text on stdout exactly as given.
-    static func write(_ s: String) { FileHandle.standardOutput.write(Data(s.utf8)) }
+    static func write(_ s: String) { StandardStream.write(1, s) }
 
     /// A status message on stderr (keeps stdout clean for scripts).
-    static func status(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+    static func status(_ s: String) { StandardStream.write(2, (s + "\n")) }
 
     static func warning(_ s: String) { status(format("warning", s)) }
     static func error(_ s: String) { status(format("error", s)) }
@@ -54,7 +61,7 @@ enum Output {
         for scalar in s.unicodeScalars {
             switch scalar.value {
             case 0..<0x20, 0x7F, 0x80..<0xA0, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
-                out.append(contentsOf: String(format: scalar.value < 0x100 ? "\\x%02x" : "\\u{%04x}", scalar.value).unicodeScalars)
+                out.append(contentsOf: String(printf: scalar.value < 0x100 ? "\\x%02x" : "\\u{%04x}", scalar.value).unicodeScalars)
             default:
                 out.append(scalar)
             }

@@ -1,5 +1,9 @@
 // Asking for passphrases: the vault named in the prompt, three tries, the rules of PassphraseRules, strength of new ones.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Text from elsewhere (file names, paths) made safe to print: control characters as `\u{…}` escapes.
@@ -24,7 +28,7 @@ extension PassphraseError {
         case .nul(let offset):
             return "\(source) contains a NUL byte (at byte \(offset + 1))"
         case .invalidUTF8(let offset, let byte):
-            return "\(source) is not UTF-8 text: byte \(offset + 1) is 0x\(String(format: "%02X", byte))\nhint: passphrases are UTF-8 text; convert the file with iconv"
+            return "\(source) is not UTF-8 text: byte \(offset + 1) is 0x\(String(printf: "%02X", byte))\nhint: passphrases are UTF-8 text; convert the file with iconv"
         case .tooLong(let maximum):
             return "\(source) is longer than \(maximum) bytes, the most tresor accepts\nhint: tresor never shortens a passphrase; use a shorter one"
         case .blank:
@@ -39,7 +43,7 @@ enum PassphraseInput {
 
     /// The vault as prompts name it: its directory, with the home directory as `~`.
     static func name(of directory: String) -> String {
-        var path = (directory as NSString).standardizingPath
+        var path = PathName.standardized(directory)
         if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
         if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty, home != "/",
            path == home || path.hasPrefix(home + "/") {
@@ -110,6 +114,6 @@ enum PassphraseInput {
         guard let e = try? StrengthEstimator.estimate(text) else { return nil }
         guard e.score < 3 else { return nil }
         let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
-        return String(format: "score %d/4, about 10^%.0f guesses%@", e.score, e.guessesLog10, why)
+        return String(printf: "score %d/4, about 10^%.0f guesses", e.score, e.guessesLog10) + why
     }
 }

@@ -1,5 +1,12 @@
 // Asking for a passphrase through pinentry (the Assuan protocol) when there is no terminal: git hooks, helpers, GUIs.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// A conversation with a pinentry program (pinentry-curses, pinentry-tty, pinentry-gnome3, …) over its standard input
@@ -74,7 +81,7 @@ enum Pinentry {
             let code = parts.first.flatMap { UInt32($0) } ?? 0
             var text = parts.count > 1 ? String(parts[1]) : failure
             // "… <Pinentry>": the error's source, not news to a person.
-            if text.hasSuffix(">"), let open = text.lastIndex(of: "<") { text = String(text[..<open]).trimmingCharacters(in: .whitespaces) }
+            if text.hasSuffix(">"), let open = text.lastIndex(of: "<") { text = String(text[..<open]).trimming(.whitespaces) }
             send("BYE")
             throw Failure(message: Output.escaped(text), cancelled: code & 0xFFFF == 99)
         }
@@ -86,7 +93,7 @@ enum Pinentry {
     static func escaped(_ text: String) -> String {
         var out: [UInt8] = []
         for byte in text.utf8 {
-            if byte == 0x25 || byte < 0x20 || byte == 0x7F { out += Array(String(format: "%%%02X", byte).utf8) } else { out.append(byte) }
+            if byte == 0x25 || byte < 0x20 || byte == 0x7F { out += Array(String(printf: "%%%02X", byte).utf8) } else { out.append(byte) }
         }
         return String(decoding: out.prefix(900), as: UTF8.self)
     }
@@ -130,7 +137,7 @@ enum Pinentry {
                     }
                     let text = String(decoding: b, as: UTF8.self)
                     if text == "OK" || text.hasPrefix("OK ") { return .some(nil) }
-                    if text.hasPrefix("ERR") { return .some(String(text.dropFirst(3)).trimmingCharacters(in: .whitespaces)) }
+                    if text.hasPrefix("ERR") { return .some(String(text.dropFirst(3)).trimming(.whitespaces)) }
                     return .none
                 }
                 if let done { return done }

@@ -1,5 +1,12 @@
 // One line of progress on stderr for commands that can take a while (clone, sync, grep, fsck, import, export).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Draws `label: what` on one stderr line, only when stderr is a terminal and only once the command has run
@@ -12,7 +19,7 @@ final class ProgressLine: @unchecked Sendable {
     private let started: Double
     private var lastDraw = -Double.infinity
     private var shown = false
-    private let lock = NSLock()
+    private let lock = ThreadLock()
 
     init(_ label: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.label = label
@@ -38,7 +45,7 @@ final class ProgressLine: @unchecked Sendable {
         var line = "\(label): \(text)"
         let width = Self.terminalWidth()
         if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        StandardStream.write(2, "\r\u{1B}[K\(line)")
         shown = true
     }
 
@@ -71,14 +78,14 @@ final class ProgressLine: @unchecked Sendable {
     /// Erases the line, if it was drawn.
     func finish() {
         lock.lock(); defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)); shown = false }
+        if shown { StandardStream.write(2, "\r\u{1B}[K"); shown = false }
         lastDraw = -Double.infinity
     }
 
     static func size(_ bytes: Int) -> String {
         if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
-        return String(format: "%.1f MiB", Double(bytes) / 1024 / 1024)
+        if bytes < 1024 * 1024 { return String(printf: "%.1f KiB", Double(bytes) / 1024) }
+        return String(printf: "%.1f MiB", Double(bytes) / 1024 / 1024)
     }
 
     private static func terminalWidth() -> Int {

@@ -1,5 +1,12 @@
 // Reading from a person at the terminal: passphrases without echo, confirmations and lines, on the controlling terminal.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Where a question goes and its answer comes from. Like gpg, ssh and sudo, tresor asks on the controlling
@@ -131,7 +138,7 @@ enum Prompt {
         if ask.writesPrompt {
             _ = bytes.withUnsafeBytes { write(ask.fd, $0.baseAddress, $0.count) }  // the terminal's raw I/O: a prompt lost is no harm
         } else {
-            FileHandle.standardError.write(Data(bytes))
+            StandardStream.write(2, bytes)
         }
     }
 }

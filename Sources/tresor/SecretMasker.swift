@@ -1,5 +1,12 @@
 // Concealing secrets in a stream of output (`tresor run`): each occurrence becomes "<concealed by tresor>".
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// A filter for one output stream. Bytes go in as they are read, in chunks of any size; what comes out is the

@@ -1,5 +1,12 @@
 // Starting child processes with posix_spawn: editors in tresor's own process group, helpers detached in a session of their own.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Child processes. Foundation's `Process` puts every child in a new process group that does not own the
@@ -44,7 +51,7 @@ enum Spawn {
             for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
         }
 
-        let argv = ([(path as NSString).lastPathComponent] + arguments).map { strdup($0) } + [nil]
+        let argv = ([PathName.last(path)] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
         // No program tresor starts gets a session token, the passphrase file or the git token.

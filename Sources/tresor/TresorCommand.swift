@@ -1,6 +1,13 @@
 // The `tresor` command: subcommands, and one place that turns errors into messages and exit codes.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 @main
@@ -34,7 +41,7 @@ struct TresorCommand: ParsableCommand {
     /// The command line; run as `git-credential-tresor` (a link git finds on PATH), it is `tresor git-credential …`.
     static var arguments: [String] {
         let rest = Array(CommandLine.arguments.dropFirst())
-        let name = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent }) ?? ""
+        let name = (CommandLine.arguments.first.map { PathName.last($0) }) ?? ""
         return name == "git-credential-tresor" ? [GitCredential.commandName] + rest : rest
     }
 

@@ -1,6 +1,13 @@
 // Options every vault command shares: where the vault is and where the passphrase comes from.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct VaultOptions: ParsableArguments {
@@ -25,7 +32,7 @@ struct VaultOptions: ParsableArguments {
     var directory: String {
         if let vault { return vault }
         if let v = environment["TRESOR_VAULT"], !v.isEmpty { return v }
-        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.tresor"
+        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()) + "/.tresor"
     }
 
     /// The passphrase file in force, if any.

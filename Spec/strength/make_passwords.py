@@ -9,7 +9,7 @@ import os
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.normpath(os.path.join(HERE, "..", "..", "Sources", "TresorCore", "Resources"))
+DATA = os.path.normpath(os.path.join(HERE, "..", "..", "Sources", "TresorData", "Resources"))
 
 
 def words(name):

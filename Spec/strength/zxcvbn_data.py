@@ -2,7 +2,7 @@
 """Writes (or with --check, compares) the strength estimator's data files from the zxcvbn package.
 
 The ranked frequency lists and keyboard adjacency graphs of the PyPI `zxcvbn` package (MIT licence,
-Sources/TresorCore/Resources/README.md) become one word a line, rank = line number, and one JSON file.
+Sources/TresorData/Resources/README.md) become one word a line, rank = line number, and one JSON file.
 Run with the package importable, e.g. `PYTHONPATH=.build/python python3 Spec/strength/zxcvbn_data.py`.
 """
 import json
@@ -14,7 +14,7 @@ from zxcvbn.adjacency_graphs import ADJACENCY_GRAPHS
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.normpath(os.path.join(HERE, "..", "..", "Sources", "TresorCore", "Resources", "zxcvbn"))
+OUT = os.path.normpath(os.path.join(HERE, "..", "..", "Sources", "TresorData", "Resources", "zxcvbn"))
 LISTS = ["passwords", "english_wikipedia", "female_names", "surnames", "us_tv_and_film", "male_names"]
 GRAPHS = ["qwerty", "dvorak", "keypad", "mac_keypad"]
 

@@ -131,7 +131,7 @@ final class StrengthEstimatorTests: XCTestCase {
 
     func testDataFilesAreFoundInEachPlaceOfTheSearchPath() throws {
         let dirs = DataFiles.searchPath(environment: ["TRESOR_DATA_DIR": "/opt/tresor-data"])
-        XCTAssertTrue(dirs[0].hasSuffix("/Tresor_TresorCore.resources"), "\(dirs)")
+        XCTAssertTrue(dirs[0].hasSuffix("/Tresor_TresorData.resources"), "\(dirs)")
         XCTAssertEqual(dirs.filter { $0 == "/opt/tresor-data" }.count, 1)
         XCTAssertTrue(dirs.last!.hasSuffix("/share/tresor"))
         XCTAssertLessThan(dirs.firstIndex(of: "/opt/tresor-data")!, dirs.count - 1)

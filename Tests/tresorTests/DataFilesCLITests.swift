@@ -4,7 +4,7 @@ import XCTest
 
 final class DataFilesCLITests: CLITestCase {
     static let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/TresorCore/Resources").path
+        .deletingLastPathComponent().appendingPathComponent("Sources/TresorData/Resources").path
 
     /// The binary copied alone into `<dir>/prefix/bin`, as `make install` or a user would.
     func installedBinary() throws -> String {

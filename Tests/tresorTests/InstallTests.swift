@@ -23,6 +23,8 @@ final class InstallTests: CLITestCase {
             XCTAssertFalse(line.contains("libswift") || line.contains("libFoundation") || line.contains("libdispatch")
                            || line.contains("libBlocksRuntime") || line.contains("/opt/swift") || line.contains("not found"),
                            "the installed binary links a toolchain library: \(line)")
+            // Only FoundationEssentials is linked, not the full Foundation with its XML parser and ICU.
+            XCTAssertFalse(line.contains("libxml2") || line.contains("libicu"), "the installed binary links the full Foundation's libraries: \(line)")
         }
         // Every library it loads is a system one.
         for path in ldd.output.split(separator: " ").filter({ $0.hasPrefix("/") }) {

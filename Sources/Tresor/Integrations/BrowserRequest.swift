@@ -1,5 +1,9 @@
 // A browserpass request as the extension sends it: JSON, whose `contents` (a `save`'s secret) never becomes a String.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// One request of the browserpass host protocol: the JSON object, and the `contents` member a `save` carries,

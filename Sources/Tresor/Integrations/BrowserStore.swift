@@ -1,5 +1,9 @@
 // The vault as the browserpass extension sees it: a "password store" of HOST/ENTRY.gpg files in pass's text format.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// How entries are shown to the browserpass extension (README "Browser autofill").
@@ -141,7 +145,7 @@ package enum BrowserStore {
                 let text = String(decoding: line, as: UTF8.self)
                 if text.lowercased().hasPrefix("otpauth://") { saved.otp = SecretText(copying: line); continue }
                 guard let colon = line.firstIndex(of: 0x3A) else { saved.other.append(text); continue }
-                let key = String(decoding: line[..<colon], as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+                let key = String(decoding: line[..<colon], as: UTF8.self).trimming(.whitespaces).lowercased()
                 var v = colon + 1
                 while v < line.count, line[v] == 0x20 || line[v] == 0x09 { v += 1 }
                 var e = line.count

@@ -1,5 +1,9 @@
 // git's credential helper protocol: which entry answers a `get` (README "git's credential helper").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// What git asks for: the attributes of `git credential` (protocol, host with `:port`, path with
@@ -18,7 +22,7 @@ package struct GitCredentialQuery: Equatable, Sendable {
         var host = h.lowercased()
         for (s, port) in [("https", ":443"), ("http", ":80")] where scheme == s && host.hasSuffix(port) { host.removeLast(port.count) }
         self.host = host
-        path = attributes["path"].map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }.flatMap { $0.isEmpty ? nil : $0 }
+        path = attributes["path"].map { $0.trimming(ScalarSet(charactersIn: "/")) }.flatMap { $0.isEmpty ? nil : $0 }
         username = attributes["username"].flatMap { $0.isEmpty ? nil : $0 }
     }
 

@@ -1,5 +1,9 @@
 // Errors of the ways other programs use the vault: secret references, ssh keys and the ssh agent.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every failure of a secret reference, an ssh key kept in an entry, or the ssh agent. The cases say what failed
 /// and where; the CLI phrases them.

@@ -1,5 +1,9 @@
 // An ssh private key kept in an entry field, in the OpenSSH format, read for the ssh agent (README "ssh-add").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// An unencrypted private key in OpenSSH's `openssh-key-v1` format (what `ssh-keygen` writes): ed25519, ECDSA

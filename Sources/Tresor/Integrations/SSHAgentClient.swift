@@ -1,5 +1,12 @@
 // A client of the ssh agent protocol (draft-miller-ssh-agent): add and remove one identity over SSH_AUTH_SOCK.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// The running ssh-agent (or any agent speaking its protocol) at a Unix socket.

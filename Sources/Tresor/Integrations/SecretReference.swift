@@ -1,5 +1,9 @@
 // Secret references: `tresor://Email/gmail/password` names one field of one entry (README "Secrets in programs").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// A reference to one field of one entry: `tresor://` followed by the entry path and then the field name, each
@@ -61,7 +65,7 @@ package struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         for scalar in s.unicodeScalars {
             let v = scalar.value
             if v == 0x25 || (slash && v == 0x2F) || v < 0x20 || v == 0x7F {
-                out.append(contentsOf: String(format: "%%%02X", v).unicodeScalars)
+                out.append(contentsOf: ("%" + Hex.upper([UInt8(v)])).unicodeScalars)
             } else {
                 out.append(scalar)
             }

@@ -1,5 +1,10 @@
 // The parts of an entry's URL that decide where its login is used: scheme, host, port and path.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TresorCore
 
 /// An entry URL as the browser host and git's credential helper compare it. A URL without a scheme
 /// (`github.com/org`) is taken as https. The host is lowercased; a port is kept only when it is not the scheme's
@@ -18,7 +23,7 @@ package struct SiteURL: Equatable, Sendable {
 
     /// Parses `text`; nil when it names no host.
     package init?(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimming(.whitespaces)
         let full = trimmed.contains("://") ? trimmed : "https://" + trimmed
         guard let c = URLComponents(string: full), let scheme = c.scheme?.lowercased(), var host = c.host?.lowercased(), !host.isEmpty else {
             return nil
@@ -29,14 +34,14 @@ package struct SiteURL: Equatable, Sendable {
         self.host = SiteURL.asciiHost(host)
         let defaults = ["https": 443, "http": 80]
         port = c.port.flatMap { defaults[scheme] == $0 ? nil : $0 }
-        path = c.percentEncodedPath.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        path = c.percentEncodedPath.trimming(ScalarSet(charactersIn: "/"))
         self.text = text
     }
 
     /// A host with non-ASCII labels in their IDNA form (`bücher.de` → `xn--bcher-kva.de`), as browsers and git see it.
     static func asciiHost(_ host: String) -> String {
         guard host.unicodeScalars.contains(where: { !$0.isASCII }) else { return host }
-        return host.precomposedStringWithCanonicalMapping.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
+        return host.nfc.split(separator: ".", omittingEmptySubsequences: false).map { label -> String in
             guard label.unicodeScalars.contains(where: { !$0.isASCII }), let encoded = Punycode.encode(String(label)) else { return String(label) }
             return "xn--" + encoded
         }.joined(separator: ".")

@@ -1,5 +1,9 @@
 // The key agent's messages on its socket: one request and one reply per connection, keys only in zeroing memory.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One message between `tresor` and its key agent. On the wire: a 4-byte big-endian length, then version 1, the
 /// kind, and fields as tag (1 byte), length (2 bytes big-endian), value. The whole message, keys included, is

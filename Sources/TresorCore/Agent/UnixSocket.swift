@@ -1,5 +1,12 @@
 // A Unix stream socket behind one owner: listen, accept, connect, the peer's user id, whole messages in and out.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a socket call failed: the call, the path and errno.
 public struct SocketError: Error, Equatable, Sendable {

@@ -1,5 +1,9 @@
 // The one acceptance rule: whether a replica takes a fetched tip, as a pure function of the tip, its keys and its trust record (Spec/AUTH.md §5).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The rules of Spec/AUTH.md §5.2, by id.
 public enum AcceptanceRule: String, Sendable, CaseIterable {

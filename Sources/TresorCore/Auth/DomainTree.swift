@@ -1,5 +1,9 @@
 // The git tree of one domain's files, whose id a state record binds (Spec/FORMAT.md §11.6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One entry of a git tree object.
 package struct RawTreeEntry: Sendable, Equatable {
@@ -26,7 +30,7 @@ package enum DomainTree {
             content += Array(String(e.mode, radix: 8).utf8) + [0x20] + e.name + [0] + id
         }
         let object = Array("tree \(content.count)\u{0}".utf8) + content
-        return object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) }.map { String(format: "%02x", $0) }.joined()
+        return Hex.lower(object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) })
     }
 
     static func gitOrder(_ e: RawTreeEntry) -> [UInt8] { e.name + (e.mode == 0o40000 ? [0x2F] : []) }

@@ -1,5 +1,9 @@
 // A fetched tip as the acceptance rule sees it: every tree entry in tree order, and the bytes of its small files (Spec/AUTH.md §5).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Everything `Acceptance.decide` reads of a tip: no git, no network (Spec/AUTH.md §5 *inputs*).
 package struct TipTree: Sendable {

@@ -1,5 +1,9 @@
 // The shape a version 5 tree may have: names, modes, order, sizes and which files (Spec/AUTH.md rules tree-shape, foreign-file).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Rules `tree-shape` and `foreign-file` of Spec/AUTH.md §5.2 on every entry of every tree of a tip.
 package enum TreeShape {

@@ -1,6 +1,10 @@
 // Argon2d and Argon2id from libargon2, for other vaults' key derivation (KeePass KDBX 4); libsodium lacks Argon2d.
 internal import CArgon2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// libargon2's Argon2 with every parameter a KDBX 4 file can name (Spec: the KeePass KDF parameters
 /// `S`, `P`, `M`, `I`, `V`, `K`, `A`). Tresor's own vault key uses libsodium's Argon2id (`Sodium.argon2id`).

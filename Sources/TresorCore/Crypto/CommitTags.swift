@@ -1,5 +1,9 @@
 // The tags of a version 4 commit: one `tresor-auth` field per key its writer held (Spec/FORMAT.md §3.12.6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Splits a raw commit object into C, its content without every `tresor-auth` and `tresor-auth-<scope id>` header
 /// line, and the values of those fields; when a field appears twice or has a continuation line the commit carries no

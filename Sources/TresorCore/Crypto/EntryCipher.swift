@@ -1,5 +1,9 @@
 // Sealing and opening entry files with the entry subkey (Spec/FORMAT.md §6.3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encrypts and decrypts entries under one vault key. Holds only the derived entry subkey.
 package final class EntryCipher: @unchecked Sendable {

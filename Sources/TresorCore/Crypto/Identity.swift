@@ -1,6 +1,10 @@
 // Identity files: an X25519 secret key that opens recipient key slots, optionally under a passphrase
 // (Spec/FORMAT.md §3.10).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A person's or device's key pair. The file is JSON; the secret key is either in it (base64) or wrapped
 /// under an Argon2id key of the identity's own passphrase.

@@ -1,6 +1,10 @@
 // OpenSSL libcrypto primitives that libsodium lacks: HMAC with SHA-1 (TOTP) and AES-256 (other vaults' formats).
 internal import CCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Hash functions for `LibCrypto.hmac`.
 public enum HashFunction: String, Sendable, CaseIterable {

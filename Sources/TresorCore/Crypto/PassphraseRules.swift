@@ -1,5 +1,9 @@
 // The one rule for the bytes of a passphrase, typed or read from a file: what is refused, and the longest accepted.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why bytes offered as a passphrase were refused.
 public enum PassphraseError: Error, Equatable, Sendable {

@@ -1,6 +1,10 @@
 // Keeping secrets out of core files and away from other processes of the same user.
 internal import CProcess
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Process-wide settings for a program that holds secrets in memory.
 package enum ProcessHardening {

@@ -1,6 +1,10 @@
 // X25519 key pairs and libsodium sealed boxes: the primitives of recipient key slots (Spec/FORMAT.md §3.8).
 internal import CSodium
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Sodium {
     package static let publicKeyBytes = Int(crypto_box_publickeybytes())

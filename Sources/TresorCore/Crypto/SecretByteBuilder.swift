@@ -1,5 +1,12 @@
 // Building text that holds secrets (a payload, `show` output, an editor view) in zeroing memory only.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A growing byte buffer in `SecretBytes`: every outgrown buffer is zeroed when released, so the bytes are
 /// never in an ordinary array or `String`. `finish()` returns them in a buffer of their exact size.

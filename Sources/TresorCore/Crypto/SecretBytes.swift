@@ -1,6 +1,10 @@
 // Key material and decrypted bytes in locked memory that is zeroed when released.
 internal import CSodium
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A buffer for secrets: locked into memory with `sodium_mlock` where the OS allows (so it is never
 /// swapped), zeroed with `sodium_memzero` and unlocked on `deinit`. Compare with `constantTimeEquals`,
@@ -61,7 +65,7 @@ public final class SecretBytes: @unchecked Sendable {
     public static func passphrase(_ bytes: [UInt8]) -> SecretBytes? {
         if bytes.allSatisfy({ $0 < 0x80 }) { return SecretBytes(copying: bytes) }
         guard let s = String(validating: bytes, as: UTF8.self) else { return nil }
-        return SecretBytes(utf8: s.precomposedStringWithCanonicalMapping)
+        return SecretBytes(utf8: s.nfc)
     }
 
     /// `count` bytes from the system CSPRNG.

@@ -1,5 +1,12 @@
 // Secret text (field values): UTF-8 bytes in a zeroing buffer, compared in constant time, never a long-lived String.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A text that is secret: the exact UTF-8 bytes of a field value (Spec/FORMAT.md §5.3), held in a `SecretBytes`
 /// buffer (locked, zeroed when the last copy is released). The bytes are kept as they are, never normalised: a

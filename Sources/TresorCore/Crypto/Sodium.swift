@@ -1,6 +1,10 @@
 // The libsodium primitives Tresor uses: Argon2id, XChaCha20-Poly1305-IETF, crypto_kdf, randomness.
 internal import CSodium
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Failures of the crypto layer; callers add the file or entry they were working on.
 package enum CryptoError: Error, Equatable {

@@ -1,6 +1,10 @@
 // Salsa20 and ChaCha20 key streams and SHA-2 hashes from libsodium, for other vaults' formats (KeePass KDBX).
 internal import CSodium
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A Salsa20 or ChaCha20 (IETF, 96-bit nonce) key stream that XORs data in order, keeping its position
 /// across calls: KeePass encrypts protected values with one continuous stream in document order.

@@ -1,5 +1,9 @@
 // Authentication tags that only a holder of the vault key can make: for commits and for the vault header.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Keyed BLAKE2b tags under subkeys of the vault key (Spec/FORMAT.md §2.3, §3.5, §7): a commit's tag covers
 /// its whole content (tree, parents, author, message), a header's tag everything in it but the tag.

@@ -1,5 +1,9 @@
 // Canonical base64 (RFC 4648 §4, padded): the only encoding of bytes in Tresor files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 package enum Base64 {
     package static func encode(_ bytes: [UInt8]) -> String { Sodium.base64Encode(bytes) }

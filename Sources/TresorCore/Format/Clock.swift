@@ -1,5 +1,9 @@
 // Dots and clocks: which change wrote a value, and what a state has seen (Spec/FORMAT.md §11.3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The change that wrote something: a replica id and that replica's event number (Spec/FORMAT.md §11.3).
 /// Ordered by the replica id's bytes, then the number.
@@ -28,7 +32,7 @@ package struct Dot: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// A new random replica id.
     package static func newReplicaID() -> String {
-        Sodium.randomBytes(8).map { String(format: "%02x", $0) }.joined()
+        Hex.lower(Sodium.randomBytes(8))
     }
 
     var json: JSONValue { .array([.string(replica), .integer(counter)]) }

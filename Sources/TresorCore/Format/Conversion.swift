@@ -1,12 +1,16 @@
 // Converting a vault of version 1–4 to version 5, deterministically from its tree (Spec/FORMAT.md §11.10).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Spec/FORMAT.md §11.10: the files of a version 5 vault made from those of a vault of version 1–4.
 package enum Conversion {
     /// The conversion replica id: the first 16 hex digits of BLAKE2b-256(`"tresor-upgrade" 0x00` vault id `0x00` tree id).
     package static func replicaID(vaultID: String, treeID: String) -> String {
         let digest = Sodium.hash(Array("tresor-upgrade\u{0}\(vaultID)\u{0}\(treeID)".utf8))
-        return digest.prefix(8).map { String(format: "%02x", $0) }.joined()
+        return Hex.lower(digest.prefix(8))
     }
 
     /// The converted files (path → bytes) of a vault whose files are `files` (every file of its tree), whose tree id is
@@ -81,6 +85,6 @@ package enum Conversion {
 package enum GitBlobID {
     package static func of(_ bytes: [UInt8]) -> String {
         let object = Array("blob \(bytes.count)\u{0}".utf8) + bytes
-        return object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) }.map { String(format: "%02x", $0) }.joined()
+        return Hex.lower(object.withUnsafeBytes { LibCrypto.digest(.sha1, $0) })
     }
 }

@@ -1,5 +1,9 @@
 // The decrypted entry: fields with per-field time and origin, history, and preserved unknown members.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A field value: text, or a list of texts (`urls`, `tags`). Two values are equal when their bytes are:
 /// a password in NFC and the same password in NFD are different secrets (Spec/MERGE.md §2), although

@@ -1,5 +1,12 @@
 // Entry paths: validation and normalisation (Spec/FORMAT.md §4).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A validated, NFC-normalised entry path such as `Email/gmail` (file `Email/gmail.json`).
 public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -54,7 +61,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         // ASCII is already NFC and holds no line separators: skip Foundation's normalisation and the Unicode
         // property look-ups for it (listing 10,000 names was half spent there).
         let ascii = raw.utf8.allSatisfy { $0 < 0x80 }
-        let s = ascii ? raw : raw.precomposedStringWithCanonicalMapping
+        let s = ascii ? raw : raw.nfc
         func bad(_ rule: Rule) -> CoreError { .invalidPath(raw, rule: rule) }
         guard !s.isEmpty else { throw bad(.empty) }
         guard s.utf8.first != 0x2F else { throw bad(.absolute) }
@@ -155,7 +162,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The folder part, `""` at the top level.
     public var folder: String { components.dropLast().joined(separator: "/") }
     /// The key that decides case collisions (Spec/FORMAT.md §4.3).
-    public var collisionKey: String { string.lowercased().precomposedStringWithCanonicalMapping }
+    public var collisionKey: String { string.lowercased().nfc }
 
     public var description: String { string }
 

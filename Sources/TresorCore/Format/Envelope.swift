@@ -1,5 +1,9 @@
 // The entry file envelope: version, id, nonce, ciphertext, and its additional data (Spec/FORMAT.md §6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The plaintext JSON object stored in an entry file.
 package struct Envelope: Equatable, Sendable {

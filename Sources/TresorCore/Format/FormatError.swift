@@ -1,5 +1,9 @@
 // Errors of TresorCore: format, crypto and store failures, each with a stable kind for vectors and scripts.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every failure TresorCore reports. `kind` is the stable name used by Spec/vectors. The cases carry what was found
 /// and where (the kind of file, the member, the rule broken, the errno), never prose: an app words them (the `tresor`

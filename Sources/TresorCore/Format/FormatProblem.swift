@@ -1,5 +1,9 @@
 // What `CoreError` carries: the kind of file and the member that broke a rule, and what was expected; no prose.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CoreError {
     /// The kinds of file Tresor reads, and the parts of them a rule is about (Spec/FORMAT.md).

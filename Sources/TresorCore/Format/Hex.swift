@@ -11,4 +11,21 @@ package enum Hex {
         default: return nil
         }
     }
+
+    /// Lowercase hexadecimal of `bytes`, two digits each (`String(format: "%02x")` per byte).
+    package static func lower<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        encode(bytes, Array("0123456789abcdef".utf8))
+    }
+
+    /// Uppercase hexadecimal of `bytes`, two digits each (`String(format: "%02X")` per byte).
+    package static func upper<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        encode(bytes, Array("0123456789ABCDEF".utf8))
+    }
+
+    private static func encode<Bytes: Sequence>(_ bytes: Bytes, _ digits: [UInt8]) -> String where Bytes.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
 }

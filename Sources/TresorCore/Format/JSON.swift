@@ -1,5 +1,9 @@
 // A strict JSON value, parser and canonical serializer (Spec/FORMAT.md §1.3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A JSON value. Numbers keep their literal text so unknown fields round-trip exactly.
 public enum JSONValue: Equatable, Sendable {

@@ -1,5 +1,9 @@
 // The encrypted payload: Entry <-> canonical JSON (Spec/FORMAT.md §5, §11.8).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Entry {
     static let knownMembers: Set<String> = ["path", "created", "modified", "fields", "history", "clock", "moved"]

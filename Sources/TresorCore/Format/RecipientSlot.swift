@@ -1,5 +1,9 @@
 // Recipient key slots: the vault key sealed to an X25519 public key (Spec/FORMAT.md §3.8).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The text form of an X25519 public key: `tresor1` and the lowercase RFC 4648 base32 (no padding) of the
 /// 32-byte key followed by a 4-byte checksum, the first 4 bytes of BLAKE2b-256(key) (Spec/FORMAT.md §3.9).
@@ -32,7 +36,7 @@ public struct RecipientKey: Equatable, Hashable, Sendable {
 
     /// A short fingerprint to compare keys by eye: the first 8 bytes of BLAKE2b-256(key), hex in groups of 4.
     public var fingerprint: String {
-        let hex = Sodium.hash(bytes).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.lower(Sodium.hash(bytes).prefix(8))
         return stride(from: 0, to: hex.count, by: 4).map { i in
             String(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 4)])
         }.joined(separator: ":")
@@ -89,7 +93,7 @@ package struct RecipientSlot: Equatable, Sendable {
     /// separators or leading and trailing spaces (Spec/FORMAT.md §3.8).
     package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard (1...64).contains(bytes.count), name.precomposedStringWithCanonicalMapping.utf8.elementsEqual(bytes),
+        guard (1...64).contains(bytes.count), name.nfc.utf8.elementsEqual(bytes),
               !name.hasPrefix(" "), !name.hasSuffix(" ") else { return false }
         return !name.unicodeScalars.contains { s in s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029 }
     }

@@ -1,5 +1,9 @@
 // Epochs of a domain key: proofs from every earlier key, and the earlier header keys sealed for the next rekey (Spec/FORMAT.md §11.5).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `rekey` member of a version 5 header of epoch e > 1 (Spec/FORMAT.md §11.5): for every earlier epoch i a proof,
 /// made with epoch i's header key, that the key of epoch e is its successor; and the header keys of epochs 1 … e−1

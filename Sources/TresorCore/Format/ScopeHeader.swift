@@ -1,5 +1,9 @@
 // Scope headers `.tresor/scopes/<scope id>.json`: folders with a key and members of their own (Spec/FORMAT.md §3.12).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The vault slot of a scope header: the scope key wrapped under the vault key's scope-wrap key, so every holder of
 /// the vault key holds the scope (Spec/FORMAT.md §3.12.2). A scope without one is *closed*.

@@ -1,5 +1,9 @@
 // State records `.tresor/state/<domain>.json`: a domain's tree, clock and epoch, tagged under its key (Spec/FORMAT.md §11.6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One file of a tree as the state digest sees it: a path and its git blob id (Spec/FORMAT.md §11.6).
 package struct TreeFile: Equatable, Sendable {

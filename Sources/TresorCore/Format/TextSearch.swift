@@ -1,5 +1,12 @@
 // Case-insensitive substring search for `find` and `grep`, with a byte loop for ASCII text.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Searching names and field text, ignoring case.
 package enum TextSearch {

@@ -1,5 +1,9 @@
 // Timestamps in payloads: UTC milliseconds, written as "YYYY-MM-DDTHH:MM:SS.sssZ" (Spec/FORMAT.md §5.2).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A point in time with millisecond precision. Ordering is chronological, and the fixed-width text
 /// form sorts the same way.

@@ -1,5 +1,9 @@
 // The vault header `.tresor/vault.json`: vault id and key slots (Spec/FORMAT.md §3).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Argon2id cost presets. `minimum` exists for tests only.
 public enum KDFLevel: String, CaseIterable, Sendable {

@@ -1,6 +1,13 @@
 // A minimal arbitrary-size unsigned integer, just enough to count and sample every-class passwords exactly.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A non-negative integer of any size, little-endian 32-bit limbs without trailing zero limbs.
 ///

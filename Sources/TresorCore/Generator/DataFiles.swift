@@ -1,14 +1,19 @@
 // Finds and checks Tresor's data files (word list, strength dictionaries) without crashing when they are absent.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Tresor's read-only data files: the EFF word list and the strength estimator's dictionaries and
-/// keyboard graphs (Spec/GENERATOR.md §5.4). They ship as SwiftPM resources of TresorCore and are
-/// installed as a plain directory (`share/tresor`) next to the binary.
+/// keyboard graphs (Spec/GENERATOR.md §5.4). They are SwiftPM resources of the TresorData target, which the
+/// tests and benchmarks link (tresor does not: the bundle accessor SwiftPM generates imports the full Foundation),
+/// and are installed as a plain directory (`share/tresor`) next to the binary.
 ///
 /// SwiftPM's generated `Bundle.module` stops the process when its bundle is missing (a binary copied
 /// elsewhere), so the files are looked up by hand, in this order:
-/// 1. the SwiftPM resource bundle next to the executable (`Tresor_TresorCore.resources`, or
-///    `Tresor_TresorCore.bundle` on macOS);
+/// 1. the SwiftPM resource bundle next to the executable (`Tresor_TresorData.resources`, or
+///    `Tresor_TresorData.bundle` on macOS), there when the tests or benchmarks were built;
 /// 2. the directory in `$TRESOR_DATA_DIR`;
 /// 3. `<directory of the executable>/../share/tresor`.
 /// The first directory holding the file wins. Every file's SHA-256 is checked against the digest
@@ -34,12 +39,12 @@ package enum DataFiles {
         var dirs: [String] = []
         let exeDir = executableDirectory()
         if let exeDir {
-            dirs.append(exeDir + "/Tresor_TresorCore.resources")
-            dirs.append(exeDir + "/Tresor_TresorCore.bundle/Contents/Resources")
-            dirs.append(exeDir + "/Tresor_TresorCore.bundle")
+            dirs.append(exeDir + "/Tresor_TresorData.resources")
+            dirs.append(exeDir + "/Tresor_TresorData.bundle/Contents/Resources")
+            dirs.append(exeDir + "/Tresor_TresorData.bundle")
         }
         if let dir = environment[environmentVariable], !dir.isEmpty { dirs.append(dir) }
-        if let exeDir { dirs.append((exeDir as NSString).deletingLastPathComponent + "/share/tresor") }
+        if let exeDir { dirs.append(PathName.deletingLast(exeDir) + "/share/tresor") }
         return dirs
     }
 
@@ -47,11 +52,15 @@ package enum DataFiles {
     static func executableDirectory() -> String? {
         #if os(Linux)
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return (target as NSString).deletingLastPathComponent
+            return PathName.deletingLast(target)
         }
         #endif
+        #if canImport(FoundationEssentials)
+        return nil
+        #else
         guard let url = Bundle.main.executableURL else { return nil }
         return url.resolvingSymlinksInPath().deletingLastPathComponent().path
+        #endif
     }
 
     /// The bytes of data file `name` (e.g. `zxcvbn/passwords.txt`) from the first directory that has it.

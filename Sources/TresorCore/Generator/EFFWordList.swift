@@ -2,7 +2,7 @@
 
 /// The EFF large word list (7,776 = 6^5 words, CC BY 3.0 US, https://www.eff.org/dice), stored as the
 /// data file `eff_large_wordlist.txt` (one word a line, in the list's order; provenance and licence in
-/// `Sources/TresorCore/Resources/README.md`). Spec/GENERATOR.md §3.
+/// `Sources/TresorData/Resources/README.md`). Spec/GENERATOR.md §3.
 package enum EFFWordList {
     /// Number of words; the data file's digest guarantees it.
     package static let count = 7776

@@ -1,6 +1,13 @@
 // Counting and uniformly sampling passwords that contain at least one character of every class.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Exact counting and sampling for every-class policies over disjoint classes. Spec/GENERATOR.md §4.
 ///

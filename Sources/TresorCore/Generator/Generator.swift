@@ -1,6 +1,13 @@
 // Draws passwords and passphrases uniformly from what a policy allows, and reports their entropy.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A generated password or passphrase with the entropy of the policy that produced it.
 public struct GeneratedSecret: Sendable {

@@ -1,6 +1,10 @@
 // The errors of password and passphrase generation: what is wrong and where, for the front end to word.
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a generator policy could not be parsed or cannot produce any secret. Spec/GENERATOR.md §1–§2.
 public enum GeneratorError: Error, Equatable, Sendable {

@@ -1,5 +1,12 @@
 // The strength estimator's data: zxcvbn's ranked frequency lists and keyboard graphs, read once from data files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// zxcvbn's frequency lists, in zxcvbn's order (which decides ties). Spec/GENERATOR.md §5.4.
 enum StrengthDictionary: Int, CaseIterable, Sendable {

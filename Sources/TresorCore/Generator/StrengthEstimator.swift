@@ -1,5 +1,12 @@
 // A port of zxcvbn's password strength estimate: the guesses of the cheapest way to guess a password, and why.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How hard a password is to guess. Spec/GENERATOR.md §5.
 public struct StrengthEstimate: Equatable, Sendable {

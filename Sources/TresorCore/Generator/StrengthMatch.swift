@@ -1,5 +1,12 @@
 // One guessable piece of a password found by the strength estimator, and zxcvbn's guess count for it.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The kind of a match, with what the weakness report needs to know about it.
 enum StrengthPattern: Equatable, Sendable {

@@ -1,5 +1,12 @@
 // The strength estimator's date matcher: day, month and year with or without separators, as zxcvbn reads them.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension StrengthMatcher {
     static let dateMinYear = 1000, dateMaxYear = 2050

@@ -1,5 +1,12 @@
 // Tresor's one addition to zxcvbn's matchers: listed words with one letter dropped, added or swapped.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension StrengthMatcher {
     /// Shortest run of letters checked for misspellings; shorter runs are one edit away from too many words.

@@ -1,5 +1,12 @@
 // The strength estimator's other matchers: keyboard walks, repeats, sequences, recent years and dates.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension StrengthMatcher {
     // MARK: keyboard walks

@@ -1,5 +1,12 @@
 // zxcvbn's minimum-guesses search: the split of a password into matches and brute force that is cheapest to guess.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension StrengthMatcher {
     /// zxcvbn's D: an attacker tries all sequences of fewer patterns before one more (D^(l−1) guesses).

@@ -1,5 +1,12 @@
 // The strength estimator's word matchers: frequency-list words as they are, reversed, and with l33t undone.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Finds every match of every pattern in a password, as zxcvbn's `omnimatch` does (matching.py), and
 /// scores them (`StrengthMatcher+Search.swift`). Passwords are arrays of Unicode scalars, as zxcvbn's

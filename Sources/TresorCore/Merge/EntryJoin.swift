@@ -1,5 +1,9 @@
 // The join of two versions of one entry by their clocks and dots: nothing one side has not seen is dropped (Spec/MERGE.md §5).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Joins versions of one entry. Pure: no clock, no randomness, no I/O. Commutative, associative and idempotent.
 package enum EntryJoin {

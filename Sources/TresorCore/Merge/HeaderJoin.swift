@@ -1,5 +1,9 @@
 // The join of two vault headers or two scope headers by their clocks: slots and scopes by id, the newer epoch's key (Spec/MERGE.md §8).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Joins version 5 vault headers and version 2 scope headers. Pure but for `reseal`, which the caller gives to seal a
 /// slot of the older epoch again to the result's key.

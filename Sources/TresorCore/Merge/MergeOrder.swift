@@ -1,5 +1,9 @@
 // The byte-exact comparisons and total orders every merge decision rests on (Spec/MERGE.md §2).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Swift's `String ==` treats canonically equivalent texts as equal, but a password in NFC and in NFD
 /// are different secrets and must never be merged into one. Everything here compares UTF-8 bytes.

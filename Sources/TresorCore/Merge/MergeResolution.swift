@@ -1,5 +1,9 @@
 // What a join decided on its own: one record per automatic resolution, safe to print (Spec/MERGE.md §9).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One automatic decision of a merge. Never holds a field value: `description` names the entry, the
 /// field, and the origins and times of the writes involved, so it can be shown and logged.

@@ -1,5 +1,9 @@
 // The join of two vault states: entries matched by id, an entry missing on one side kept unless that side had seen all of it (Spec/MERGE.md §4, §6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the join sees of one side (Spec/MERGE.md §4.1): the entries of the domains the merger reads, the domain each
 /// lies in on that side, every domain's clock, and the entry ids of the files it cannot read (envelope ids are clear).

@@ -1,5 +1,9 @@
 // Path collisions after a join: entries whose paths collide are made unique again (Spec/MERGE.md §6).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Separates entries that a join put at one path. Pure: no clock, no randomness, no I/O.
 package enum VaultMerge {

@@ -1,5 +1,9 @@
 // RFC 4648 base32 decoding for one-time-code secrets: case-insensitive, padding optional.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Base32 (RFC 4648 §6) as authenticator apps write secrets.
 package enum Base32 {

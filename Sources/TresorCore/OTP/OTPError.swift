@@ -1,5 +1,9 @@
 // Why an otpauth:// URI was refused.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A one-time-code URI that cannot be used. Each case names the part that is wrong and what was found.
 public enum OTPError: Error, Equatable, Sendable {

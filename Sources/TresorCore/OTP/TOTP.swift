@@ -1,5 +1,9 @@
 // Time-based one-time codes (RFC 6238) from an otpauth:// URI, the form authenticator apps export.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A TOTP generator: `secret`, hash, number of digits and period, as an `otpauth://totp/…` URI states
 /// them (the Key Uri Format of Google Authenticator, which other vaults export too). Tresor stores the
@@ -31,7 +35,7 @@ public struct TOTP: Sendable {
     /// parameter names and algorithm names are case-insensitive; unknown parameters are ignored.
     /// - Throws: `OTPError` naming the first part that is wrong.
     public init(uri: String) throws {
-        guard let components = URLComponents(string: uri.trimmingCharacters(in: .whitespaces)),
+        guard let components = URLComponents(string: uri.trimming(.whitespaces)),
               components.scheme?.lowercased() == "otpauth" else { throw OTPError.notAnOTPAuthURI }
         let type = (components.host ?? "").lowercased()
         guard type == "totp" else { throw OTPError.unsupportedType(components.host ?? "") }
@@ -43,7 +47,7 @@ public struct TOTP: Sendable {
 
         var algorithm = HashFunction.sha1
         if let a = parameters["algorithm"] {
-            guard let h = HashFunction(rawValue: a.uppercased().replacingOccurrences(of: "-", with: "")) else { throw OTPError.badAlgorithm(a) }
+            guard let h = HashFunction(rawValue: a.uppercased().replacingAll("-", with: "")) else { throw OTPError.badAlgorithm(a) }
             algorithm = h
         }
         var digits = 6
@@ -57,7 +61,7 @@ public struct TOTP: Sendable {
             period = n
         }
         let label = String(components.path.drop { $0 == "/" })
-        let parts = label.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = label.split(separator: ":", maxSplits: 1).map { $0.trimming(.whitespaces) }
         let account = parts.last.flatMap { $0.isEmpty ? nil : $0 }
         let issuer = parameters["issuer"] ?? (parts.count == 2 ? parts[0] : nil)
         self.init(secret: secret, algorithm: algorithm, digits: digits, period: period, issuer: issuer, account: account)

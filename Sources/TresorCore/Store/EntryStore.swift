@@ -1,5 +1,12 @@
 // The vault directory: where entry files and the header live, and how they are found (Spec/FORMAT.md §4).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Something wrong with a file in the vault tree, found while listing.
 public struct StoreProblem: Equatable, Sendable {

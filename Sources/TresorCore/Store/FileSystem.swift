@@ -1,5 +1,9 @@
 // File primitives for the store: atomic writes, reads and walks that never follow symbolic links.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 private let systemRead = Glibc.read
@@ -104,7 +108,6 @@ package enum FileSystem {
         }
     }
 
-    /// A pipe whose two ends are closed on exec. - Throws: `Failure` (`.pipe`, `.fcntl`).
     /// A new file at `path` (never an existing one, never through a link), mode `mode`, holding `bytes`, made durable; on
     /// a failure after it was made, removed, so no part of it stays. - Throws: the failing call's `Failure` (EEXIST
     /// from `open` when something is there).
@@ -120,6 +123,7 @@ package enum FileSystem {
         }
     }
 
+    /// A pipe whose two ends are closed on exec. - Throws: `Failure` (`.pipe`, `.fcntl`).
     package static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard systemPipe(&fds) == 0 else { throw Failure(.pipe, "a pipe") }
@@ -178,8 +182,15 @@ package enum FileSystem {
     /// One `pread(2)` into `buffer` from the start of the open file `fd`, again after EINTR: the number of bytes read.
     /// - Throws: `Failure` (`.read`).
     package static func readFromStart(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(Failure) -> Int {
+        try readSome(fd, into: buffer, at: 0, path: path)
+    }
+
+    /// One `pread(2)` into `buffer` from `offset` in the open file `fd`, again after EINTR: the number of bytes read,
+    /// 0 at the end of the file. - Throws: `Failure` (`.read`).
+    package static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, path: String) throws(Failure) -> Int {
+        guard buffer.count > 0 else { return 0 }
         while true {
-            let n = pread(fd, buffer.baseAddress, buffer.count, 0)
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if n >= 0 { return n }
             if errno != EINTR { throw Failure(.read, path) }
         }
@@ -336,7 +347,7 @@ package enum FileSystem {
     /// (fsynced if `durable`); returns the temporary file's path.
     package static func writeTemporary(_ bytes: [UInt8], beside path: String, durable: Bool) throws -> String {
         let (dir, name) = folderAndName(path)
-        let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingOccurrences(of: "/", with: "_")
+        let tmp = dir + "/." + name + ".tmp-" + Base64.encode(Sodium.randomBytes(6)).replacingAll("/", with: "_")
         let fd: Int32
         do { fd = try open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) }
         catch { throw failure(.create, tmp, error.errno) }
@@ -382,7 +393,7 @@ package enum FileSystem {
                     String(decoding: UnsafeBufferPointer(rebasing: u[(slash + 1)...]), as: UTF8.self))
         }
         if let fast { return fast }
-        return ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+        return (PathName.deletingLast(path), PathName.last(path))
     }
 
     /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
@@ -424,7 +435,7 @@ package enum FileSystem {
             if rmdir(dir) != 0 { break }
             parts = parts.dropLast()
         }
-        syncDirectory((path as NSString).deletingLastPathComponent)
+        syncDirectory(PathName.deletingLast(path))
     }
 
     /// Sorted names in a directory (no `.`/`..`), empty if it cannot be read.

@@ -1,5 +1,9 @@
 // The local search cache (Spec/FORMAT.md §10): decrypted payloads of entry files, sealed under a subkey.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a replica remembers of its entry files so that a search need not decrypt and parse every one:
 /// per entry file, its blob id, the `lstat` data it had, its id and its decrypted payload. The file lives

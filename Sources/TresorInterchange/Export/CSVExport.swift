@@ -1,6 +1,12 @@
-// The CSV export in KeePassXC's column order, written with CSV.swift.
-import CSV
+// The CSV export in KeePassXC's column order, written by CSVText.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// CSV in the columns KeePassXC exports and imports: `Group, Title, Username, Password, URL, Notes, TOTP,
@@ -9,27 +15,20 @@ public enum CSVExport {
     /// KeePassXC's CSV columns, in its order.
     public static let header = ["Group", "Title", "Username", "Password", "URL", "Notes", "TOTP", "Icon", "Last Modified", "Created"]
 
-    /// The CSV text of `entries` in a zeroing buffer. - Throws: `.cannotWrite` if the CSV writer fails.
+    /// The CSV text of `entries` in a zeroing buffer, every field quoted, rows ended by line feeds.
     public static func export(_ entries: [Entry]) throws -> SecretBytes {
-        let stream = OutputStream.toMemory()
-        do {
-            let csv = try CSVWriter(stream: stream)
-            try csv.write(row: header, quotedAtIndex: { _ in true })
-            for e in entries {
-                let folder = e.path.folder
-                let row = [folder.isEmpty ? "Root" : "Root/" + folder, e.path.name, e.text("username") ?? "", e.text("password") ?? "",
-                           e.list("urls").first ?? "", e.text("notes") ?? "",
-                           e.text(OTPAuth.fieldName).flatMap { OTPAuth.isURI($0) ? $0 : nil } ?? "", "0",
-                           iso(e.modified), iso(e.created)]
-                try csv.write(row: row, quotedAtIndex: { _ in true })
-            }
-            csv.stream.close()
-        } catch { throw InterchangeError.cannotWrite(path: "", .csv("\(error)")) }
-        guard var data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else {
-            throw InterchangeError.cannotWrite(path: "", .csvEmpty)
+        var csv = SecretByteBuilder(capacity: 4096)
+        CSVText.appendRow(header, to: &csv, first: true)
+        for e in entries {
+            let folder = e.path.folder
+            let row = [folder.isEmpty ? "Root" : "Root/" + folder, e.path.name, e.text("username") ?? "", e.text("password") ?? "",
+                       e.list("urls").first ?? "", e.text("notes") ?? "",
+                       e.text(OTPAuth.fieldName).flatMap { OTPAuth.isURI($0) ? $0 : nil } ?? "", "0",
+                       iso(e.modified), iso(e.created)]
+            CSVText.appendRow(row, to: &csv, first: false)
         }
-        defer { Sodium.wipe(&data) }
-        return SecretBytes(copying: data + Data("\n".utf8))
+        csv.append(0x0A)
+        return csv.finish()
     }
 
     /// `2026-11-23T22:56:47Z`, as KeePassXC writes times.
@@ -46,8 +45,8 @@ public enum ExportFile {
     /// - Throws: `.outputExists`, `.cannotWrite`.
     public static func writeNew(_ bytes: SecretBytes, to path: String) throws {
         guard FileSystem.kind(path) == .missing else { throw InterchangeError.outputExists(path: path) }
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + Sodium.randomBytes(6).map { String(format: "%02x", $0) }.joined()
+        let dir = PathName.deletingLast(path).isEmpty ? "." : PathName.deletingLast(path)
+        let tmp = dir + "/." + PathName.last(path) + ".tmp-" + Hex.lower(Sodium.randomBytes(6))
         func cannotWrite(_ code: Int32) -> InterchangeError { .cannotWrite(path: path, .errno(code)) }
         let fd: Int32
         do { fd = try FileSystem.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600) } catch { throw cannotWrite(error.errno) }

@@ -1,5 +1,9 @@
 // Tresor's own JSON export: an array of entries in the `tresor show --json` shape, written and read back.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// The JSON export (README "Export"): one array of objects with `path`, `id`, `password`, `username`,

@@ -1,6 +1,11 @@
-// gzip through zlib (KeePass compresses its XML), output in zeroing buffers; the only file importing CGzip.
+// gzip through zlib (KeePass compresses its XML; a zip archive's entries are raw deflate), output in zeroing buffers;
+// the only file importing CGzip.
 internal import CGzip
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// gzip decompression and compression of whole buffers.
@@ -8,10 +13,13 @@ enum Gzip {
     /// Refuses to inflate past this size (a decompression bomb in a hostile file).
     static let maxOutput = 512 << 20
 
-    /// The decompressed bytes of a gzip stream. - Throws: `InterchangeError.malformed` naming `file`.
-    static func decompress(_ input: SecretBytes, file: String) throws -> SecretBytes {
+    /// The decompressed bytes of a gzip stream (`raw`: a raw deflate stream), at most `limit` bytes.
+    /// - Throws: `InterchangeError.malformed` naming `file`.
+    static func decompress(_ input: SecretBytes, file: String, raw: Bool = false, limit: Int = maxOutput) throws -> SecretBytes {
         var stream = z_stream()
-        guard tresor_inflate_init_gzip(&stream) == Z_OK else { throw InterchangeError.malformed(path: file, .zlib) }
+        guard (raw ? tresor_inflate_init_raw(&stream) : tresor_inflate_init_gzip(&stream)) == Z_OK else {
+            throw InterchangeError.malformed(path: file, .zlib)
+        }
         defer { inflateEnd(&stream) }
         var chunks: [SecretBytes] = []
         let chunkSize = 256 << 10
@@ -33,13 +41,20 @@ enum Gzip {
                 }
                 chunks.append(SHA2.slice(chunk, 0..<produced))
                 total += produced
-                guard total <= maxOutput else { throw InterchangeError.malformed(path: file, .decompressedTooLarge(limit: maxOutput)) }
+                guard total <= limit else { throw InterchangeError.malformed(path: file, .decompressedTooLarge(limit: limit)) }
                 if status == Z_OK && produced == 0 && stream.avail_in == 0 {
                     throw InterchangeError.malformed(path: file, .compressedDataTruncated)
                 }
             } while status != Z_STREAM_END
         }
         return SHA2.concatenate(chunks)
+    }
+
+    /// zlib's CRC-32 of `bytes` (a zip entry's check value).
+    static func crc32(_ bytes: SecretBytes) -> UInt32 {
+        bytes.withBytes { b in
+            UInt32(truncatingIfNeeded: CGzip.crc32(0, b.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(b.count)))
+        }
     }
 
     /// A gzip stream of `input` (used by tests that build KeePass files).

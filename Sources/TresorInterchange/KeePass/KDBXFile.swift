@@ -1,5 +1,9 @@
 // Opens a KeePass database file (KDBX 3.1 and 4.x): header, key derivation, outer cipher, block streams, gzip.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// The decrypted contents of a `.kdbx` file: the XML document and the stream that decrypts its
@@ -240,7 +244,7 @@ enum KDBXFile {
     static func le32(_ b: [UInt8]) -> Int { b.prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) } }
     static func le64(_ b: [UInt8]) -> UInt64 { b.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) } }
     static func le64Bytes(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
-    static func uuidText(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+    static func uuidText(_ b: [UInt8]) -> String { Hex.lower(b) }
 }
 
 /// Little-endian reads that throw `malformed` at the end of the data instead of crashing.

@@ -1,5 +1,12 @@
 // KeePass and KeePassXC databases and XML exports: groups become folders, entry history becomes field history.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// Reads KeePass 2 / KeePassXC data (README "Import: KeePass").
@@ -30,15 +37,35 @@ public enum KeePass {
             guard let st = found else { throw InterchangeError.cannotRead(path: path, .errno(ENOENT)) }
             guard st.st_mode & S_IFMT != S_IFDIR else { throw InterchangeError.cannotRead(path: path, .isDirectory) }
         }
-        guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
-            throw InterchangeError.cannotRead(path: path, .errno(errno))
+        let fd: Int32
+        do { fd = path == "-" ? STDIN_FILENO : try FileSystem.open(path, O_RDONLY | O_CLOEXEC) }
+        catch { throw InterchangeError.cannotRead(path: path, .errno(error.errno)) }
+        defer { if path != "-" { FileSystem.close(fd) } }
+        // Read in chunks up to one byte past the limit, into a buffer that is wiped whenever it grows.
+        var data = [UInt8](repeating: 0, count: min(limit + 1, 1 << 20))
+        var count = 0
+        while count <= limit {
+            if count == data.count {
+                var bigger = [UInt8](repeating: 0, count: min(limit + 1, data.count * 2))
+                data.withUnsafeBytes { old in bigger.withUnsafeMutableBytes { $0.copyMemory(from: old) } }
+                Sodium.wipe(&data)
+                data = bigger
+            }
+            let read = data.withUnsafeMutableBytes { b in
+                Result { () throws(FileSystem.Failure) in try FileSystem.readSome(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[count...]), path: path) }
+            }
+            let n: Int
+            switch read {
+            case .success(let got): n = got
+            case .failure(let e): Sodium.wipe(&data); throw InterchangeError.cannotRead(path: path, .errno(e.errno))
+            }
+            if n == 0 { break }
+            count += n
         }
-        var data: Data
-        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch { throw InterchangeError.cannotRead(path: path, .system(error.localizedDescription)) }
-        defer { Sodium.wipe(&data) }
-        if path != "-" { try? handle.close() }
-        guard data.count <= limit else { throw InterchangeError.malformed(path: path, .tooLarge(limit: limit)) }
-        return [UInt8](data)
+        guard count <= limit else { Sodium.wipe(&data); throw InterchangeError.malformed(path: path, .tooLarge(limit: limit)) }
+        let bytes = Array(data[..<count])
+        Sodium.wipe(&data)
+        return bytes
     }
 
     /// The entries of a KeePass XML document. Protected values are decrypted with `stream` in document
@@ -92,7 +119,7 @@ public enum KeePass {
             v.strings[key] = valueElement.secret ?? SecretBytes(utf8: valueElement.text)
             v.order.append(key)
         }
-        v.tags = (e.value("Tags") ?? "").split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        v.tags = (e.value("Tags") ?? "").split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimming(.whitespaces) }.filter { !$0.isEmpty }
         v.modified = e.child("Times")?.value("LastModificationTime").flatMap(time)
         v.created = e.child("Times")?.value("CreationTime").flatMap(time)
         return v
@@ -174,7 +201,7 @@ public enum KeePass {
 
     /// KDBX 4 times are base64 of little-endian seconds since 0001-01-01; KDBX 3.1 and XML use ISO 8601.
     static func time(_ s: String) -> Timestamp? {
-        let t = s.trimmingCharacters(in: .whitespaces)
+        let t = s.trimming(.whitespaces)
         if !t.contains("-"), let d = Data(base64Encoded: t), d.count == 8 {
             let secs = Int64(bitPattern: KDBXFile.le64([UInt8](d)))
             return Timestamp(milliseconds: (secs - 62_135_596_800) * 1000)

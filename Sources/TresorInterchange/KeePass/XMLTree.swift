@@ -1,7 +1,8 @@
-// A small element tree built with Foundation's XMLParser, for KeePass XML, KDBX payloads and key files.
+// A small element tree built by XMLReader, for KeePass XML, KDBX payloads and key files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
 #endif
 import TresorCore
 
@@ -28,25 +29,20 @@ final class XMLElement {
         for c in children { try c.walk(body) }
     }
 
-    /// Parses `data`; external entities are not resolved. - Throws: `.malformed` with the parser's message.
-    /// The text must be UTF-8: Foundation's parser traps on element names that are not.
-    static func parse(_ data: Data, file: String) throws -> XMLElement {
-        guard data.withUnsafeBytes({ isUTF8($0) }) else { throw InterchangeError.malformed(path: file, .notUTF8) }
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        let builder = Builder()
-        parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
-            throw InterchangeError.malformed(path: file, .xml(line: parser.lineNumber, message: parser.parserError?.localizedDescription))
+    /// Parses `bytes` (UTF-8; no DTD, so no entity is expanded or fetched). - Throws: `.malformed` with the line and
+    /// what is wrong.
+    static func parse(_ bytes: UnsafeRawBufferPointer, file: String) throws -> XMLElement {
+        guard isUTF8(bytes) else { throw InterchangeError.malformed(path: file, .notUTF8) }
+        do { return try XMLReader.parse(bytes) } catch let e as XMLReader.Failure {
+            throw InterchangeError.malformed(path: file, .xml(line: e.line, e.problem))
         }
-        return root
     }
 
     /// Parses the bytes of a zeroing buffer without copying them into an ordinary buffer first.
     static func parse(_ bytes: SecretBytes, file: String) throws -> XMLElement {
         try bytes.withBytes { b in
-            guard let base = b.baseAddress, b.count > 0 else { throw InterchangeError.malformed(path: file, .emptyXML) }
-            return try parse(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: b.count, deallocator: .none), file: file)
+            guard b.count > 0 else { throw InterchangeError.malformed(path: file, .emptyXML) }
+            return try parse(b, file: file)
         }
     }
 
@@ -62,30 +58,13 @@ final class XMLElement {
             }
         }
     }
-
-    private final class Builder: NSObject, XMLParserDelegate {
-        var stack: [XMLElement] = []
-        var root: XMLElement?
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-            guard stack.count < 256 else { parser.abortParsing(); return }
-            let e = XMLElement(name: elementName, attributes: attributeDict)
-            if let parent = stack.last { parent.children.append(e) } else if root == nil { root = e }
-            stack.append(e)
-        }
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-            _ = stack.popLast()
-        }
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.text += string
-        }
-    }
 }
 
 /// KeePass key files: XML version 1.0 (base64) or 2.0 (hex), 32 raw bytes, 64 hex digits, or any other
 /// file (its SHA-256).
 enum KeyFile {
     static func key(_ bytes: [UInt8]) throws -> SecretBytes {
-        if let root = try? XMLElement.parse(Data(bytes), file: "key file"), root.name == "KeyFile",
+        if let root = try? bytes.withUnsafeBytes({ try XMLElement.parse($0, file: "key file") }), root.name == "KeyFile",
            let data = root.child("Key")?.child("Data") {
             let version = root.child("Meta")?.value("Version") ?? "1.0"
             let text = data.text.filter { !$0.isWhitespace }

@@ -1,5 +1,9 @@
 // Conversions between the neutral model and Tresor entries: the one place where secret bytes become field text.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Turns imported entries into Tresor entries and Tresor entries into the neutral model for export.
@@ -79,9 +83,9 @@ public enum EntryConversion {
     /// `raw` with control characters, `=` and a leading `.` percent-encoded, cut to 64 bytes.
     static func escapeFieldName(_ raw: String) -> String {
         var name = ""
-        for (i, s) in raw.precomposedStringWithCanonicalMapping.unicodeScalars.enumerated() {
+        for (i, s) in raw.nfc.unicodeScalars.enumerated() {
             if s.value < 0x20 || s.value == 0x7F || s == "=" || (i == 0 && s == ".") {
-                for b in String(s).utf8 { name += String(format: "%%%02X", b) }
+                for b in String(s).utf8 { name += "%" + Hex.upper([b]) }
             } else {
                 name.unicodeScalars.append(s)
             }

@@ -1,5 +1,9 @@
 // The formats `tresor import` reads and `tresor export` writes, by name.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Formats Tresor imports (README "Import: formats").

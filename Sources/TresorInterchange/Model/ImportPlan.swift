@@ -1,5 +1,9 @@
 // Plans an import: entry paths by the path rule, collisions, and what happens to entries already in the vault.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// What happened (or, for a dry run, would happen) to one item of the source.

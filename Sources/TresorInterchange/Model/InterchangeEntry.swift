@@ -1,5 +1,9 @@
 // The neutral model of an entry read from another password manager, before it becomes a Tresor entry.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// One custom field of an imported entry.

@@ -1,5 +1,9 @@
 // Errors of the import and export layer, with the file or item they concern and what was found; the CLI words them.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Why an item of the source was not imported.
@@ -64,8 +68,6 @@ public enum InterchangeError: Error, Equatable, Sendable {
         case noSuchDirectory
         /// A directory was expected and `path` is something else.
         case notADirectory
-        /// Reading failed as Foundation describes it (its own text).
-        case system(String)
     }
 
     /// Why an output could not be written.
@@ -74,10 +76,6 @@ public enum InterchangeError: Error, Equatable, Sendable {
         case errno(Int32)
         /// Writing the file the vault's way failed.
         case core(CoreError)
-        /// The CSV writer failed (its own description of the error).
-        case csv(String)
-        /// The CSV writer produced nothing.
-        case csvEmpty
         /// zlib could not start compressing.
         case zlib
         /// An error of another layer, as Swift describes the value (not expected).
@@ -136,8 +134,6 @@ public enum InterchangeError: Error, Equatable, Sendable {
         /// An error of another layer, as Swift describes the value (not expected).
         case other(String)
         // CSV
-        /// The CSV reader refused the text (its own description).
-        case csv(String)
         /// No header row.
         case noHeaderRow
         /// No column of this name; `columns` are those there are.
@@ -149,11 +145,11 @@ public enum InterchangeError: Error, Equatable, Sendable {
         case missingArchiveMember(String)
         /// The archive member is larger than `limit` bytes unpacked.
         case archiveMemberTooLarge(String, limit: Int)
-        /// The archive member does not unpack (ZIPFoundation's description).
-        case unpack(String, message: String)
+        /// The archive member does not unpack.
+        case unpack(String, ArchiveDamage)
         // XML
-        /// The XML does not parse at `line` (the parser's own message, if it gave one).
-        case xml(line: Int, message: String?)
+        /// The XML does not parse at `line`.
+        case xml(line: Int, XMLProblem)
         /// No XML at all.
         case emptyXML
         /// XML without KeePassFile/Root/Group.
@@ -194,5 +190,92 @@ public enum InterchangeError: Error, Equatable, Sendable {
         case protectedValueWithoutKey
         /// A protected value that is not base64.
         case protectedValueNotBase64
+    }
+
+    /// Why a member of a zip archive does not unpack.
+    public enum ArchiveDamage: Equatable, Sendable {
+        /// The member is encrypted.
+        case encrypted
+        /// The member's local header is missing.
+        case localHeaderMissing
+        /// The member's data runs past the end of the archive.
+        case truncated
+        /// The deflated data does not inflate.
+        case compressedDataDamaged
+        /// A compression method other than stored (0) and deflate (8).
+        case compressionMethod(Int)
+        /// The unpacked size is not the one the archive gives.
+        case sizeMismatch
+        /// The CRC-32 does not match.
+        case checksumMismatch
+    }
+
+    /// What is wrong with an XML document (the importers' reader takes no DTD, so a document that declares
+    /// entities is refused rather than expanded).
+    public enum XMLProblem: Equatable, Sendable {
+        /// No root element.
+        case noRootElement
+        /// Something after the root element.
+        case extraContent
+        /// A second DOCTYPE, or one after the root element.
+        case misplacedDoctype
+        /// A DOCTYPE with an internal subset (the document declares its own entities or elements).
+        case internalSubset
+        /// A construct that is not closed.
+        case notClosed(Markup)
+        /// A processing instruction without a target.
+        case processingInstructionWithoutTarget
+        /// An XML declaration that is not at the start.
+        case misplacedDeclaration
+        /// The end tag `</name>` is not closed.
+        case endTagNotClosed(String)
+        /// An end tag without a start tag.
+        case endTagWithoutStartTag
+        /// The start tag `<start>` ends with `</end>`.
+        case mismatchedEndTag(start: String, end: String)
+        /// A CDATA section outside the root element.
+        case cdataOutsideRoot
+        /// The start tag `<name>` is not closed.
+        case startTagNotClosed(String)
+        /// Elements nested deeper than `limit`.
+        case tooDeep(limit: Int)
+        /// Text outside the root element.
+        case textOutsideRoot
+        /// The element `<name>` is not closed before the document ends.
+        case elementNotClosed(String)
+        /// The attributes of `<element>` are not separated by white space.
+        case attributesNotSeparated(element: String)
+        /// The attribute `name` of `<element>` has no value.
+        case attributeWithoutValue(String, element: String)
+        /// The value of the attribute `name` is not quoted.
+        case attributeNotQuoted(String)
+        /// The value of the attribute `name` holds `<`.
+        case lessThanInAttribute(String)
+        /// The value of the attribute `name` is not closed.
+        case attributeNotClosed(String)
+        /// The attribute `name` appears twice in `<element>`.
+        case duplicateAttribute(String, element: String)
+        /// A name was expected.
+        case nameExpected
+        /// An `&` that starts no reference.
+        case ampersandWithoutReference
+        /// `&name;` is neither a predefined entity nor a character reference to a character XML allows.
+        case undefinedReference(String)
+        /// A character XML does not allow (a control character, U+FFFE or U+FFFF).
+        case characterNotAllowed(UInt32)
+
+        /// The kinds of markup that can be left open.
+        public enum Markup: Equatable, Sendable {
+            /// `<?xml … ?>`.
+            case xmlDeclaration
+            /// `<!DOCTYPE … >`.
+            case doctype
+            /// `<!-- … -->`.
+            case comment
+            /// `<![CDATA[ … ]]>`.
+            case cdataSection
+            /// `<?target … ?>`.
+            case processingInstruction
+        }
     }
 }

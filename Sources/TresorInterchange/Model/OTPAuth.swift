@@ -1,5 +1,9 @@
 // One-time-password secrets of every source turned into the `otpauth://totp/...` URI Tresor keeps in the `otp` field.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Converts the forms other managers store TOTP secrets in to one `otpauth://` URI (the Key Uri Format
@@ -11,7 +15,7 @@ public enum OTPAuth {
     /// `value` as an `otpauth://` URI: kept if it already is one; a bare base32 secret, a KeeOTP
     /// `key=…&step=…&size=…` string or a `steam://` secret is converted. nil for anything else.
     public static func uri(from value: String, issuer: String?, account: String?) -> String? {
-        let v = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let v = value.trimming(.whitespacesAndNewlines)
         if v.lowercased().hasPrefix("otpauth://") { return v }
         if v.lowercased().hasPrefix("steam://") {
             guard let secret = base32(String(v.dropFirst(8))) else { return nil }
@@ -21,7 +25,7 @@ public enum OTPAuth {
             var items: [String: String] = [:]
             for part in v.split(separator: "&") {
                 let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
-                if kv.count == 2 { items[kv[0].lowercased()] = kv[1].removingPercentEncoding ?? kv[1] }
+                if kv.count == 2 { items[kv[0].lowercased()] = kv[1].percentDecoded ?? kv[1] }
             }
             guard let key = items["key"], let secret = base32(key) else { return nil }
             return build(secret: secret, issuer: issuer, account: account, period: items["step"].flatMap { Int($0) },
@@ -35,7 +39,7 @@ public enum OTPAuth {
     public static func uri(keePassSeed seed: String, settings: String?, issuer: String?, account: String?) -> String? {
         if seed.lowercased().hasPrefix("otpauth://") || seed.contains("key=") { return uri(from: seed, issuer: issuer, account: account) }
         guard let secret = base32(seed) else { return nil }
-        let parts = (settings ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = (settings ?? "").split(separator: ";").map { $0.trimming(.whitespaces) }
         let period = parts.first.flatMap { Int($0) }
         let steam = parts.count > 1 && parts[1] == "S"
         let digits = parts.count > 1 ? Int(parts[1]) : nil
@@ -50,7 +54,7 @@ public enum OTPAuth {
         else if let b64 = attributes["TimeOtp-Secret-Base64"], let d = Data(base64Encoded: b64) { secret = encodeBase32(Array(d)) }
         else if let raw = attributes["TimeOtp-Secret"] { secret = encodeBase32(Array(raw.utf8)) }
         guard let secret, !secret.isEmpty else { return nil }
-        let algorithm = attributes["TimeOtp-Algorithm"].map { $0.replacingOccurrences(of: "HMAC-", with: "").replacingOccurrences(of: "-", with: "") }
+        let algorithm = attributes["TimeOtp-Algorithm"].map { $0.replacingAll("HMAC-", with: "").replacingAll("-", with: "") }
         return build(secret: secret, issuer: issuer, account: account, period: attributes["TimeOtp-Period"].flatMap { Int($0) },
                      digits: attributes["TimeOtp-Length"].flatMap { Int($0) }, algorithm: algorithm, steam: false)
     }
@@ -67,8 +71,8 @@ public enum OTPAuth {
     }
 
     static func build(secret: String, issuer: String?, account: String?, period: Int?, digits: Int?, algorithm: String?, steam: Bool) -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~@"))
-        func enc(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+        let allowed = ScalarSet.asciiAlphanumerics.union(ScalarSet(charactersIn: "-._~@"))
+        func enc(_ s: String) -> String { s.percentEncoded(allowing: allowed) }
         let issuer = issuer.flatMap { $0.isEmpty ? nil : $0 }
         let account = account.flatMap { $0.isEmpty ? nil : $0 }
         let label = [issuer, account].compactMap { $0 }.map(enc).joined(separator: ":")

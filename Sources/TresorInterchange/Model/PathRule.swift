@@ -1,5 +1,9 @@
 // The one stated rule that turns names from other managers into valid entry paths (README "Import: entry paths").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// How an imported name was changed to become a valid entry path or field name.
@@ -52,11 +56,11 @@ public enum PathRule {
 
     /// The escaped form of one name; `folder` adds the `.json` rule.
     public static func escape(_ raw: String, folder: Bool) -> String {
-        let name = raw.precomposedStringWithCanonicalMapping
+        let name = raw.nfc
         if name.isEmpty { return "untitled" }
         let scalars = Array(name.unicodeScalars)
         var out = ""
-        func encode(_ s: Unicode.Scalar) { for b in String(s).utf8 { out += String(format: "%%%02X", b) } }
+        func encode(_ s: Unicode.Scalar) { for b in String(s).utf8 { out += "%" + Hex.upper([b]) } }
         // Trailing "." or " " characters are encoded from the end inwards, so "a. " ends as "a%2E%20".
         var trailing = scalars.count
         while trailing > 0, scalars[trailing - 1] == "." || scalars[trailing - 1] == " " { trailing -= 1 }

@@ -1,5 +1,12 @@
 // Runs the user's own gpg (agent and pinentry as usual) to decrypt and encrypt pass store files.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TresorCore
 
 /// The user's `gpg`, found on `PATH`, called with pass's own options (`--batch --use-agent`), so the
@@ -34,47 +41,19 @@ public struct GPG: Sendable {
     }
 
     private func run(_ args: [String], input: SecretBytes?, file: String) throws -> SecretBytes {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = args
         var env = ProcessHardening.environmentWithoutSecrets()
         // pinentry-curses needs the terminal's name, as pass sets it.
         if env["GPG_TTY"] == nil, isatty(STDIN_FILENO) == 1, let tty = ttyname(STDIN_FILENO) { env["GPG_TTY"] = String(cString: tty) }
-        p.environment = env
-        let out = Pipe(), err = Pipe(), inp = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = inp
-        do { try p.run() } catch {
-            throw InterchangeError.toolFailed(program: executable, path: file, status: 127, message: "\(error.localizedDescription)")
+        let result: ChildProgram
+        do { result = try ChildProgram.run(executable, args, environment: env, input: input) } catch {
+            let reason = (error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "\(error)"
+            throw InterchangeError.toolFailed(program: executable, path: file, status: 127, message: reason)
         }
-        let errBox = DataBox()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async {
-            if let input {
-                input.withBytes { b in
-                    if let base = b.baseAddress, b.count > 0 {
-                        try? inp.fileHandleForWriting.write(contentsOf: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: b.count, deallocator: .none))
-                    }
-                }
-            }
-            try? inp.fileHandleForWriting.close()
-            group.leave()
+        guard result.status == 0 else {
+            let message = String(decoding: result.errorOutput, as: UTF8.self).trimming(.whitespacesAndNewlines)
+            throw InterchangeError.toolFailed(program: executable, path: file, status: result.status, message: message)
         }
-        var data = out.fileHandleForReading.readDataToEndOfFile()
-        defer { Sodium.wipe(&data) }
-        group.wait()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            let message = String(decoding: errBox.data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw InterchangeError.toolFailed(program: executable, path: file, status: p.terminationStatus, message: message)
-        }
-        return SecretBytes(copying: data)
+        return result.output
     }
 }
 
-/// gpg's stderr, filled by the thread that reads it and read after that thread has finished.
-private final class DataBox: @unchecked Sendable { var data = Data() }

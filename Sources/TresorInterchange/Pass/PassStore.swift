@@ -1,5 +1,13 @@
 // Reads a pass or gopass store (one gpg file per secret, folders as paths) and writes a pass store.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import TresorCore
 
 /// A password store in pass's layout: `FOLDER/NAME.gpg` files encrypted to the ids in `.gpg-id`.
@@ -29,7 +37,7 @@ public enum PassStore {
         }
         walk("")
         var results = [Result<InterchangeEntry, InterchangeError>?](repeating: nil, count: files.count)
-        let lock = NSLock()
+        let lock = ThreadLock()
         var done = 0
         func one(_ i: Int) {
             let rel = files[i]
@@ -86,14 +94,14 @@ public enum PassStore {
         var files: [String] = []
         for item in entries {
             let rel = item.vaultPath ?? (item.folder + [item.title]).joined(separator: "/")
-            let folder = (rel as NSString).deletingLastPathComponent
+            let folder = PathName.deletingLast(rel)
             do { if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: directory) } }
             catch let e as CoreError { throw InterchangeError.cannotWrite(path: directory + "/" + folder, .core(e)) }
             let file = directory + "/" + rel + ".gpg"
             guard FileSystem.kind(file) == .missing, !files.contains(file) else { throw InterchangeError.outputExists(path: file) }
             files.append(file)
         }
-        let lock = NSLock()
+        let lock = ThreadLock()
         var failure: InterchangeError?
         var done = 0
         let lanes = max(1, min(parallelism, entries.count))

@@ -1,5 +1,9 @@
 // The text of one pass or gopass secret: first line the password, then `key: value` lines, a gopass YAML body, notes.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Reads and writes the contents of a pass secret (README "Import: pass and gopass").
@@ -46,7 +50,7 @@ enum PassText {
             else if PassText.urlKeys.contains(k) { urls += value.split(separator: "\n").map(String.init) }
             else if PassText.otpKeys.contains(k), otp == nil, !value.isEmpty { otp = value }
             else if k == "tag" { tags.append(value) }
-            else if k == "tags" { tags += value.split(whereSeparator: { $0 == "," || $0 == "\n" }).map { $0.trimmingCharacters(in: .whitespaces) } }
+            else if k == "tags" { tags += value.split(whereSeparator: { $0 == "," || $0 == "\n" }).map { $0.trimming(.whitespaces) } }
             else if k == "notes" || k == "comment" || k == "comments", notesKey == nil { notesKey = value }
             else if k == "policy", policy == nil { policy = value }
             else { fields.append((key, value)) }
@@ -113,24 +117,24 @@ enum PassText {
         while i < lines.count {
             let line = lines[i]
             i += 1
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimming(.whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let ind = indent(line)
             while let last = parents.last, last.indent >= ind { parents.removeLast() }
             guard let (rawKey, rawValue) = keyValue(trimmed) else { p.notesFree.append(line); continue }
             let key = (parents.map(\.key) + [unquote(rawKey)]).joined(separator: ".")
-            let value = rawValue.trimmingCharacters(in: .whitespaces)
+            let value = rawValue.trimming(.whitespaces)
             if value.hasPrefix("|") || value.hasPrefix(">") {
                 var block: [String] = []
-                while i < lines.count, lines[i].trimmingCharacters(in: .whitespaces).isEmpty || indent(lines[i]) > ind { block.append(lines[i]); i += 1 }
-                while block.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { block.removeLast() }
-                let common = block.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(indent).min() ?? 0
+                while i < lines.count, lines[i].trimming(.whitespaces).isEmpty || indent(lines[i]) > ind { block.append(lines[i]); i += 1 }
+                while block.last?.trimming(.whitespaces).isEmpty == true { block.removeLast() }
+                let common = block.filter { !$0.trimming(.whitespaces).isEmpty }.map(indent).min() ?? 0
                 let stripped = block.map { $0.count >= common ? String($0.dropFirst(common)) : "" }
                 p.assign(key, value.hasPrefix(">") ? stripped.joined(separator: " ") : stripped.joined(separator: "\n"))
             } else if value.isEmpty {
                 var items: [String] = []
-                while i < lines.count, lines[i].trimmingCharacters(in: .whitespaces).hasPrefix("- ") || lines[i].trimmingCharacters(in: .whitespaces) == "-" {
-                    items.append(unquote(String(lines[i].trimmingCharacters(in: .whitespaces).dropFirst(1)).trimmingCharacters(in: .whitespaces)))
+                while i < lines.count, lines[i].trimming(.whitespaces).hasPrefix("- ") || lines[i].trimming(.whitespaces) == "-" {
+                    items.append(unquote(String(lines[i].trimming(.whitespaces).dropFirst(1)).trimming(.whitespaces)))
                     i += 1
                 }
                 if !items.isEmpty {
@@ -149,7 +153,7 @@ enum PassText {
 
     /// A YAML scalar without its quotes: `"…"` with backslash escapes, `'…'` with `''`.
     static func unquote(_ s: String) -> String {
-        if s.count >= 2, s.hasPrefix("'"), s.hasSuffix("'") { return String(s.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'") }
+        if s.count >= 2, s.hasPrefix("'"), s.hasSuffix("'") { return String(s.dropFirst().dropLast()).replacingAll("''", with: "'") }
         if s.count >= 2, s.hasPrefix("\""), s.hasSuffix("\"") {
             var out = "", escaped = false
             for c in s.dropFirst().dropLast() {
@@ -160,7 +164,7 @@ enum PassText {
             }
             return out
         }
-        if let hash = s.range(of: " #") { return String(s[..<hash.lowerBound]).trimmingCharacters(in: .whitespaces) }
+        if let hash = s.firstRange(of: " #") { return String(s[..<hash.lowerBound]).trimming(.whitespaces) }
         return s
     }
 

@@ -1,5 +1,9 @@
 // Bitwarden's unencrypted JSON export: logins, secure notes, cards, identities, custom fields, TOTP, folders.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// Reads Bitwarden's "File format: .json" export (README "Import: Bitwarden").

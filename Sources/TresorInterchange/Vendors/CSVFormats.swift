@@ -1,5 +1,9 @@
 // Readers for CSV exports: KeePassXC, 1Password, Chrome and Firefox (README "Import: formats").
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// The CSV exports Tresor reads, each by its documented columns.
@@ -18,7 +22,7 @@ public enum CSVFormats {
             var item = InterchangeEntry(folder: Array(group.dropFirst()), title: CSVTable.cell(row, c.title) ?? "")
             if group.count > 1, group[1] == "Recycle Bin" { doc.skipped.append((item.sourceName, .deleted)); continue }
             fill(&item, row: row, username: c.user, password: c.password, urls: [c.url], notes: c.notes, totp: c.totp)
-            item.tags = (CSVTable.cell(row, c.tags) ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            item.tags = (CSVTable.cell(row, c.tags) ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimming(.whitespaces) }
             item.modified = CSVTable.cell(row, c.modified).flatMap(ISOTime.parse)
             item.created = CSVTable.cell(row, c.created).flatMap(ISOTime.parse)
             doc.entries.append(item)
@@ -39,7 +43,7 @@ public enum CSVFormats {
         for row in t.rows {
             var item = InterchangeEntry(title: CSVTable.cell(row, c.title) ?? "")
             fill(&item, row: row, username: c.user, password: c.password, urls: [c.url], notes: c.notes, totp: c.otp)
-            item.tags = (CSVTable.cell(row, c.tags) ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) }
+            item.tags = (CSVTable.cell(row, c.tags) ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimming(.whitespaces) }
             if CSVTable.cell(row, c.archived)?.lowercased() == "true" { item.tags.append("archived") }
             if CSVTable.cell(row, c.favorite)?.lowercased() == "true" { item.tags.append("favorite") }
             for (i, name) in t.header.enumerated() where !known.contains(i) { item.addField(name, CSVTable.cell(row, i)) }

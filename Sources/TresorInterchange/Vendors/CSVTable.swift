@@ -1,6 +1,9 @@
-// A CSV file with a header row, read with CSV.swift, and columns looked up by their names.
-import CSV
+// A CSV file with a header row, read by CSVText, and columns looked up by their names.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
 
 /// The rows of a CSV export, with columns found by name (case-insensitive, first of several spellings).
@@ -19,15 +22,10 @@ struct CSVTable {
     }
 
     static func parse(_ text: String, file: String) throws -> CSVTable {
-        let reader: CSVReader
-        do { reader = try CSVReader(string: text, hasHeaderRow: true) } catch {
-            throw InterchangeError.malformed(path: file, .csv("\(error)"))
-        }
-        guard let header = reader.headerRow else { throw InterchangeError.malformed(path: file, .noHeaderRow) }
-        var rows: [[String]] = []
-        while let row = reader.next() { rows.append(row) }
-        if let e = reader.error { throw InterchangeError.malformed(path: file, .csv("\(e)")) }
-        return CSVTable(header: header.map { $0.trimmingCharacters(in: .whitespaces) }, rows: rows, file: file)
+        var rows = CSVText.rows(text)
+        guard !rows.isEmpty else { throw InterchangeError.malformed(path: file, .noHeaderRow) }
+        let header = rows.removeFirst()
+        return CSVTable(header: header.map { $0.trimming(.whitespaces) }, rows: rows, file: file)
     }
 
     /// The index of the first column named like one of `names`, ignoring case.

@@ -1,7 +1,10 @@
 // 1Password's 1PUX export (a zip holding export.data): vaults become folders, sections become custom fields.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TresorCore
-import ZIPFoundation
 
 /// Reads a `.1pux` file (README "Import: 1Password").
 public enum OnePassword {
@@ -15,21 +18,21 @@ public enum OnePassword {
 
     /// - Throws: `.cannotRead`, `.malformed` (not a zip, no `export.data`, not the documented JSON).
     public static func read1PUX(_ path: String) throws -> InterchangeDocument {
-        // ZIPFoundation reads from memory as well as from files, so a pipe works too.
-        var raw = Data(try KeePass.readFile(path, limit: 256 << 20))
+        // The archive is read from memory, so a pipe works too.
+        var raw = try KeePass.readFile(path, limit: 256 << 20)
         defer { Sodium.wipe(&raw) }
-        let archive: Archive
-        do { archive = try Archive(data: raw, accessMode: .read) } catch {
+        let archive: ZipArchive
+        do { archive = try ZipArchive(raw) } catch {
             throw InterchangeError.malformed(path: path, .notZip)
         }
         guard let entry = archive["export.data"] else { throw InterchangeError.malformed(path: path, .missingArchiveMember("export.data")) }
-        guard entry.uncompressedSize <= 256 << 20 else { throw InterchangeError.malformed(path: path, .archiveMemberTooLarge("export.data", limit: 256 << 20)) }
-        var data = Data()
-        do { _ = try archive.extract(entry, skipCRC32: false) { data.append($0) } } catch {
-            throw InterchangeError.malformed(path: path, .unpack("export.data", message: "\(error)"))
+        let data: SecretBytes
+        do { data = try archive.extract(entry, limit: 256 << 20) } catch ZipArchive.Failure.tooLarge {
+            throw InterchangeError.malformed(path: path, .archiveMemberTooLarge("export.data", limit: 256 << 20))
+        } catch ZipArchive.Failure.damaged(let why) {
+            throw InterchangeError.malformed(path: path, .unpack("export.data", why))
         }
-        var bytes = [UInt8](data)
-        Sodium.wipe(&data)
+        var bytes = data.withBytes { [UInt8]($0) }
         defer { Sodium.wipe(&bytes) }
         return try document(try JSONFile.parse(bytes, file: path), file: path)
     }

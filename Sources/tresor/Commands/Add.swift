@@ -1,6 +1,13 @@
 // `tresor add`: create an entry, with a password from stdin, the generator, or typed at the terminal.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Add: ParsableCommand {
@@ -59,7 +66,7 @@ struct Add: ParsableCommand {
             let g = try GeneratorOptions.generate(policy)
             password = g.secret
             entropy = g.entropyBits
-            if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
+            if !json { Output.status(String(printf: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
         } else if Prompt.interactive {
             password = try offerPassword(policy)
         } else {
@@ -89,16 +96,16 @@ struct Add: ParsableCommand {
     /// At a terminal: show a generated password; accept, regenerate, or type one's own.
     func offerPassword(_ policy: GeneratorPolicy) throws -> SecretText? {
         var offered = try GeneratorOptions.generate(policy)
-        Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
+        Output.status(String(printf: "Generated password (%.1f bits): ", offered.entropyBits) + offered.value)
         while true {
             guard let answer = Prompt.line("[a]ccept, [r]egenerate, [t]ype your own, [n]o password? ")?.lowercased() else {
                 throw CLIError("no answer; nothing was added")
             }
-            switch answer.trimmingCharacters(in: .whitespaces) {
+            switch answer.trimming(.whitespaces) {
             case "a", "accept", "": return SecretText(offered.value)
             case "r", "regenerate":
                 offered = try GeneratorOptions.generate(policy)
-                Output.status(String(format: "Generated password (%.1f bits): %@", offered.entropyBits, offered.value))
+                Output.status(String(printf: "Generated password (%.1f bits): ", offered.entropyBits) + offered.value)
             case "t", "type":
                 let typed = try Prompt.secretText("Password: ")
                 guard typed == (try Prompt.secretText("Repeat password: ")) else { Output.warning("the passwords do not match"); continue }
@@ -131,7 +138,7 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
 /// `CLIError` naming the file.
 func readFieldFile(_ s: String, option: String) throws -> (String, SecretText) {
     let (name, file) = try parseAssignment(s, option: option)
-    let path = file.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + file.dropFirst() : file
+    let path = file.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? PathName.home()) + file.dropFirst() : file
     func cannotRead(_ code: Int32) -> CLIError { CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(code)))") }
     let fd: Int32
     do { fd = try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC) } catch { throw cannotRead(error.errno) }

@@ -1,6 +1,10 @@
 // `tresor audit`: which passwords to change — weak, reused, old, breached (offline), missing — and urls without https.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 extension Audit {
@@ -90,7 +94,7 @@ struct Audit: ParsableCommand {
     static func text(_ f: AuditFinding) -> String {
         switch f {
         case let .weak(score, log10, weaknesses):
-            return String(format: "weak: score %d/4, about 10^%.0f guesses", score, log10)
+            return String(printf: "weak: score %d/4, about 10^%.0f guesses", score, log10)
                 + (weaknesses.isEmpty ? "" : " (" + weaknesses.map(\.description).joined(separator: "; ") + ")")
         case .reused(let others): return "reused: same password as " + others.map(\.string).joined(separator: ", ")
         case let .old(days, modified): return "old: password unchanged for \(days) days (since \(modified.description.prefix(10)))"
@@ -106,7 +110,7 @@ struct Audit: ParsableCommand {
         switch f {
         case let .weak(score, log10, weaknesses):
             o["score"] = .integer(score)
-            o["guessesLog10"] = .number(String(format: "%.2f", log10))
+            o["guessesLog10"] = .number(String(printf: "%.2f", log10))
             o["weaknesses"] = .array(weaknesses.map { .string($0.rawValue) })
         case .reused(let others): o["others"] = .array(others.map { .string($0.string) })
         case let .old(days, modified): o["days"] = .integer(days); o["modified"] = .string(modified.description)
@@ -121,6 +125,6 @@ struct Audit: ParsableCommand {
 
     /// A host from an entry, with control characters escaped for the terminal.
     static func escaped(_ s: String) -> String {
-        s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? String(format: "\\x%02x", $0.value) : String($0) }.joined()
+        s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? String(printf: "\\x%02x", $0.value) : String($0) }.joined()
     }
 }

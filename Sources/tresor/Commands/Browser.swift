@@ -1,6 +1,13 @@
 // `tresor browser`: the browserpass extension's native host (`host`), and its manifest for the browsers (`install`, `uninstall`).
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct BrowserCommand: ParsableCommand {
@@ -27,7 +34,7 @@ enum Browser: String, ExpressibleByArgument, CaseIterable {
     static let chromiumOrigins = ["chrome-extension://naepdomgkenhinolocfifgehidddafch/", "chrome-extension://pjmbgaakjkbhpopmakjoedenlfdmcdgm/",
                                   "chrome-extension://klfoddkbhleoaabpmiigbmpbjfljimgb/", "chrome-extension://cbfnbkdnigbahbkcikfppmaonggdbcpa/"]
 
-    static var home: String { ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() }
+    static var home: String { ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home() }
     static var configHome: String {
         ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
     }
@@ -63,8 +70,8 @@ enum Browser: String, ExpressibleByArgument, CaseIterable {
     /// $XDG_DATA_HOME/tresor, for everyone in lib/tresor beside tresor's bin folder.
     static func hostScript(user: Bool) -> String {
         if user { return dataHome + "/tresor/browserpass-host" }
-        let bin = (Spawn.selfExecutable as NSString).deletingLastPathComponent
-        return ((bin as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lib/tresor/browserpass-host")
+        let bin = PathName.deletingLast(Spawn.selfExecutable)
+        return PathName.appending(PathName.deletingLast(bin), "lib/tresor/browserpass-host")
     }
 
     /// The program an existing manifest at `path` names, and whether it is tresor's; nil when there is none.
@@ -137,15 +144,15 @@ struct BrowserInstall: ParsableCommand {
 
     func absolute(_ p: String) -> String { p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p }
 
-    func shellQuote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    func shellQuote(_ s: String) -> String { "'" + s.replacingAll("'", with: "'\\''") + "'" }
 
     func writeFile(_ text: String, to path: String, mode: mode_t) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathName.deletingLast(path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try FileSystem.writeAtomically(Array(text.utf8), to: path)
         } catch {
-            let why = (error as? CoreError)?.message ?? (error as NSError).localizedDescription
+            let why = (error as? CoreError)?.message ?? ((error as? CocoaError)?.underlying as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "\(error)"
             throw CLIError("cannot write \(Output.quoted(path)): \(why)" + (scope.user ? "" : "\nhint: run as root, or use --user to install for yourself only"))
         }
         do { try FileSystem.setMode(path, mode) }

@@ -1,6 +1,13 @@
 // `tresor clip`: copy a field to the clipboard and clear it later; and the hidden keeper that does the clearing.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Options of every command that copies: `--clear-after`.
@@ -95,7 +102,7 @@ struct ClipboardKeeper: ParsableCommand {
 
     /// Tells the waiting tresor how the copy went, then lets go of its pipe.
     private func answer(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStream.write(STDOUT_FILENO, text + "\n")
         // (Best effort: without /dev/null the pipe stays open until the keeper ends, and tresor waits that long.)
         guard let null = try? FileSystem.open("/dev/null", O_WRONLY | O_CLOEXEC) else { return }
         try? FileSystem.duplicate(null, onto: STDOUT_FILENO)

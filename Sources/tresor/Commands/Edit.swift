@@ -1,6 +1,13 @@
 // `tresor edit`: change an entry in $EDITOR (decrypted only in memory-backed private files) or with --set/--unset.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Edit: ParsableCommand {
@@ -85,7 +92,7 @@ struct Edit: ParsableCommand {
                 target["password"] = .text(g.secret)
                 if generator.isSpecified { target["policy"] = .text(SecretText(policy.policyString)) }
                 entropy = g.entropyBits
-                if !json { Output.status(String(format: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
+                if !json { Output.status(String(printf: "Generated a password with %.1f bits of entropy.", g.entropyBits)) }
             }
         }
         if case .text(let p)?? = target["password"], !generate, p != entry.secret("password") { warnIfWeak(p) }

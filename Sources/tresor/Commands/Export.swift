@@ -1,6 +1,13 @@
 // `tresor export`: write entries as JSON, KeePassXC CSV, or a pass store encrypted to a gpg id.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Export: ParsableCommand {

@@ -1,6 +1,10 @@
 // `tresor generate` and `tresor rotate`: passwords and passphrases with exact entropy, and strength checks.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Generate: ParsableCommand {
@@ -29,7 +33,7 @@ struct Generate: ParsableCommand {
                 line.append(0x0A)
                 try Output.write(secret: line.finish())
             }
-            if Output.stdoutIsTerminal { Output.status(String(format: "%.1f bits of entropy each (%@)", secrets[0].entropyBits, policy.policyString)) }
+            if Output.stdoutIsTerminal { Output.status(String(printf: "%.1f bits of entropy each (", secrets[0].entropyBits) + policy.policyString + ")") }
         }
     }
 
@@ -37,12 +41,12 @@ struct Generate: ParsableCommand {
         let password = try readPasswordFromStdin()
         let e = try StrengthEstimator.estimate(password)
         if json {
-            Output.json(.object(["score": .integer(e.score), "guesses": .number(String(format: "%.0f", e.guesses)),
-                                 "guessesLog10": .number(String(format: "%.2f", e.guessesLog10)),
+            Output.json(.object(["score": .integer(e.score), "guesses": .number(String(printf: "%.0f", e.guesses)),
+                                 "guessesLog10": .number(String(printf: "%.2f", e.guessesLog10)),
                                  "warnings": .array(e.warnings.map(JSONValue.string)),
                                  "weaknesses": .array(e.weaknesses.map { .string($0.rawValue) })]))
         } else {
-            Output.line(String(format: "score %d/4, about 10^%.1f guesses", e.score, e.guessesLog10))
+            Output.line(String(printf: "score %d/4, about 10^%.1f guesses", e.score, e.guessesLog10))
             e.warnings.forEach { Output.line("- " + $0) }
         }
     }
@@ -69,7 +73,7 @@ struct Rotate: ParsableCommand {
         if generator.isSpecified { changes["policy"] = .text(SecretText(policy.policyString)) }
         let outcome = try vault.edit(original, changes: changes, message: "Rotate password of \(entry.path)")
         if !json, let outcome { reportMerge(outcome) }
-        Output.report(json: json, String(format: "Rotated the password of %@ (%.1f bits; the old one is in the entry's history).", entry.path.string, g.entropyBits),
+        Output.report(json: json, "Rotated the password of " + entry.path.string + String(printf: " (%.1f bits; the old one is in the entry's history).", g.entropyBits),
                       Edit.report(path: outcome?.path ?? entry.path, changed: outcome?.changedFields ?? [], entropy: g.entropyBits, outcome: outcome))
     }
 }

@@ -1,6 +1,13 @@
 // `tresor git-credential` (also run as `git-credential-tresor`): git's credential helper answered from the vault.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct GitCredential: ParsableCommand {
@@ -98,7 +105,7 @@ struct GitCredential: ParsableCommand {
             while t.hasSuffix(".") || t.hasSuffix(" ") { t.removeLast() }
             return t.isEmpty ? "_" : String(t.prefix(80))
         }
-        let stem = "git/" + clean(host.replacingOccurrences(of: ":", with: "-")) + "/" + clean(user)
+        let stem = "git/" + clean(host.replacingAll(":", with: "-")) + "/" + clean(user)
         for n in 1...100 {
             let p = try Vault.parsePath(n == 1 ? stem : "\(stem) \(n)")
             if !vault.contains(p) { return p }

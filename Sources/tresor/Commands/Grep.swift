@@ -1,6 +1,10 @@
 // `tresor grep`: search the decrypted contents of every entry, in process.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Grep: ParsableCommand {

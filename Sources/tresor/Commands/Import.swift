@@ -1,6 +1,10 @@
 // `tresor import`: bring entries from another password manager into the vault in one commit.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Import: ParsableCommand {

@@ -1,6 +1,10 @@
 // `tresor init`: create a vault and its git repository.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 extension KDFLevel: ExpressibleByArgument {}

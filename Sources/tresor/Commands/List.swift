@@ -1,6 +1,10 @@
 // `tresor ls` and `tresor find`: entry names, which need no passphrase.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct List: ParsableCommand {

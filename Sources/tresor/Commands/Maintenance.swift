@@ -1,6 +1,10 @@
 // `tresor passwd`, `tresor fsck`, `tresor log`: passphrase, integrity and history.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Passwd: ParsableCommand {
@@ -81,8 +85,6 @@ struct Log: ParsableCommand {
     @Flag(help: "Print a JSON array.") var json = false
 
     func run() throws {
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm"
         if let path {
             let vault = try options.open(unlock: true)
             let entryPath = try Vault.parsePath(path)
@@ -96,7 +98,7 @@ struct Log: ParsableCommand {
             } else {
                 for c in changes {
                     let what = c.fields.isEmpty ? c.kind.rawValue : "\(c.kind): \(c.fields.joined(separator: ", "))"
-                    Output.line("\(c.commit.id.prefix(8))  \(f.string(from: c.commit.date))  \(c.commit.author.name)  \(what)  (\(c.commit.summary))")
+                    Output.line("\(c.commit.id.prefix(8))  \(LocalTime.minutes(c.commit.date))  \(c.commit.author.name)  \(what)  (\(c.commit.summary))")
                 }
             }
             return
@@ -109,7 +111,7 @@ struct Log: ParsableCommand {
             }))
             return
         }
-        for c in commits { Output.line("\(c.id.prefix(8))  \(f.string(from: c.date))  \(c.summary)") }
+        for c in commits { Output.line("\(c.id.prefix(8))  \(LocalTime.minutes(c.date))  \(c.summary)") }
     }
 }
 

@@ -1,6 +1,10 @@
 // `tresor rm`, `tresor mv`, `tresor cp`: remove, rename and copy entries.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Remove: ParsableCommand {

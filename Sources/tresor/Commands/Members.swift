@@ -1,6 +1,13 @@
 // `tresor identity`, `tresor member`, `tresor rekey`: keys for people and devices, and revoking them.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Reading and writing identity files (Spec/FORMAT.md §3.10).
@@ -9,7 +16,7 @@ enum IdentityFile {
     static var defaultPath: String {
         let env = ProcessInfo.processInfo.environment
         let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.config"
+            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()) + "/.config"
         return config + "/tresor/identity"
     }
 
@@ -68,7 +75,7 @@ struct IdentityCommand: ParsableCommand {
                 passphrase = try PassphraseInput.new(file: newPassphraseFile, directory: path)
                 warnIfTestCost(kdf)
             }
-            let dir = (path as NSString).deletingLastPathComponent
+            let dir = PathName.deletingLast(path)
             if !dir.isEmpty, FileSystem.kind(dir) == .missing {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }

@@ -1,6 +1,13 @@
 // `tresor otp`: the current one-time code (TOTP) of an entry, printed or copied; and checking otpauth:// URIs before they are stored.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Otp: ParsableCommand {

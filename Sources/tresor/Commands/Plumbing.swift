@@ -1,6 +1,10 @@
 // `tresor restore`, and the commands git itself runs: `textconv` (decrypted diffs) and `merge-driver`.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Restore: ParsableCommand {

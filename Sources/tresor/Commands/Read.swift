@@ -1,6 +1,13 @@
 // `tresor read` and `tresor inject`: the value of a secret reference, and a template with its references filled in.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 /// Resolving the references one command needs: the vault is opened (and unlocked) only when there is one, every
@@ -121,8 +128,8 @@ struct Inject: ParsableCommand {
     /// `bytes` in a new 0600 file beside `path` (synced), then renamed over it: `path` holds the old file or the
     /// new one, never a part, and never a copy readable by others. - Throws: `CLIError` naming the file.
     static func writePrivate(_ bytes: SecretBytes, to path: String) throws {
-        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let dir = PathName.deletingLast(path).isEmpty ? "." : PathName.deletingLast(path)
+        let tmp = dir + "/." + PathName.last(path) + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         func fail(_ e: Int32) -> CLIError { CLIError("cannot write \(Output.quoted(path)): \(String(cString: strerror(e)))") }
         let written = bytes.withBytes { b in Result { () throws(FileSystem.Failure) in try FileSystem.createNew(tmp, mode: 0o600, bytes: b) } }
         if case .failure(let e) = written { throw fail(e.errno) }

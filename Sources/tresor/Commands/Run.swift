@@ -1,6 +1,13 @@
 // `tresor run`: start a program with the secrets its environment refers to, concealing them in its output.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Run: ParsableCommand {
@@ -58,7 +65,7 @@ struct Run: ParsableCommand {
             // Name the variables as well as their references.
             var message = e.message
             for (name, ref) in zip(names, refs) {
-                message = message.replacingOccurrences(of: Output.escaped(ref.text) + ":", with: "$\(Output.escaped(name)) (\(Output.escaped(ref.text))):")
+                message = message.replacingAll(Output.escaped(ref.text) + ":", with: "$\(Output.escaped(name)) (\(Output.escaped(ref.text))):")
             }
             throw CLIError(message, code: e.code)
         }

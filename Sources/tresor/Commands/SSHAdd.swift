@@ -1,6 +1,10 @@
 // `tresor ssh-add`: give the ssh agent the private key an entry keeps, or take it back, without a file on disk.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct SSHAdd: ParsableCommand {

@@ -1,6 +1,10 @@
 // `tresor scope`: folders with a key and members of their own (Spec/FORMAT.md §3.12).
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct ScopeCommand: ParsableCommand {

@@ -1,6 +1,13 @@
 // `tresor unlock` and `tresor lock`: keys into the agent (or an env-variable session) and out again.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 struct Unlock: ParsableCommand {

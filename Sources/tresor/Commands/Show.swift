@@ -1,6 +1,10 @@
 // `tresor show`: print an entry, one field, or the entry as JSON.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Show: ParsableCommand {

@@ -1,6 +1,10 @@
 // `tresor sync`, `tresor clone`, `tresor remote`: share a vault through any git remote.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 struct Sync: ParsableCommand {
@@ -72,7 +76,7 @@ struct Sync: ParsableCommand {
             }
         }
         let me = "device " + vault.deviceID.prefix(8)
-        for r in outcome.resolutions { Output.line("  resolved: " + r.description.replacingOccurrences(of: me, with: "this device")) }
+        for r in outcome.resolutions { Output.line("  resolved: " + r.description.replacingAll(me, with: "this device")) }
         if outcome.pushed { Output.line(outcome.initializedRemote ? "Pushed the vault to the empty remote \(remote)." : "Pushed to \(remote).") }
         if outcome.rekeyed {
             Output.line("The vault was rekeyed on another replica: this replica uses the new key from now on, and what it changed meanwhile was re-encrypted under it.")

@@ -1,6 +1,10 @@
 // `tresor ui`: the vault in a full-screen terminal program (list, entry, new entry, sync).
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 

@@ -1,6 +1,10 @@
 // The main loop of `tresor ui`: a stack of screens, modal dialogs, messages, and locking after the timeout.
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 
@@ -188,8 +192,8 @@ final class App {
     }
 
     static func minutes(_ seconds: TimeInterval) -> String {
-        if seconds < 60 { return String(format: "%.0f s", seconds) }
+        if seconds < 60 { return String(printf: "%.0f s", seconds) }
         let m = seconds / 60
-        return m == m.rounded() ? "\(Int(m)) min" : String(format: "%.1f min", m)
+        return m == m.rounded() ? "\(Int(m)) min" : String(printf: "%.1f min", m)
     }
 }

@@ -1,5 +1,9 @@
 // Changing an entry from its screen: one field in place, the whole entry in $EDITOR, adding and removing fields.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 
@@ -48,7 +52,7 @@ extension DetailScreen {
     static func weakness(_ password: String) -> String? {
         guard let e = try? StrengthEstimator.estimate(password), e.score < 3 else { return nil }
         let why = e.warnings.isEmpty ? "" : ": " + e.warnings.joined(separator: "; ")
-        return String(format: "weak password (score %d/4, about 10^%.0f guesses)%@", e.score, e.guessesLog10, why)
+        return String(printf: "weak password (score %d/4, about 10^%.0f guesses)", e.score, e.guessesLog10) + why
     }
 
     /// `$VISUAL`/`$EDITOR` on the whole entry through the same code as `tresor edit`, with the terminal
@@ -72,7 +76,7 @@ extension DetailScreen {
 
     func addField(_ app: App) {
         app.dialog = InputDialog(title: "Add a field", prompt: "Name of the new field (then type its value):") { [self] name in
-            let name = name.trimmingCharacters(in: .whitespaces)
+            let name = name.trimming(.whitespaces)
             do { try Entry.validateFieldName(name) } catch { return App.describe(error) }
             if let why = EditorText.problem(with: name) { return "\"\(name)\" cannot be used here: \(why)" }
             if entry.fields[name] != nil || Entry.listFields.contains(name) { return "\"\(name)\" exists: select it and press e" }

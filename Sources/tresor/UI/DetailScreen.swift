@@ -1,5 +1,9 @@
 // The entry screen of `tresor ui`: every field, the password masked until `r`, each field's history and the entry's git log.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 
@@ -148,9 +152,9 @@ final class DetailScreen: Screen {
             var out = [heading("Earlier values of \(field), newest first: replaced · why · written on")]
             if items.isEmpty { out.append({ r in t.put("none", row: r, column: 2, style: .hint) }) }
             for h in items {
-                let value = shown(FieldText.whole(h.value).replacingOccurrences(of: "\n", with: " ⏎ "), field: field)
+                let value = shown(FieldText.whole(h.value).replacingAll("\n", with: " ⏎ "), field: field)
                 let device = h.origin == me ? "this device    " : "device \(h.origin.prefix(8))"
-                let meta = "\(h.replaced)  \(h.reason.padding(toLength: 6, withPad: " ", startingAt: 0))  \(device)  "
+                let meta = "\(h.replaced)  \(String((h.reason + "      ").prefix(6)))  \(device)  "
                 out.append({ r in
                     let used = t.put(meta, row: r, column: 2, style: .hint)
                     t.put(value, row: r, column: 2 + used, width: area.columns - used - 3)
@@ -160,7 +164,7 @@ final class DetailScreen: Screen {
         case .log:
             var out = [heading("Commits that touched this entry, newest first")]
             for c in log ?? [] {
-                let when = DetailScreen.dateFormatter.string(from: c.commit.date)
+                let when = LocalTime.minutes(c.commit.date)
                 let fields = c.fields.isEmpty ? "" : ": " + c.fields.joined(separator: ", ")
                 out.append({ r in
                     var used = t.put("\(when)  \(c.commit.id.prefix(8))  ", row: r, column: 2, style: .hint)
@@ -171,13 +175,6 @@ final class DetailScreen: Screen {
             return out
         }
     }
-
-    static let dateFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        f.locale = Locale(identifier: "en_US_POSIX")
-        return f
-    }()
 
     // MARK: Keys
 

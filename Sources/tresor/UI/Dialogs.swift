@@ -1,5 +1,9 @@
 // The modal boxes of `tresor ui`: a yes/no question, the passphrase prompt, a message, a line of input.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 

@@ -1,5 +1,9 @@
 // The entries as a tree of collapsible folders, flattened into the rows the list shows.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// One visible row of the tree.

@@ -1,5 +1,9 @@
 // The one place `tresor ui` turns field values into text and typed text into field values.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Field values shown and typed as single lines: one URL of `urls` at a time, `tags` joined by ", ".
@@ -24,7 +28,7 @@ enum FieldText {
             return .list(list)
         }
         if field == "tags" {
-            return .list(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            return .list(text.split(separator: ",").map { $0.trimming(.whitespaces) }.filter { !$0.isEmpty })
         }
         return .text(SecretText(text))
     }

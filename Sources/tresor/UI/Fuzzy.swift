@@ -1,5 +1,9 @@
 // Fuzzy matching of entry names for type-to-filter: "gml" finds "Email/gmail", tight and word-start matches first.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Matching on case-folded Unicode scalars, one folded scalar per original one, so match positions
@@ -13,7 +17,7 @@ enum Fuzzy {
 
     /// The text as case-folded scalars (NFC first, so a query typed with combining marks matches a name).
     static func fold(_ text: String) -> [UInt32] {
-        foldNormalized(text.precomposedStringWithCanonicalMapping)
+        foldNormalized(text.nfc)
     }
 
     /// The same for text already in NFC (entry paths always are), with a fast path for ASCII.

@@ -1,5 +1,9 @@
 // The generator options of the new-entry screen as one value: switches and sliders in, a policy and a password out.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// What the new-entry screen's options describe. Every change makes a new password at once.

@@ -1,5 +1,9 @@
 // Editing one line of text in place (fields, the filter, dialogs), and typing a passphrase that is never shown.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 

@@ -1,5 +1,9 @@
 // The first screen of `tresor ui`: the entry tree with collapsible folders and hints, and the filter.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 
@@ -86,7 +90,7 @@ final class ListScreen: Screen {
         nameMatches = out.count
         fieldMatches = 0
         if let index = app.model.index {
-            let needle = Array(query.text.precomposedStringWithCanonicalMapping.lowercased().utf8)
+            let needle = Array(query.text.nfc.lowercased().utf8)
             let named = Set(scored.map(\.0))
             for (i, item) in all.enumerated() where !named.contains(i) {
                 if let field = index.matchingField(item.path, needle: needle) {

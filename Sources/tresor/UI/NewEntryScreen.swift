@@ -1,5 +1,9 @@
 // The new-entry screen of `tresor ui`: path, username, URL, note, and a password generated live as the options change.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 
@@ -179,7 +183,7 @@ final class NewEntryScreen: Screen {
         if byHand || generated == nil {
             c += t.put("typed by hand · ", row: row, column: c, style: .hint)
         } else if let g = generated {
-            c += t.put(String(format: "%.1f bits of entropy · ", g.entropyBits), row: row, column: c)
+            c += t.put(String(printf: "%.1f bits of entropy · ", g.entropyBits), row: row, column: c)
         }
         let style: Style = estimate.score >= 3 ? .success : estimate.score == 2 ? .warning : .error
         c += t.put("strength \(estimate.score)/4 \(GeneratorForm.strengthName(estimate.score))", row: row, column: c, style: style)
@@ -270,7 +274,7 @@ final class NewEntryScreen: Screen {
     }
 
     private func save(_ app: App) {
-        let text = { (r: Row) in self.texts[r]!.text.trimmingCharacters(in: .whitespaces) }
+        let text = { (r: Row) in self.texts[r]!.text.trimming(.whitespaces) }
         guard !text(.path).isEmpty else { focus = .path; app.say("Type the entry's path first, e.g. Email/gmail.", .error); return }
         do {
             let path = try Vault.parsePath(text(.path))

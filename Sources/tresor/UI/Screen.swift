@@ -1,5 +1,9 @@
 // What every screen of `tresor ui` provides, and the drawing helpers they share (bars, boxes, key lists).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 import TresorTerminal
 

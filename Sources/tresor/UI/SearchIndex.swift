@@ -1,5 +1,9 @@
 // What the list knows about decrypted entries while the vault is unlocked: a hint per entry and its fields, lowercased, for `/`.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Built from every entry on a background thread after unlocking; dropped and zeroed when the vault locks.

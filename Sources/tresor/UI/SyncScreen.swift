@@ -1,5 +1,10 @@
 // Sync from `tresor ui`: progress while it runs, then the merge report with each conflict one key from its entry.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Tresor
 import TresorTerminal
 
@@ -14,7 +19,7 @@ final class SyncScreen: Screen {
 
     private let remote: String
     private var state: State
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var result: Result<SyncOutcome, Error>?
     private var selected = 0
     private var deviceLabel = ""
@@ -72,7 +77,7 @@ final class SyncScreen: Screen {
         switch state {
         case .running(let since):
             t.put("\(Draw.spinner(since)) Syncing with \(remote): fetching, merging field by field, checking, pushing…", row: r, column: 2)
-            t.put(String(format: "%.1f s", Date().timeIntervalSince(since)), row: r + 1, column: 4, style: .hint)
+            t.put(String(printf: "%.1f s", Date().timeIntervalSince(since)), row: r + 1, column: 4, style: .hint)
         case .failed(let message):
             t.put("Sync with \(remote) failed; the vault is as it was before.", row: r, column: 2, style: .error)
             for (i, line) in message.split(separator: "\n").enumerated() { t.put(String(line), row: r + 2 + i, column: 4) }
@@ -86,7 +91,7 @@ final class SyncScreen: Screen {
             t.put("Decided by the merge (Enter opens the entry; there h shows the value that lost):", row: r, column: 2, style: .title)
             r += 1
             let width = area.columns - 6
-            let blocks = o.resolutions.map { TextWidth.wrap($0.description.replacingOccurrences(of: deviceLabel, with: "this device"), width: width) }
+            let blocks = o.resolutions.map { TextWidth.wrap($0.description.replacingAll(deviceLabel, with: "this device"), width: width) }
             // Scroll so the selected block is on screen.
             var first = 0
             while first < selected, blocks[first...selected].reduce(0, { $0 + $1.count }) > area.bottom - r { first += 1 }

@@ -1,5 +1,9 @@
 // Seams for features `tresor ui` uses but does not implement: copying with auto-clear, and one-time codes.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tresor
 
 /// Puts a secret on the clipboard and clears it later (only if it still holds what was put there).

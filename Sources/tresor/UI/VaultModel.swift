@@ -1,5 +1,10 @@
 // The vault as `tresor ui` holds it: entry names always; the key and a search index only while unlocked.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Tresor
 
 /// Owns the open `Vault`. Locking replaces it with a freshly opened one, so the key goes with the old
@@ -21,7 +26,7 @@ final class VaultModel {
     private(set) var version = 0
 
     private var generation = 0
-    private let mailboxLock = NSLock()
+    private let mailboxLock = ThreadLock()
     private var finished: (generation: Int, index: SearchIndex)?
 
     init(vault: Vault) {
