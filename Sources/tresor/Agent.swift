@@ -17,12 +17,12 @@ enum Agent {
 
     /// `TRESOR_AGENT=off` (or `0`, `no`): no command asks or starts the agent.
     static var enabled: Bool {
-        let v = ProcessInfo.processInfo.environment["TRESOR_AGENT"]?.lowercased() ?? ""
+        let v = ProcessEnvironment.values["TRESOR_AGENT"]?.lowercased() ?? ""
         return !["off", "0", "no", "false"].contains(v)
     }
 
     /// The agent of this user (`KeyAgent.defaultSocketPath`).
-    static var client: KeyAgent { KeyAgent(socketPath: KeyAgent.defaultSocketPath()) }
+    static var client: KeyAgent { KeyAgent(socketPath: KeyAgent.defaultSocketPath(environment: ProcessEnvironment.values)) }
 
     /// The running agent, started first if none answers: `tresor agent` in a session of its own, with no
     /// terminal and no descriptor of this process. - Throws: `VaultError.agent` when it does not come up.
@@ -82,7 +82,7 @@ struct AgentCommand: ParsableCommand {
         // Nothing of the terminal or the directory it was started in is kept.
         _ = chdir("/")  // (a process's own state, not a file: "/" is always there)
         for s in [SIGINT, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE] { signal(s, SIG_IGN) }
-        do { try KeyAgentServer.serve(socketPath: socket ?? KeyAgent.defaultSocketPath()) }
+        do { try KeyAgentServer.serve(socketPath: socket ?? KeyAgent.defaultSocketPath(environment: ProcessEnvironment.values)) }
         catch VaultError.agent(.alreadyRunning) { return }
     }
 }

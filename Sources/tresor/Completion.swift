@@ -122,7 +122,7 @@ enum Completion {
 
     /// The vault directory the command line being completed names: `--vault DIR` or `--vault=DIR`,
     /// else `$TRESOR_VAULT`, else `~/.tresor` (VaultOptions.directory).
-    static func vault(in words: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    static func vault(in words: [String], environment: [String: String] = ProcessEnvironment.values) -> String {
         var named: String?
         for (i, word) in words.enumerated() {
             if word == "--vault", i + 1 < words.count { named = words[i + 1] }

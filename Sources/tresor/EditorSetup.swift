@@ -97,7 +97,7 @@ enum EditorSetup {
     private static func prepareMicroConfig(_ folder: String) {
         // (Best effort: the settings copied are a comfort; backups and history are turned off on micro's command line.)
         guard (try? FileSystem.makeDirectory(folder)) != nil else { return }
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.values
         let home = env["HOME"] ?? PathName.home()
         let own = env["MICRO_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config") + "/micro"

@@ -25,7 +25,7 @@ final class EditorView {
     /// Makes the directory and starts its guardian; nothing secret is in it yet.
     /// - Throws: `CLIError` when there is no private place in memory.
     init() throws {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.values
         var bases = ["/dev/shm"]
         if let r = env["XDG_RUNTIME_DIR"], !r.isEmpty { bases.append(r) }
         let me = ProcessIdentity.current
@@ -96,7 +96,7 @@ final class EditorView {
     /// command calls this first.
     static func sweepOrphans() {
         var bases = ["/dev/shm"]
-        if let r = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !r.isEmpty, r != "/dev/shm" { bases.append(r) }
+        if let r = ProcessEnvironment.values["XDG_RUNTIME_DIR"], !r.isEmpty, r != "/dev/shm" { bases.append(r) }
         let me = ProcessIdentity.current
         for base in bases {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { continue }

@@ -18,7 +18,7 @@ enum Pinentry {
     /// use one), else `pinentry` on `$PATH` (Debian's alternative: pinentry-curses, pinentry-gnome3, …). nil: none.
     static var program: [String]? {
         if Prompt.neverAsk { return nil }
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.values
         if let chosen = env["TRESOR_PINENTRY"] {
             let words = chosen.split(separator: " ").map(String.init)
             guard let first = words.first, first != "none" else { return nil }
@@ -64,7 +64,7 @@ enum Pinentry {
         guard let greeting = try reader.line(), greeting.hasPrefix("OK") else {
             throw Failure(message: "\(program[0]) does not speak the pinentry protocol", cancelled: false)
         }
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.values
         // Where a terminal pinentry draws: GPG_TTY, as for gpg-agent. Options a flavour does not know are ignored.
         if let tty = env["GPG_TTY"], !tty.isEmpty { _ = try command("OPTION ttyname=" + escaped(tty)) }
         if let term = env["TERM"], !term.isEmpty { _ = try command("OPTION ttytype=" + escaped(term)) }

@@ -21,7 +21,7 @@ final class ProgressLine: @unchecked Sendable {
     private var shown = false
     private let lock = ThreadLock()
 
-    init(_ label: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(_ label: String, environment: [String: String] = ProcessEnvironment.values) {
         self.label = label
         enabled = isatty(STDERR_FILENO) == 1
         delay = environment["TRESOR_PROGRESS_DELAY"].flatMap(Double.init).map { max(0, $0) } ?? 1

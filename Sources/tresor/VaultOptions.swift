@@ -20,7 +20,7 @@ struct VaultOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Unlock with this identity file instead of the passphrase (default: $TRESOR_IDENTITY).", valueName: "file"))
     var identity: String?
 
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
+    var environment: [String: String] { ProcessEnvironment.values }
 
     /// The identity file in force, if any.
     var identityPath: String? {
@@ -158,7 +158,7 @@ extension VaultOptions {
             }
             if let token = Session.token(vaultID: vault.header.vaultID, environment: environment) {
                 do {
-                    try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+                    try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values)))
                     return
                 } catch let e as VaultError {
                     // Fall back to the passphrase when one can be had; otherwise the session error is the answer.

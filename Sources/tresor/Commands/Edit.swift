@@ -146,8 +146,8 @@ struct Edit: ParsableCommand {
         var shown = original.withBytes { Array($0) }
         defer { SecretBytes.wipe(&shown) }
         try FileSystem.writeAtomically(shown, to: view.file)
-        let editor = ProcessInfo.processInfo.environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ProcessInfo.processInfo.environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+        let editor = ProcessEnvironment.values["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ProcessEnvironment.values["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
         let launch = EditorSetup.launch(editor, viewDirectory: view.directory)
         if let warning = launch.warning { Output.warning(warning) }
         while true {

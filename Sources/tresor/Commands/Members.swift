@@ -14,7 +14,7 @@ import Tresor
 enum IdentityFile {
     /// `$XDG_CONFIG_HOME/tresor/identity`, else `~/.config/tresor/identity`.
     static var defaultPath: String {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.values
         let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()) + "/.config"
         return config + "/tresor/identity"
@@ -35,7 +35,7 @@ enum IdentityFile {
         catch { throw CLIError("cannot read identity file \(Output.quoted(path))\nhint: 'tresor identity new' makes one", code: ExitStatus.auth) }
         var passphrase: SecretBytes?
         if Identity.isProtected(bytes) {
-            if let f = ProcessInfo.processInfo.environment["TRESOR_IDENTITY_PASSPHRASE_FILE"], !f.isEmpty {
+            if let f = ProcessEnvironment.values["TRESOR_IDENTITY_PASSPHRASE_FILE"], !f.isEmpty {
                 passphrase = try VaultOptions.readPassphraseFile(f)
             } else {
                 passphrase = try PassphraseInput.typed("Passphrase for identity \(Output.escaped(path)): ", isNew: false)
@@ -211,7 +211,7 @@ struct RekeyOptions: ParsableArguments {
     func refreshSession(_ vault: Vault, options: VaultOptions) throws {
         Agent.refreshKeys(of: vault)
         if Session.token(vaultID: vault.header.vaultID, environment: options.environment) != nil {
-            try Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+            try Session.end(vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values))
             Output.status("The env-variable session of this vault ended (it held the old key): run 'tresor unlock --env' again.")
         }
     }

@@ -37,7 +37,7 @@ struct SSHAdd: ParsableCommand {
     }
 
     func run() throws {
-        let agent = try SSHAgentClient(environment: ProcessInfo.processInfo.environment)
+        let agent = try SSHAgentClient(environment: ProcessEnvironment.values)
         let vault = try options.open(unlock: true)
         let entry = try vault.read(try vault.existingPath(path))
         guard let text = entry.secret(field) else { throw IntegrationError.sshKey(path: entry.path.string, field: field, problem: .missing) }

@@ -53,7 +53,7 @@ struct Unlock: ParsableCommand {
         guard idleMinutes >= 0, idleMinutes <= 24 * 60 else { throw CLIError("--idle must be between 0 and 1440 minutes") }
         if session { try startSession(minutes); return }
         guard Agent.enabled else {
-            throw CLIError("the agent is turned off (TRESOR_AGENT=\(Output.escaped(ProcessInfo.processInfo.environment["TRESOR_AGENT"] ?? "")))\nhint: use 'eval \"$(tresor unlock --env)\"' for a session of this shell")
+            throw CLIError("the agent is turned off (TRESOR_AGENT=\(Output.escaped(ProcessEnvironment.values["TRESOR_AGENT"] ?? "")))\nhint: use 'eval \"$(tresor unlock --env)\"' for a session of this shell")
         }
         let vault = try options.open(unlock: false)
         let name = PassphraseInput.name(of: vault.root)
@@ -86,7 +86,7 @@ struct Unlock: ParsableCommand {
     /// `--env` / `--raw`: the key in a session file, the token for the shell.
     private func startSession(_ minutes: Double) throws {
         let vault = try options.open(unlock: true, allowSession: false)
-        let token = try Session.start(vault: vault, timeout: minutes * 60, directory: Session.directory())
+        let token = try Session.start(vault: vault, timeout: minutes * 60, directory: Session.directory(environment: ProcessEnvironment.values))
         if json {
             Output.json(.object(["variable": .string(Session.environmentVariable(vaultID: vault.header.vaultID)), "token": .string(token),
                                  "timeoutMinutes": .number(Clip.format(minutes))]))
@@ -126,7 +126,7 @@ struct Lock: ParsableCommand {
         let vault = try options.open(unlock: false)
         var dropped = false
         if Agent.enabled { dropped = try Agent.client.drop(vault) }
-        let ended = try Session.end(vaultID: vault.header.vaultID, directory: Session.directory())
+        let ended = try Session.end(vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values))
         let variable = Session.environmentVariable(vaultID: vault.header.vaultID)
         if json {
             Output.json(.object(["agentKeysDropped": .bool(dropped), "sessionEnded": .bool(ended), "variable": .string(variable)]))
@@ -140,7 +140,7 @@ struct Lock: ParsableCommand {
     private func lockAll() throws {
         let count = Agent.enabled ? try Agent.client.dropAll() : 0
         var sessions = 0
-        let dir = Session.directory()
+        let dir = Session.directory(environment: ProcessEnvironment.values)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasSuffix(".session") {
             do { if try FileSystem.removeIfPresent(dir + "/" + name) { sessions += 1 } }
             catch { throw CLIError("cannot end the session \(Output.quoted(dir + "/" + name)): \(String(cString: strerror(error.errno)))") }

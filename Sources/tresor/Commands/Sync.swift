@@ -28,7 +28,7 @@ struct Sync: ParsableCommand {
         let vault = try options.open(unlock: true)
         let progress = ProgressLine("Syncing")
         var outcome: SyncOutcome
-        let retry = retryTime ?? ProcessInfo.processInfo.environment["TRESOR_SYNC_RETRY_TIME"].flatMap(Double.init) ?? Vault.defaultRetryTime
+        let retry = retryTime ?? ProcessEnvironment.values["TRESOR_SYNC_RETRY_TIME"].flatMap(Double.init) ?? Vault.defaultRetryTime
         do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), retryTime: retry, repair: repairRemote, progress: progress.report) }
         catch VaultError.rekeyedElsewhere where vault.credential == nil
                 && (options.identityPath != nil || options.passphraseFilePath != nil || Prompt.interactive) {
@@ -128,8 +128,8 @@ struct Clone: ParsableCommand {
         do { defer { progress.finish() }; vault = try Vault.clone(url: url, to: target, credentials: .standard(), progress: progress.report) }
         do {
             // An open session of the same vault (same vault id) saves asking again.
-            if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessInfo.processInfo.environment),
-               let keys = try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()) {
+            if let token = Session.token(vaultID: vault.header.vaultID, environment: ProcessEnvironment.values),
+               let keys = try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values)) {
                 try vault.unlock(session: keys)
             } else {
                 try options.unlock(vault)

@@ -50,7 +50,7 @@ final class VaultModel {
     }
 
     func unlock(sessionToken token: String) throws {
-        try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory()))
+        try vault.unlock(session: try Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values)))
         keySource = .session(token)
         startIndexing()
     }
@@ -66,7 +66,7 @@ final class VaultModel {
     func sessionStillOpen() -> Bool {
         switch keySource {
         case .agent?: return Agent.client.holdsKeys(for: vault)
-        case .session(let token)?: return (try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory())) != nil
+        case .session(let token)?: return (try? Session.keys(token: token, vaultID: vault.header.vaultID, directory: Session.directory(environment: ProcessEnvironment.values))) != nil
         default: return true
         }
     }
