@@ -97,16 +97,15 @@ final class EditorView {
     static func sweepOrphans() {
         var bases = ["/dev/shm"]
         if let r = ProcessEnvironment.values["XDG_RUNTIME_DIR"], !r.isEmpty, r != "/dev/shm" { bases.append(r) }
-        let me = ProcessIdentity.current
         for base in bases {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { continue }
-            for name in names where name.hasPrefix(prefix) {
+            // (Names only, and this process's identity only when a view is there: every command starts with this.)
+            for (name, _) in FileSystem.entries(base) where name.hasPrefix(prefix) {
                 let dir = base + "/" + name
                 // (A view that cannot be looked at is left for the next sweep.)
                 guard let st = try? FileSystem.status(dir), st.st_uid == getuid(), st.st_mode & S_IFMT == S_IFDIR else { continue }
                 let parts = name.dropFirst(prefix.count).split(separator: "-")
                 if parts.count == 4, let pid = Int32(parts[1]), let start = UInt64(parts[2]) {
-                    let alive = parts[0] == me.boot && ProcessIdentity.startTime(of: pid) == start
+                    let alive = parts[0] == ProcessIdentity.current.boot && ProcessIdentity.startTime(of: pid) == start
                     if !alive { wipe(dir) }
                 } else if time(nil) - st.st_mtim.tv_sec > 3600 {
                     wipe(dir)
