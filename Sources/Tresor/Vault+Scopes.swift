@@ -87,13 +87,24 @@ extension Vault {
         let recorded = restricted ? try acceptedScopeIDs() : nil
         // With keys held already (after a sync) and no record, what is held is what was accepted: never "all".
         let accepted = restricted ? recorded ?? (scopeKeys.isEmpty ? nil : Set(scopeKeys.keys)) : nil
-        let vaultKeys = (vaultKeyIfHeld.map { [$0] } ?? []) + (try previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+        // The earlier vault keys are read only for a vault slot the key held does not open (a scope made while the
+        // vault key changed): a damaged record of them then stops this, and stops nothing that does not need it.
+        var earlierVaultKeys: [SecretBytes]?
+        func earlier() throws -> [SecretBytes] {
+            if let earlierVaultKeys { return earlierVaultKeys }
+            let keys = (try previousKeys()[Domain.vault] ?? []).sorted { $0.epoch > $1.epoch }.map(\.key)
+            earlierVaultKeys = keys
+            return keys
+        }
         for id in own.scopes.keys.sorted() {
             let path = ScopeHeader.relativePath(scopeID: id)
             guard let s = try scopeHeader(id, listedIn: own, from: source) else { continue }
             if let held = scopeKeys[id], held.epoch == s.epoch, (try? held.authenticator.verify(s)) != nil { continue }
             var key: SecretBytes?
-            if s.vaultSlot != nil { key = vaultKeys.lazy.compactMap({ try? s.unlock(vaultKey: $0) }).first }
+            if s.vaultSlot != nil {
+                key = vaultKeyIfHeld.flatMap { try? s.unlock(vaultKey: $0) }
+                if key == nil { key = try earlier().lazy.compactMap({ try? s.unlock(vaultKey: $0) }).first }
+            }
             if key == nil, let identity {
                 do { key = try s.unlock(identity: identity) }
                 catch CoreError.notARecipient { key = nil }

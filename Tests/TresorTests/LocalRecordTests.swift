@@ -81,6 +81,10 @@ final class LocalRecordTests: VaultTestCase {
         assertFileError(record) { _ = try vault.restore(try EntryPath("A/one"), at: first) }
         assertFileError(record) { _ = try vault.previousKeys() }
         XCTAssertEqual(try git(vault, "rev-parse", "HEAD"), head)
+        // What does not need an earlier key still works: the vault opens and shows its entry.
+        let again = try Vault.open(at: vault.root)
+        try again.unlock(passphrase: passphrase)
+        XCTAssertEqual(try again.read(try EntryPath("A/one")).fields["password"]?.value, .text(SecretText("1")))
     }
 
     func testASessionThatCannotBeEndedIsAnErrorNotNoSession() throws {
