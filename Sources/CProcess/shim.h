@@ -5,6 +5,9 @@
 #include <sys/socket.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
 #endif
 
 /// No core file, and no ptrace or /proc memory access by other processes of the user: 0 on success.
@@ -46,4 +49,12 @@ static inline int tresor_peer_uid(int fd, unsigned int *uid) {
     return 0;
 #endif
 }
+#ifdef __linux__
+/// A pipe whose two ends are close-on-exec from the start (`pipe2`, which needs _GNU_SOURCE, which a module header
+/// cannot set for the system headers): 0 on success, else -1 with errno.
+static inline int tresor_pipe_cloexec(int fds[2]) {
+    return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
+}
+#endif
+
 #endif

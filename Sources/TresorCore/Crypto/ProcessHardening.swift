@@ -14,6 +14,11 @@ package enum ProcessHardening {
     @discardableResult
     package static func disableCoreDumps() -> Bool { tresor_disable_core_dumps() == 0 }
 
+    #if os(Linux)
+    /// `pipe2(fds, O_CLOEXEC)` (FileSystem.pipe's system call on Linux): 0, or -1 with errno.
+    static func pipeClosedOnExec(_ fds: inout [Int32]) -> Int32 { tresor_pipe_cloexec(&fds) }
+    #endif
+
     /// Whether `name` is an environment variable that carries a secret or the way to one: a session token
     /// (`TRESOR_SESSION`, `TRESOR_SESSION_<id>`), the passphrase file, the git token.
     package static func isSecretVariable(_ name: String) -> Bool {

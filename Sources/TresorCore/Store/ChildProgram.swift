@@ -32,9 +32,10 @@ package struct ChildProgram {
         guard rc == 0 else { throw posixError(rc) }
         for i in [0, 3, 5] { FileSystem.close(pipes[i]); pipes[i] = -1 }
 
-        // Writing to a program that has already ended must fail with EPIPE, not end tresor.
-        let previous = signal(SIGPIPE, SIG_IGN)
-        defer { signal(SIGPIPE, previous) }
+        // Writing to a program that has already ended must fail with EPIPE, not end tresor: SIGPIPE is blocked for
+        // this thread alone (setting the process's action raced with other threads running programs at once).
+        let pipeSignalMask = blockSIGPIPE()
+        defer { unblockSIGPIPE(pipeSignalMask) }
         var output = SecretByteBuilder(capacity: 4096)
         var errorOutput: [UInt8] = []
         var written = 0
@@ -115,6 +116,27 @@ package struct ChildProgram {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         return (rc, pid)
+    }
+
+    /// Blocks SIGPIPE for the calling thread; returns the mask before.
+    private static func blockSIGPIPE() -> sigset_t {
+        var block = sigset_t(), old = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        return old
+    }
+
+    /// Takes a SIGPIPE the writes raised off this thread (unless it was blocked before) and restores `old`.
+    private static func unblockSIGPIPE(_ old: sigset_t) {
+        var old = old, block = sigset_t(), pending = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGPIPE)
+        if sigismember(&old, SIGPIPE) == 0, sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+            var now = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&block, nil, &now) == SIGPIPE {}
+        }
+        pthread_sigmask(SIG_SETMASK, &old, nil)
     }
 
     private static func posixError(_ code: Int32) -> POSIXError { POSIXErrorCode(rawValue: code).map { POSIXError($0) } ?? POSIXError(.EIO) }

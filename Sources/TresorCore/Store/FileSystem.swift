@@ -9,7 +9,7 @@ import Glibc
 private let systemRead = Glibc.read
 private let systemWrite = Glibc.write
 private let systemClose = Glibc.close
-private let systemPipe = Glibc.pipe
+private func systemPipe(_ fds: inout [Int32]) -> Int32 { ProcessHardening.pipeClosedOnExec(&fds) }
 private let systemLink = Glibc.link
 private let systemSync = Glibc.sync
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { Glibc.open(path, flags, mode) }
@@ -123,7 +123,8 @@ package enum FileSystem {
         }
     }
 
-    /// A pipe whose two ends are closed on exec. - Throws: `Failure` (`.pipe`, `.fcntl`).
+    /// A pipe whose two ends are closed on exec: at once on Linux (`pipe2`), so that a program another thread starts
+    /// meanwhile never gets a copy. - Throws: `Failure` (`.pipe`, `.fcntl`).
     package static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard systemPipe(&fds) == 0 else { throw Failure(.pipe, "a pipe") }
