@@ -138,11 +138,14 @@ extension git_oid {
 }
 
 extension GitSignature {
-    /// Copies a libgit2 signature into Swift values; also returns its time.
+    /// Copies a libgit2 signature into Swift values; also returns its time, held to the years 1 to 9999 (a commit
+    /// can say any 64-bit time, and its metadata is not authenticated: a time past what a timestamp or the C
+    /// library's calendar holds would stop `log`).
     static func from(_ raw: UnsafePointer<git_signature>) -> (GitSignature, Date) {
         let name = raw.pointee.name.map { String(cString: $0) } ?? ""
         let email = raw.pointee.email.map { String(cString: $0) } ?? ""
-        let date = Date(timeIntervalSince1970: TimeInterval(raw.pointee.when.time))
+        let seconds = min(max(raw.pointee.when.time, -62_135_596_800), 253_402_300_799)
+        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
         return (GitSignature(name: name, email: email), date)
     }
 }

@@ -17,6 +17,23 @@ final class RoughEdgeTests: CLITestCase {
         XCTAssertTrue(try ok("--help").stdout.replacingOccurrences(of: "\n", with: " ").contains("tresor --vault DIR show Email/gmail"))
     }
 
+    /// A commit can say any 64-bit time (its metadata is not authenticated); `log` shows such a commit, as text and as
+    /// JSON, at the last time it can (it stopped on a trap before).
+    func testLogShowsACommitWhoseTimeIsOutOfRange() throws {
+        try sampleVault()
+        let tree = try git("rev-parse", "HEAD^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = try git("rev-parse", "HEAD").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let object = "tree \(tree)\nparent \(head)\nauthor Far <far@example.org> 100000000000000000 +0000\n"
+            + "committer Far <far@example.org> 100000000000000000 +0000\n\nFar away\n"
+        try write(object, to: dir + "/commit.txt")
+        let id = try git("hash-object", "-t", "commit", "-w", "--literally", dir + "/commit.txt").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try git("update-ref", "HEAD", id).code, 0)
+        let text = try ok(["log", "-n", "1"])
+        XCTAssertTrue(text.stdout.contains("Far away"), text.stdout)
+        let json = try ok(["log", "-n", "1", "--json"])
+        XCTAssertTrue(json.stdout.contains("9999-12-31T23:59:59"), json.stdout)
+    }
+
     func testLsDrawsARootEntryBesideTheFolderOfItsName() throws {
         try initVault()
         for path in ["Email", "Email/gmail", "Work/Email/x", "Work/Alpha", "Aaa/b"] { try ok("add", path, "--no-password") }
