@@ -21,6 +21,9 @@ PYTHON  := /usr/bin/python3
 # The release binary links the Swift runtime and FoundationEssentials statically: it runs on a machine without the
 # Swift toolchain (only system libraries remain: libc, libsodium, libgit2, …).
 RELEASE := -c release --static-swift-stdlib
+# The binary, and its data files beside it (Tresor_TresorData.resources, where DataFiles looks first): tresor does
+# not link the TresorData target, so building the product alone leaves a binary without its word list.
+BUILD_TRESOR := $(SWIFT) build $(RELEASE) --product tresor && $(SWIFT) build $(RELEASE) --target TresorData
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
@@ -52,7 +55,7 @@ test-deep: deps test-deps deep-deps
 	@scripts/run-tests.sh deep
 
 build: deps
-	$(SWIFT) build $(RELEASE) --product tresor
+	$(BUILD_TRESOR)
 
 # `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary (and git-credential-tresor, a link to it that git runs as
 # its credential helper `tresor`), its data files (share/tresor, where
@@ -62,7 +65,7 @@ build: deps
 # debug build exists, as in make test) without disturbing the static release build of the binary.
 install: deps
 	$(SWIFT) package plugin generate-manual --configuration debug --authors "Tresor"
-	$(SWIFT) build $(RELEASE) --product tresor
+	$(BUILD_TRESOR)
 	@set -e; bin="$$($(SWIFT) build $(RELEASE) --show-bin-path)"; root="$(DESTDIR)$(PREFIX)"; \
 	install -d "$$root/bin" "$$root/share/tresor" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	  "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
@@ -95,6 +98,7 @@ test: deps test-deps check-layers zxcvbn-check check-vectors
 	@mkdir -p .build
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-xctest 2>&1 | grep -E "^(✘|✔ Test run)|known issue" | tee .build/swift-testing-output.log
 	@set -o pipefail; TRESOR_BIN="$(CURDIR)/.build/install-test/bin/tresor" TRESOR_INSTALLED="$(CURDIR)/.build/install-test" \
+	  TRESOR_RELEASE_DIR="$$($(SWIFT) build $(RELEASE) --show-bin-path)" \
 	  scripts/run-tests.sh fast | tee .build/test-output.log
 	@set -o pipefail; scripts/run-tests.sh debug-build tresorTests.SyncSafetyTests tresorTests.CommandTests \
 	  "tresorTests.ScopeTests/testAScopedMergeWritesItsObjectsAsOnePackAndAKillBeforeItsCommitLosesNothing" | tee -a .build/test-output.log

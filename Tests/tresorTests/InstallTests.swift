@@ -82,6 +82,20 @@ final class InstallTests: CLITestCase {
         XCTAssertEqual(r.stdout, "username=alice\npassword=pw-1\n")
     }
 
+    /// `make build` (and `make demo`, which runs it) leaves a binary that finds its data files beside it in the build
+    /// directory, with no install and no TRESOR_DATA_DIR (tresor does not link the target that holds them).
+    func testTheBuiltBinaryFindsItsDataInTheBuildDirectory() throws {
+        guard let release = ProcessInfo.processInfo.environment["TRESOR_RELEASE_DIR"] else {
+            throw XCTSkip("make test passes TRESOR_RELEASE_DIR, the release build directory")
+        }
+        let clean: [String: String?] = ["TRESOR_DATA_DIR": nil, "PATH": "/usr/bin:/bin"]
+        let words = try run(release + "/tresor", ["generate", "--words", "5", "--json"], stdin: nil, extraEnv: clean)
+        XCTAssertEqual(words.code, 0, words.stderr)
+        let check = try run(release + "/tresor", ["generate", "--check"], stdin: "dragon\n", extraEnv: clean)
+        XCTAssertEqual(check.code, 0, check.stderr)
+        XCTAssertTrue(check.stdout.hasPrefix("score 0/4"), check.stdout)
+    }
+
     func testTheReleaseBinaryNeverHonoursFailpoints() throws {
         guard ProcessInfo.processInfo.environment["TRESOR_BIN"] != nil else { throw XCTSkip("checks the release binary") }
         try sampleVault()
