@@ -33,7 +33,7 @@ let package = Package(
         // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
         // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
         .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
-        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto"]),
+        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CProcess"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.

@@ -3,6 +3,11 @@
 #define TRESOR_CPROCESS_SHIM_H
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -56,5 +61,47 @@ static inline int tresor_pipe_cloexec(int fds[2]) {
     return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
 }
 #endif
+
+/// `posix_spawn` of `path` with Foundation's `Process` settings: a process group of its own, every signal at its
+/// default action and none blocked, `in`, `out` and `err` as its standard input, output and error (`err` < 0:
+/// /dev/null), and no other descriptor this process holds or inherited (each listed in /proc/self/fd is closed in
+/// the child). Returns `posix_spawn`'s result (0 or an errno value); the child's id in `*pid`.
+static inline int tresor_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], int in, int out, int err) {
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_t actions;
+    int rc = posix_spawnattr_init(&attributes);
+    if (rc != 0) return rc;
+    rc = posix_spawn_file_actions_init(&actions);
+    if (rc != 0) { posix_spawnattr_destroy(&attributes); return rc; }
+    sigset_t all, none;
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+    posix_spawn_file_actions_adddup2(&actions, in, 0);
+    posix_spawn_file_actions_adddup2(&actions, out, 1);
+    if (err >= 0) posix_spawn_file_actions_adddup2(&actions, err, 2);
+    else posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    DIR *fds = opendir("/proc/self/fd");
+    if (fds != NULL) {
+        int own = dirfd(fds);
+        struct dirent *e;
+        while ((e = readdir(fds)) != NULL) {
+            char *end;
+            long fd = strtol(e->d_name, &end, 10);
+            if (end == e->d_name || *end != 0 || fd <= 2 || fd == own || fcntl((int)fd, F_GETFD) == -1) continue;
+            posix_spawn_file_actions_addclose(&actions, (int)fd);
+        }
+        closedir(fds);
+    }
+    rc = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    return rc;
+}
 
 #endif

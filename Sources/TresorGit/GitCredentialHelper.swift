@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CProcess
 
 /// Asks the user's git for https credentials, the way `git fetch` does: whatever `credential.helper` is
 /// configured (store, cache, libsecret, osxkeychain…). Git never prompts (`GIT_TERMINAL_PROMPT=0`); without git
@@ -76,32 +77,13 @@ enum GitCredentialHelper {
         defer { for fd in toChild + fromChild where fd >= 0 { close(fd) } }
         guard pipe(&fromChild) == 0 else { return nil }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
-        for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = ([String(path.split(separator: "/").last ?? "git")] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in envp { free(p) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, path, &actions, &attributes, argv, envp) == 0 else { return nil }
+        // (Started as ChildProgram starts gpg: Foundation's Process settings, its standard error to /dev/null.)
+        guard tresor_spawn(&pid, path, argv, envp, toChild[0], fromChild[1], -1) == 0 else { return nil }
         close(toChild[0]); toChild[0] = -1
         close(fromChild[1]); fromChild[1] = -1
 

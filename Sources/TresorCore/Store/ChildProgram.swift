@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CProcess
 
 /// A program run to its end: what it wrote, and how it ended.
 package struct ChildProgram {
@@ -83,38 +84,16 @@ package struct ChildProgram {
         return ChildProgram(status: signal == 0 ? (status >> 8) & 0xff : signal, output: output.finish(), errorOutput: errorOutput)
     }
 
-    /// `posix_spawn` with Foundation's `Process` settings: a process group of its own, every signal at its default
-    /// action and none blocked, `streams` as its standard input, output and error and no other descriptor.
-    /// Returns `posix_spawn`'s result (0 or an errno value) and the new process's id.
+    /// `path` started with Foundation's `Process` settings (`tresor_spawn`): `posix_spawn`'s result (0 or an errno
+    /// value) and the new process's id.
     private static func spawn(_ path: String, _ arguments: [String], environment: [String: String],
                               streams: (stdin: Int32, stdout: Int32, stderr: Int32)) -> (Int32, pid_t) {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, streams.stdin, STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, streams.stdout, STDOUT_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, streams.stderr, STDERR_FILENO)
-        // Nothing else tresor holds or inherited reaches it (a gpg-agent it starts outlives tresor).
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
-        for fd in open where fd > STDERR_FILENO && fcntl(fd, F_GETFD) != -1 { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = ([PathName.last(path)] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in envp { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let rc = tresor_spawn(&pid, path, argv, envp, streams.stdin, streams.stdout, streams.stderr)
         return (rc, pid)
     }
 
