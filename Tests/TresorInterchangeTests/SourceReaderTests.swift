@@ -6,6 +6,7 @@ import Foundation
 import FoundationXML
 #endif
 @testable import TresorCore
+import TestSupport
 @testable import TresorInterchange
 import XCTest
 import ZIPFoundation
@@ -60,6 +61,37 @@ final class SourceReaderTests: ToolTestCase {
         }
         // A CDATA section is text here (Foundation's parser reported it elsewhere and the old builder dropped it).
         XCTAssertEqual(try ours("<v><![CDATA[a<b&c]]>d</v>").text, "a<b&cd")
+    }
+
+    /// Documents mutated at random (a range cut out or repeated, markup and bytes put in): the reader never traps,
+    /// and whenever both it and Foundation's XMLParser accept a mutant, they build the same tree (CDATA aside, which
+    /// Foundation's builder dropped). Seeded: a failure names the seed and the mutant.
+    func testMutatedDocumentsAreReadAsFoundationReadsThemOrRefused() throws {
+        let seeds = ["<KeePassFile><Meta><Generator>KeePassXC</Generator></Meta><Root><Group><Name>G</Name>"
+                     + "<Entry><String><Key>Password</Key><Value Protected=\"True\">c2VjcmV0</Value></String></Entry></Group></Root></KeePassFile>",
+                     "<?xml version=\"1.0\"?>\n<!-- c --><r a='1' b=\"&lt;&#233;\">t&amp;u<x/><y>z</y></r>\n"]
+        let pieces = ["<", ">", "/>", "</", "&", "&amp;", "&#", ";", "\"", "'", "=", "<!--", "-->", "<?", "?>", "<![CDATA[", "]]>",
+                      "<!DOCTYPE a>", "<!DOCTYPE a [<!ENTITY e \"x\">]>", "&e;", " ", "\n", "\u{0}", "\u{1}", "\u{FFFF}", "\u{E9}"]
+        var random = SplitMix64(seed: 2026_11_28)
+        var bothAccepted = 0
+        for round in 0..<3000 {
+            var bytes = Array(seeds[round % seeds.count].utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let i = Int.random(in: 0...bytes.count, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: bytes.removeSubrange(i..<min(bytes.count, i + Int.random(in: 1...8, using: &random)))
+                case 1: bytes.insert(contentsOf: bytes[i..<min(bytes.count, i + Int.random(in: 1...12, using: &random))], at: i)
+                case 2: bytes.insert(contentsOf: Array(pieces.randomElement(using: &random)!.utf8), at: i)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: i)
+                }
+            }
+            let mine = try? bytes.withUnsafeBytes { try XMLReader.parse($0) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let mine, !text.contains("CDATA"), Array(text.utf8) == bytes, let theirs = FoundationTree.parse(text) else { continue }
+            bothAccepted += 1
+            XCTAssertEqual(describe(mine), describe(theirs), "round \(round): \(text.debugDescription)")
+        }
+        XCTAssertGreaterThan(bothAccepted, 100, "too few mutants both readers accept to compare them")
     }
 
     func testMalformedAndHostileXMLIsRefusedWithItsLine() throws {
