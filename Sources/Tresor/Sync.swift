@@ -234,11 +234,11 @@ extension Vault {
         if !needsKeyChange, relations.allSatisfy({ $0 == .older || $0 == .equal }), relations.contains(.older) {
             return .push(lease: theirs)
         }
-        // Copy the accepted objects in (the join commit's parents bring the remote's).
+        // Take the accepted objects in: the quarantine's packs as they are (what it received, and the join written there).
         let fastForward = !needsKeyChange && relations.allSatisfy({ $0 == .newer || $0 == .equal })
         let target = try targetState(fastForward: fastForward, repo: repo, quarantine: quarantine, reader: reader, ours: ours,
                                      theirs: theirs, verdicts: verdicts, remote: remote, outcome: &outcome)
-        try Vault.git { try repo.fetch(url: quarantinePath, ref: Vault.quarantineRef, into: Vault.incomingRef(remote), credentials: .none, remoteName: remote) }
+        try Vault.git { try repo.takeInObjects(ofQuarantineAt: quarantinePath, commit: target == ours ? theirs : target, into: Vault.incomingRef(remote)) }
         defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }  // (tidying: the next sync writes it anew)
         if target == ours {
             // The join is this replica's state: nothing to publish here; the remote gets it.
@@ -299,8 +299,6 @@ extension Vault {
         }
         outcome.mergedEntries = merged.changed
         outcome.resolutions += merged.resolutions
-        // The commit whose objects are copied in must reach the remote's tip too.
-        if merged.commit != ours { try Vault.git { try quarantine.setRef(name: Vault.quarantineRef, to: merged.commit) } }
         return merged.commit
     }
 

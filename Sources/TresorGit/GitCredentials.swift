@@ -144,8 +144,9 @@ final class RemoteSession {
             files.append(file)
         }
         keyFiles = files
-        if credentials.sslCAFile != nil || credentials.sslCAPath != nil {
-            _ = tresor_git_set_ssl_cert_locations(credentials.sslCAFile, credentials.sslCAPath)
+        // (Only http(s) speaks TLS; http too, as a server may send it on to https.)
+        if credentials.sslCAFile != nil || credentials.sslCAPath != nil, connectURL.lowercased().hasPrefix("http") {
+            Libgit2.useCertificates(file: credentials.sslCAFile, path: credentials.sslCAPath)
         }
     }
 

@@ -62,6 +62,8 @@ public enum GitError: Error, Equatable, Sendable {
     case detachedHead
     /// Any other libgit2 failure: libgit2's `code` and `message` (nil when it gave none), and what was being done.
     case libgit2(code: Int32, message: String?, operation: Operation)
+    /// A system call failed with `errno` while the git layer did `operation` itself (not through libgit2).
+    case system(errno: Int32, operation: Operation)
 
     /// A key file libssh2 cannot use.
     public struct UnusableKey: Equatable, Sendable {
@@ -150,6 +152,8 @@ public enum GitError: Error, Equatable, Sendable {
         case writePack
         /// Compressing an object for a pack (the code is zlib's status).
         case compressObject
+        /// Moving the objects a quarantine at `path` received into the repository.
+        case takeInObjects(path: String)
         /// Reading a tree (by id or path; nil: an empty or a commit's tree).
         case readTree(String?)
         /// Building or writing a tree.

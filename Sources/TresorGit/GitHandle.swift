@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// libgit2 global state, initialised once per process on first use.
 enum Libgit2 {
@@ -21,6 +22,21 @@ enum Libgit2 {
     /// Calls `git_libgit2_init` once; every entry point of the module calls this first.
     static func ensureInitialized() {
         precondition(initialized > 0, "libgit2 failed to initialise")
+    }
+
+    private struct CertificateLocations: Equatable { var file: String?, path: String? }
+    private static let certificates = Mutex<CertificateLocations?>(nil)
+
+    /// Points libgit2's TLS at the CA certificates in `file` and `path` (git's `GIT_SSL_CAINFO`, `GIT_SSL_CAPATH`)
+    /// unless they are those it uses already: libgit2 parses the whole bundle each time it is told (about as much work
+    /// as a fast-forward of 100 entries), so only a session that may speak TLS tells it, and only once per process.
+    static func useCertificates(file: String?, path: String?) {
+        let wanted = CertificateLocations(file: file, path: path)
+        certificates.withLock { applied in
+            guard applied != wanted else { return }
+            _ = tresor_git_set_ssl_cert_locations(file, path)
+            applied = wanted
+        }
     }
 }
 

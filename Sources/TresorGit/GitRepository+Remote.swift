@@ -195,6 +195,7 @@ extension GitRepository {
         }
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), .push(remote: nil))
+        options.pb_parallelism = 0  // the pack's delta search on every core (libgit2's default is one thread)
         session.lease = lease
         try session.withCallbacks { callbacks in
             options.callbacks = callbacks

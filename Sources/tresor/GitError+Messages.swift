@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Tresor
 
 extension GitError {
@@ -80,6 +83,8 @@ extension GitError {
             return "the repository's HEAD is detached: it names a commit, not a branch\nhint: 'git -C VAULT checkout main' puts it back on the vault's branch"
         case .libgit2(let code, let message, let operation):
             return "\(operation.text): " + (message.map(Output.escaped) ?? "libgit2 error \(code)")
+        case .system(let errno, let operation):
+            return "\(operation.text): " + String(cString: strerror(errno))
         }
     }
 
@@ -124,6 +129,7 @@ extension GitError.Operation {
         case .hashFile(let path): return "hashing \(q(path))"
         case .writePack: return "writing a pack"
         case .compressObject: return "compressing an object (zlib)"
+        case .takeInObjects(let path): return "taking in the objects received in \(q(path))"
         case .readTree(let tree?): return "reading tree \(q(tree))"
         case .readTree(nil): return "reading a tree"
         case .writeTree: return "writing a tree"

@@ -113,6 +113,42 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(own, 3, "the new commit, its tree and its blob: \(counted)")
     }
 
+    /// What a quarantine received (a pack) and wrote itself (here a loose object) moves into the repository as it is:
+    /// readable there, the ref set, the repository whole (`git fsck`), the quarantine left without it. A commit that
+    /// is not there after the move leaves the ref unset.
+    func testTakingInAQuarantineMovesItsPacksAndLooseObjects() throws {
+        let temp = try TempDir()
+        let bare = temp.sub("server.git")
+        try git("init", "-q", "--bare", "--initial-branch=main", bare)
+        let alice = try GitRepository.clone(url: bare, to: temp.sub("alice"), credentials: .none)
+        try write("one", to: "entry", in: alice.workdir)
+        try alice.commit(message: "one", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none)
+        let bob = try GitRepository.clone(url: bare, to: temp.sub("bob"), credentials: .none)
+        try write("two", to: "entry", in: alice.workdir)
+        let new = try alice.commit(message: "two", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none)
+
+        let path = temp.sub("bob/.git/quarantine")
+        let quarantine = try bob.makeQuarantine(at: path)
+        try quarantine.fetch(url: bare, into: "refs/incoming", credentials: .none, remoteName: "origin")
+        try write("written in the quarantine", to: "loose", in: temp.path)
+        let loose = try git("hash-object", "-w", temp.sub("loose"), in: path)
+        XCTAssertNotEqual(try runGit(["cat-file", "-e", loose], in: bob.workdir).status, 0)
+
+        // Nothing moved in (no quarantine there): the commit is not here, and the ref is not set.
+        XCTAssertThrowsError(try bob.takeInObjects(ofQuarantineAt: temp.sub("nowhere"), commit: new, into: "refs/tresor/incoming/origin"))
+        XCTAssertNil(bob.resolve("refs/tresor/incoming/origin"))
+
+        try bob.takeInObjects(ofQuarantineAt: path, commit: new, into: "refs/tresor/incoming/origin")
+        XCTAssertEqual(bob.resolve("refs/tresor/incoming/origin"), new)
+        XCTAssertEqual(try runGit(["cat-file", "-e", loose], in: bob.workdir).status, 0)
+        XCTAssertEqual(try git("show", "\(new):entry", in: bob.workdir), "two")
+        XCTAssertEqual(try runGit(["fsck", "--strict", "--no-dangling"], in: bob.workdir).status, 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack")
+        XCTAssertEqual(left.filter { $0.hasSuffix(".pack") || $0.hasSuffix(".idx") }, [], "\(left)")
+    }
+
     func testCloneRefusesANonEmptyDirectoryAndCleansUpAfterFailure() throws {
         let temp = try TempDir()
         try write("keep", to: "full/file", in: temp.path)

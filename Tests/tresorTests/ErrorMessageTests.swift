@@ -81,11 +81,14 @@ final class ErrorMessageTests: CLITestCase {
             .pushRejected(remote: "o", reason: .refused([.init(ref: "refs/heads/main", status: "denied")])),
             .malformedTree(id: "abc", reason: .truncatedEntry), .detachedHead,
             .libgit2(code: -1, message: "broken", operation: .stage(path: "a.json")), .libgit2(code: -3, message: nil, operation: .readHead),
+            .system(errno: ENOSPC, operation: .takeInObjects(path: "/v/.git/tresor/incoming-1")),
         ]
         for error in errors { assertHouseStyle(error.message) }
         XCTAssertTrue(GitError.uncommittedChanges(paths: ["a", "b", "c", "d", "e", "f", "g"]).message.contains("and 2 more"))
         XCTAssertEqual(GitError.libgit2(code: -1, message: "broken", operation: .stage(path: "a.json")).message, "staging \"a.json\": broken")
         XCTAssertEqual(GitError.libgit2(code: -3, message: nil, operation: .readHead).message, "reading HEAD: libgit2 error -3")
+        XCTAssertEqual(GitError.system(errno: ENOSPC, operation: .takeInObjects(path: "/q")).message,
+                       "taking in the objects received in \"/q\": No space left on device")
         XCTAssertTrue(GitError.unreachable(url: "git://h/v", message: "down", optionsNotFollowed: ["ProxyJump"]).message
             .hasPrefix("cannot reach \"git://h/v\": down (tresor connects directly: ProxyJump in ~/.ssh/config is not followed)"))
         let rsa = GitError.unsupportedSSHKey(url: "u").message
