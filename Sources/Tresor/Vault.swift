@@ -124,6 +124,12 @@ public final class Vault {
         try? FileManager.default.removeItem(atPath: root + "/.git")  // (one that stays is refused as not empty, next)
     }
 
+    /// Readies the git layer on another thread, for a command that will commit or sync: its start-up (the system's
+    /// CA bundle, parsed) then overlaps the command's own work before its first use of git.
+    package static func prepareGitInBackground() {
+        GitRepository.prepareInBackground()
+    }
+
     /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),
     /// `.interruptedClone`, `.header`.
     public static func open(at directory: String) throws -> Vault {

@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import Synchronization
+import Dispatch
 
 /// libgit2 global state, initialised once per process on first use.
 enum Libgit2 {
@@ -22,6 +23,13 @@ enum Libgit2 {
     /// Calls `git_libgit2_init` once; every entry point of the module calls this first.
     static func ensureInitialized() {
         precondition(initialized > 0, "libgit2 failed to initialise")
+    }
+
+    /// Starts `git_libgit2_init` on another thread and returns at once. It parses the system's CA bundle (with
+    /// mbedTLS: about a third of an `add`), which then overlaps what a command does before it first uses git; a use
+    /// meanwhile waits for it to finish (a `static let` is initialised once, under a lock).
+    static func initializeInBackground() {
+        DispatchQueue.global(qos: .userInitiated).async { ensureInitialized() }
     }
 
     private struct CertificateLocations: Equatable { var file: String?, path: String? }

@@ -129,6 +129,12 @@ package final class GitRepository {
         try setRef(name: destination, to: commit)
     }
 
+    /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only
+    /// for what is left of it.
+    package static func prepareInBackground() {
+        Libgit2.initializeInBackground()
+    }
+
     /// Opens a bare repository (a quarantine). Throws `GitError.notARepository`.
     static func openBare(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()

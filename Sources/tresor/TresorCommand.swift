@@ -64,6 +64,7 @@ struct TresorCommand: ParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
+            if command is CommitsToGit { Vault.prepareGitInBackground() }
             do { try command.run() } catch let e as ValidationError {
                 // Thrown while running, argument-parser would show the top-level usage: show the command's.
                 VaultOptions.printWarnings()
@@ -116,3 +117,6 @@ struct CLIError: Error {
     var retryable = false
     init(_ message: String, code: Int32 = ExitStatus.error, retryable: Bool = false) { self.message = message; self.code = code; self.retryable = retryable }
 }
+
+/// A command that commits or syncs: git's start-up begins on another thread as soon as the command is parsed.
+protocol CommitsToGit {}

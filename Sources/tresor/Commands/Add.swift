@@ -10,7 +10,7 @@ import Glibc
 #endif
 import Tresor
 
-struct Add: ParsableCommand {
+struct Add: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an entry.")
 
     @OptionGroup var options: VaultOptions

@@ -10,7 +10,7 @@ import Glibc
 #endif
 import Tresor
 
-struct Edit: ParsableCommand {
+struct Edit: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "edit", 
         abstract: "Edit an entry in $EDITOR, or change fields with --set/--unset (--add/--remove for one URL or tag).",
         discussion: """

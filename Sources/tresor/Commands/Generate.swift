@@ -52,7 +52,7 @@ struct Generate: ParsableCommand {
     }
 }
 
-struct Rotate: ParsableCommand {
+struct Rotate: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Replace an entry's password with a new one under its policy (the old one goes to history).")
 
     @OptionGroup var options: VaultOptions

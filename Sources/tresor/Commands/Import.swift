@@ -7,7 +7,7 @@ import Foundation
 #endif
 import Tresor
 
-struct Import: ParsableCommand {
+struct Import: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "import", 
         abstract: "Import entries from another password manager (one commit).",
         discussion: """

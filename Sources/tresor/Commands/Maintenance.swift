@@ -7,7 +7,7 @@ import Foundation
 #endif
 import Tresor
 
-struct Passwd: ParsableCommand {
+struct Passwd: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "passwd", abstract: "Change the passphrase (re-wraps the vault key; entries are untouched).")
 
     @OptionGroup var options: VaultOptions

@@ -7,7 +7,7 @@ import Foundation
 #endif
 import Tresor
 
-struct Remove: ParsableCommand {
+struct Remove: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an entry (git history keeps it; 'tresor restore' brings it back).")
 
     @OptionGroup var options: VaultOptions
@@ -46,13 +46,13 @@ struct TransferArguments: ParsableArguments {
     }
 }
 
-struct Move: ParsableCommand {
+struct Move: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "mv", abstract: "Rename or move an entry (it keeps its id and history).")
     @OptionGroup var arguments: TransferArguments
     func run() throws { try arguments.run("Moved") { try $0.move($1, to: $2, force: $3) } }
 }
 
-struct Copy: ParsableCommand {
+struct Copy: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy an entry (the copy gets a new id).")
     @OptionGroup var arguments: TransferArguments
     func run() throws { try arguments.run("Copied") { try $0.copy($1, to: $2, force: $3) } }

@@ -217,7 +217,7 @@ struct RekeyOptions: ParsableArguments {
     }
 }
 
-struct Rekey: ParsableCommand {
+struct Rekey: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Change the vault key: every entry re-encrypted, every key slot rewrapped, one commit.",

@@ -7,7 +7,7 @@ import Foundation
 #endif
 import Tresor
 
-struct Restore: ParsableCommand {
+struct Restore: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "restore", 
         abstract: "Bring back a deleted or older version of an entry as a new commit.",
         discussion: "Without --at: the version before the last commit that touched the entry (undoes a delete or the last edit). Current values go to history.")

@@ -7,7 +7,7 @@ import Foundation
 #endif
 import Tresor
 
-struct Sync: ParsableCommand {
+struct Sync: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "sync", 
         abstract: "Fetch, check, join entries field by field, and push.",
         discussion: "The remote's state is taken only if it passes the acceptance rule (Spec/AUTH.md); concurrent edits join field by field and every losing value goes into the entry's history. While other replicas push at the same moment, the sync starts again after a growing random delay, for up to --retry-time seconds. See docs/sync.md.")
@@ -112,7 +112,7 @@ struct Sync: ParsableCommand {
     }
 }
 
-struct Clone: ParsableCommand {
+struct Clone: ParsableCommand, CommitsToGit {
     static let configuration = CommandConfiguration(commandName: "clone", abstract: "Clone a vault from a git remote and check every entry.")
 
     @OptionGroup var options: VaultOptions
