@@ -238,7 +238,7 @@ extension Vault {
         let fastForward = !needsKeyChange && relations.allSatisfy({ $0 == .newer || $0 == .equal })
         let target = try targetState(fastForward: fastForward, repo: repo, quarantine: quarantine, reader: reader, ours: ours,
                                      theirs: theirs, verdicts: verdicts, remote: remote, outcome: &outcome)
-        try Vault.git { try repo.takeInObjects(ofQuarantineAt: quarantinePath, commit: target == ours ? theirs : target, into: Vault.incomingRef(remote)) }
+        try Vault.git { try repo.takeInObjects(ofQuarantineAt: quarantinePath, commit: target == ours ? theirs : target, into: Vault.incomingRef(remote), remoteName: remote) }
         defer { try? repo.deleteRef(name: Vault.incomingRef(remote)) }  // (tidying: the next sync writes it anew)
         if target == ours {
             // The join is this replica's state: nothing to publish here; the remote gets it.

@@ -144,10 +144,14 @@ final class RemoteSession {
             files.append(file)
         }
         keyFiles = files
-        // (Only http(s) speaks TLS; http too, as a server may send it on to https.)
-        if credentials.sslCAFile != nil || credentials.sslCAPath != nil, connectURL.lowercased().hasPrefix("http") {
-            Libgit2.useCertificates(file: credentials.sslCAFile, path: credentials.sslCAPath)
-        }
+        useCertificates(for: connectURL)
+    }
+
+    /// Tells libgit2 the CA certificates of `credentials` when `url` may speak TLS: only http(s) does (http too, as a
+    /// server may send it on to https).
+    func useCertificates(for url: String) {
+        guard credentials.sslCAFile != nil || credentials.sslCAPath != nil, url.lowercased().hasPrefix("http") else { return }
+        Libgit2.useCertificates(file: credentials.sslCAFile, path: credentials.sslCAPath)
     }
 
     /// The user for ssh: the URL's, else the ssh config's, else `sshUsername`.

@@ -42,8 +42,8 @@ enum Libgit2 {
         let wanted = CertificateLocations(file: file, path: path)
         certificates.withLock { applied in
             guard applied != wanted else { return }
-            _ = tresor_git_set_ssl_cert_locations(file, path)
-            applied = wanted
+            // (Recorded only when libgit2 took them: a later session tries again.)
+            if tresor_git_set_ssl_cert_locations(file, path) == 0 { applied = wanted } else { git_error_clear() }
         }
     }
 }

@@ -169,6 +169,7 @@ extension GitRepository {
             var builder: OpaquePointer?, walk: OpaquePointer?
             defer { git_packbuilder_free(builder); git_revwalk_free(walk) }
             try check(git_packbuilder_new(&builder, repo), .push(remote: name))
+            _ = git_packbuilder_set_threads(builder, 0)  // the delta search on every core (libgit2's default is one thread)
             try check(git_revwalk_new(&walk, repo), .push(remote: name))
             var tip = try Self.oid(head)
             try check(git_revwalk_push(walk, &tip), .push(remote: name))
@@ -189,6 +190,8 @@ extension GitRepository {
     private func send(_ remote: GitHandle, name: String, refspec: String, lease: String??, credentials: GitCredentials,
                       progress: GitProgressHandler?) throws {
         let session = RemoteSession(credentials: credentials, url: remoteURL(remote), progress: progress)
+        // libgit2 pushes to the push URL when there is one (`remote.<name>.pushurl`, or `pushInsteadOf`).
+        if let pushURL = remote.withPointer({ git_remote_pushurl($0).map { String(cString: $0) } }) { session.useCertificates(for: pushURL) }
         if session.connectURL != session.url {
             // This push only: the configured URL (an ssh alias) stays as the user wrote it.
             try remote.withPointer { _ = try check(git_remote_set_instance_url($0, session.connectURL), .connect(remote: name)) }

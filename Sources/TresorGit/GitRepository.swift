@@ -81,54 +81,6 @@ package final class GitRepository {
         return quarantine
     }
 
-    /// Takes in every object the quarantine at `path` (made by `makeQuarantine`) holds, as it holds them, and points
-    /// `destination` at `commit`, which must then be readable here. Each pack file is moved into `objects/pack`, its
-    /// `.pack` before its `.idx` (an index never names a pack that is not there), then each loose object into its
-    /// folder, and every folder that changed is made durable before the ref moves: a crash in between leaves objects
-    /// nothing names, never a ref to a missing one. This is what a fetch from the quarantine did, without unpacking
-    /// and packing again what is packed already (git's receive-pack takes its quarantine in the same way). The
-    /// quarantine is left without those objects: it is meant to be removed next.
-    /// - Throws: `GitError.system` (with `.takeInObjects`) if a file cannot be moved; the errors of `setRef`.
-    package func takeInObjects(ofQuarantineAt path: String, commit: String, into destination: String) throws {
-        let objects = withRepo { String(cString: git_repository_path($0)) } + "objects"
-        let source = path + "/objects"
-        func fail(_ code: Int32) -> GitError { .system(errno: code, operation: .takeInObjects(path: path)) }
-        func move(_ from: String, _ to: String) throws {
-            guard rename(from, to) == 0 else { throw fail(errno) }
-        }
-        func makeDurable(_ directory: String) throws {
-            let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { throw fail(errno) }
-            defer { close(fd) }
-            guard fsync(fd) == 0 else { throw fail(errno) }
-        }
-        let packs = (try? FileManager.default.contentsOfDirectory(atPath: source + "/pack")) ?? []
-        let order: (String) -> Int = { $0.hasSuffix(".pack") ? 0 : $0.hasSuffix(".idx") ? 2 : 1 }
-        for name in packs.sorted(by: { (order($0), $0) < (order($1), $1) }) where !name.hasPrefix("tmp") {
-            guard name.hasSuffix(".pack") || name.hasSuffix(".idx") || name.hasSuffix(".rev") else { continue }
-            try move(source + "/pack/" + name, objects + "/pack/" + name)
-        }
-        if !packs.isEmpty { try makeDurable(objects + "/pack") }
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []).filter {
-            $0.utf8.count == 2 && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-        }
-        for folder in folders.sorted() {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: source + "/" + folder)) ?? []
-            guard !names.isEmpty else { continue }
-            if mkdir(objects + "/" + folder, 0o755) != 0, errno != EEXIST { throw fail(errno) }
-            for name in names { try move(source + "/" + folder + "/" + name, objects + "/" + folder + "/" + name) }
-            try makeDurable(objects + "/" + folder)
-        }
-        if !folders.isEmpty { try makeDurable(objects) }
-        try withRepo { repo in
-            var odb: OpaquePointer?
-            try check(git_repository_odb(&odb, repo), .openObjectDatabase)
-            defer { git_odb_free(odb) }
-            try check(git_odb_refresh(odb), .openObjectDatabase)
-        }
-        try setRef(name: destination, to: commit)
-    }
-
     /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only
     /// for what is left of it.
     package static func prepareInBackground() {

@@ -113,10 +113,10 @@ final class GitRemoteTests: XCTestCase {
         XCTAssertEqual(own, 3, "the new commit, its tree and its blob: \(counted)")
     }
 
-    /// What a quarantine received (a pack) and wrote itself (here a loose object) moves into the repository as it is:
-    /// readable there, the ref set, the repository whole (`git fsck`), the quarantine left without it. A commit that
-    /// is not there after the move leaves the ref unset.
-    func testTakingInAQuarantineMovesItsPacksAndLooseObjects() throws {
+    /// What a quarantine received moves in as it is (its pack files), the ref set, the repository whole (`git fsck`).
+    /// A quarantine that also holds an object nothing reaches has only what the commit reaches fetched from it; a
+    /// commit whose parent is missing is refused, and nothing moves.
+    func testTakingInAQuarantineMovesItsPacksOnlyWhenTheyHoldJustTheWholeCommit() throws {
         let temp = try TempDir()
         let bare = temp.sub("server.git")
         try git("init", "-q", "--bare", "--initial-branch=main", bare)
@@ -125,28 +125,53 @@ final class GitRemoteTests: XCTestCase {
         try alice.commit(message: "one", adding: ["entry"])
         try alice.push(remote: "origin", credentials: .none)
         let bob = try GitRepository.clone(url: bare, to: temp.sub("bob"), credentials: .none)
+        func quarantined(_ name: String) throws -> (path: String, repo: GitRepository) {
+            let path = temp.sub("bob/.git/" + name)
+            let q = try bob.makeQuarantine(at: path)
+            try q.fetch(url: bare, into: "refs/incoming", credentials: .none, remoteName: "origin")
+            return (path, q)
+        }
+        func packs(_ path: String) throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack").filter { $0.hasSuffix(".pack") }.sorted()
+        }
+
+        // Whole, and nothing else: the packs move.
         try write("two", to: "entry", in: alice.workdir)
-        let new = try alice.commit(message: "two", adding: ["entry"])
+        let two = try alice.commit(message: "two", adding: ["entry"])
         try alice.push(remote: "origin", credentials: .none)
-
-        let path = temp.sub("bob/.git/quarantine")
-        let quarantine = try bob.makeQuarantine(at: path)
-        try quarantine.fetch(url: bare, into: "refs/incoming", credentials: .none, remoteName: "origin")
-        try write("written in the quarantine", to: "loose", in: temp.path)
-        let loose = try git("hash-object", "-w", temp.sub("loose"), in: path)
-        XCTAssertNotEqual(try runGit(["cat-file", "-e", loose], in: bob.workdir).status, 0)
-
-        // Nothing moved in (no quarantine there): the commit is not here, and the ref is not set.
-        XCTAssertThrowsError(try bob.takeInObjects(ofQuarantineAt: temp.sub("nowhere"), commit: new, into: "refs/tresor/incoming/origin"))
-        XCTAssertNil(bob.resolve("refs/tresor/incoming/origin"))
-
-        try bob.takeInObjects(ofQuarantineAt: path, commit: new, into: "refs/tresor/incoming/origin")
-        XCTAssertEqual(bob.resolve("refs/tresor/incoming/origin"), new)
-        XCTAssertEqual(try runGit(["cat-file", "-e", loose], in: bob.workdir).status, 0)
-        XCTAssertEqual(try git("show", "\(new):entry", in: bob.workdir), "two")
+        let first = try quarantined("q1")
+        let received = try packs(first.path)
+        XCTAssertEqual(received.count, 1)
+        try bob.takeInObjects(ofQuarantineAt: first.path, commit: two, into: "refs/tresor/incoming/origin", remoteName: "origin")
+        XCTAssertEqual(bob.resolve("refs/tresor/incoming/origin"), two)
+        XCTAssertEqual(try packs(first.path), [])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: bob.workdir + "/.git/objects/pack/" + received[0]))
+        XCTAssertEqual(try git("show", "\(two):entry", in: bob.workdir), "two")
         XCTAssertEqual(try runGit(["fsck", "--strict", "--no-dangling"], in: bob.workdir).status, 0)
-        let left = try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack")
-        XCTAssertEqual(left.filter { $0.hasSuffix(".pack") || $0.hasSuffix(".idx") }, [], "\(left)")
+
+        // An object nothing reaches beside it: only what the commit reaches comes in.
+        try write("three", to: "entry", in: alice.workdir)
+        let three = try alice.commit(message: "three", adding: ["entry"])
+        try alice.push(remote: "origin", credentials: .none)
+        let second = try quarantined("q2")
+        try write("sent but not named", to: "loose", in: temp.path)
+        let stray = try git("hash-object", "-w", temp.sub("loose"), in: second.path)
+        try bob.takeInObjects(ofQuarantineAt: second.path, commit: three, into: "refs/tresor/incoming/origin", remoteName: "origin")
+        XCTAssertEqual(bob.resolve("refs/tresor/incoming/origin"), three)
+        XCTAssertEqual(try git("show", "\(three):entry", in: bob.workdir), "three")
+        XCTAssertNotEqual(try runGit(["cat-file", "-e", stray], in: bob.workdir).status, 0, "the stray object came in")
+        XCTAssertEqual(try packs(second.path).count, 1, "its pack stays in the quarantine")
+        XCTAssertEqual(try runGit(["fsck", "--strict", "--no-dangling"], in: bob.workdir).status, 0)
+
+        // A commit whose parent is not there (a remote may send one): refused, nothing moves, no ref.
+        let third = try quarantined("q3")
+        let tree = try git("rev-parse", "\(three)^{tree}", in: bob.workdir)
+        let body = "tree \(tree)\nparent \(String(repeating: "ab", count: 20))\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nbroken\n"
+        try write(body, to: "commit", in: temp.path)
+        let broken = try git("hash-object", "-t", "commit", "-w", "--literally", temp.sub("commit"), in: third.path)
+        XCTAssertThrowsError(try bob.takeInObjects(ofQuarantineAt: third.path, commit: broken, into: "refs/tresor/broken", remoteName: "origin"))
+        XCTAssertNil(bob.resolve("refs/tresor/broken"))
+        XCTAssertNotEqual(try runGit(["cat-file", "-e", broken], in: bob.workdir).status, 0)
     }
 
     func testCloneRefusesANonEmptyDirectoryAndCleansUpAfterFailure() throws {
