@@ -46,10 +46,14 @@ extension GitRepository {
                 var there: OpaquePointer?
                 try check(git_repository_odb(&there, q), .openObjectDatabase)
                 defer { git_odb_free(there) }
+                // Each look-up that misses would read the folders of packs again (libgit2 refreshes on a miss); the
+                // walk looks up every new object, so the two databases are refreshed once, here.
+                try check(git_odb_refresh(here), .openObjectDatabase)
+                try check(git_odb_refresh(there), .openObjectDatabase)
                 var reached = Set<String>()
-                func isNew(_ id: UnsafePointer<git_oid>) -> Bool { git_odb_exists(here, id) == 0 && !reached.contains(id.pointee.hex) }
+                func isNew(_ id: UnsafePointer<git_oid>) -> Bool { !Self.has(here, id) && !reached.contains(id.pointee.hex) }
                 func require(_ id: UnsafePointer<git_oid>) throws {
-                    guard git_odb_exists(there, id) == 1 else {
+                    guard Self.has(there, id) else {
                         throw GitError.libgit2(code: GIT_ENOTFOUND.code, message: nil, operation: .readObject(id: id.pointee.hex))
                     }
                 }
@@ -78,8 +82,13 @@ extension GitRepository {
                 try check(git_revwalk_push(walk, &tip), .walkHistory(from: commit))
                 for seen in try quarantine.references(matching: "refs/tresor/have*") {
                     var id = try Self.oid(seen.commit)
-                    if git_odb_exists(here, &id) == 1 { try check(git_revwalk_hide(walk, &id), .walkHistory(from: commit)) }
+                    if Self.has(here, &id) { try check(git_revwalk_hide(walk, &id), .walkHistory(from: commit)) }
                 }
+                // A commit this repository has is hidden with its history (it is whole here), whichever ref named it.
+                try check(git_revwalk_add_hide_cb(walk, { id, payload in
+                    guard let id, let payload else { return 0 }
+                    return GitRepository.has(OpaquePointer(payload), id) ? 1 : 0
+                }, UnsafeMutableRawPointer(here)), .walkHistory(from: commit))
                 var id = git_oid()
                 while true {
                     let code = git_revwalk_next(&id, walk)
@@ -114,11 +123,12 @@ extension GitRepository {
             defer { git_odb_free(here) }
             final class Scan { let reached: Set<String>, here: OpaquePointer?; var extra = false
                 init(_ r: Set<String>, _ h: OpaquePointer?) { reached = r; here = h } }
+            try check(git_odb_refresh(here), .openObjectDatabase)
             let scan = Scan(reached, here)
             let code = withExtendedLifetime(scan) {
                 git_odb_foreach(own, { id, payload in
                     let scan = Unmanaged<Scan>.fromOpaque(payload!).takeUnretainedValue()
-                    guard let id, !scan.reached.contains(id.pointee.hex), git_odb_exists(scan.here, id) == 0 else { return 0 }
+                    guard let id, !scan.reached.contains(id.pointee.hex), !GitRepository.has(scan.here, id) else { return 0 }
                     scan.extra = true
                     return 1  // (one is enough)
                 }, Unmanaged.passUnretained(scan).toOpaque())
@@ -127,6 +137,11 @@ extension GitRepository {
             if code > 0 { git_error_clear() }
             return !scan.extra
         }
+    }
+
+    /// Whether `odb` holds `id`, as its packs were at its last refresh (no refresh on a miss).
+    private static func has(_ odb: OpaquePointer?, _ id: UnsafePointer<git_oid>) -> Bool {
+        git_odb_exists_ext(odb, id, GIT_ODB_LOOKUP_NO_REFRESH.rawValue) == 1
     }
 
     /// Moves the quarantine's pack files and loose objects into this repository's `objects` folder (see `takeInObjects`).
