@@ -18,6 +18,10 @@ static inline int tresor_git_set_owner_validation(int enabled) {
 static inline int tresor_git_enable_fsync(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
 }
+/// Whether every object read is hashed again and compared with its name.
+static inline int tresor_git_enable_strict_hash_verification(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
+}
 /// CA certificates for https (GIT_SSL_CAINFO / GIT_SSL_CAPATH); either may be NULL.
 static inline int tresor_git_set_ssl_cert_locations(const char *file, const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);

@@ -17,8 +17,25 @@ enum Libgit2 {
         let count = git_libgit2_init()
         // A commit is durable before its ref moves: a power loss cannot leave a ref to a missing object.
         _ = tresor_git_enable_fsync(1)
+        // An object is named by its hash once, when it is written here or arrives (the indexer computes the id of every
+        // object a fetch receives); reading it does not hash it again, as git does not. That second SHA-1 (with
+        // collision detection) was a tenth of a merge, and guarded only against this repository's own files changing
+        // on disk: what an entry, header or state record says is authenticated by its own AEAD or MAC when read.
+        _ = tresor_git_enable_strict_hash_verification(0)
+        if let folder = defaultsFolder.withLock({ $0 }) {
+            _ = tresor_git_set_search_path(Int32(GIT_CONFIG_LEVEL_PROGRAMDATA.rawValue), folder)
+        }
         return count
     }()
+
+    private static let defaultsFolder = Mutex<String?>(nil)
+
+    /// Makes the file `config` in `folder` libgit2's lowest configuration level (`programdata`, below the system's,
+    /// the user's and each repository's), for every repository this process opens, local remotes included. Takes
+    /// effect only when called before libgit2 starts (`initializeInBackground`, or any first use).
+    static func readDefaults(from folder: String) {
+        defaultsFolder.withLock { $0 = folder }
+    }
 
     /// Calls `git_libgit2_init` once; every entry point of the module calls this first.
     static func ensureInitialized() {

@@ -370,6 +370,37 @@ final class AuthenticatedStateTests: SyncTestCase {
         XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "tip\n")
     }
 
+    /// Objects are not hashed again when read (as git reads them): a remote whose object holds other bytes than its name
+    /// says is still refused, because what arrives is named by its own hash here and the state then lacks the object.
+    func testAnObjectWhoseBytesAreNotWhatItsNameSaysIsRefusedBySyncAndClone() throws {
+        try setUpReplicas("B")
+        try on("A", "edit", "Email/gmail", "--set", "username=a-new")
+        try on("A", "sync")
+        let a = attacker!
+        let blob = try a.blob(at: "Email/gmail.json", in: try a.tip)
+        let forged = #"{"not":"the entry"}"#
+        // Every object of the remote loose, then the blob's file holding other bytes under the same name.
+        let script = """
+            set -e; cd "$1"; mkdir ../packs; mv objects/pack/pack-* ../packs/
+            for p in ../packs/*.pack; do git unpack-objects -q < "$p"; done
+            f=objects/$(echo "$2" | cut -c1-2)/$(echo "$2" | cut -c3-); chmod u+w "$f"
+            python3 -c 'import sys, zlib; d = sys.argv[2].encode(); open(sys.argv[1], "wb").write(zlib.compress(b"blob %d\\0" % len(d) + d))' "$f" "$3"
+            test "$(git cat-file blob "$2")" = "$3"
+            """
+        let forge = try run("/bin/sh", ["-c", script, "forge", remote, blob, forged], stdin: nil, extraEnv: [:])
+        XCTAssertEqual(forge.code, 0, forge.stderr)
+        let before = try state("B")
+        let sync = try attempt("B", "sync")
+        XCTAssertNotEqual(sync.code, 0, sync.stdout)
+        XCTAssertTrue(sync.stderr.contains("reading object \(blob): object not found"), sync.stderr)
+        XCTAssertEqual(try state("B"), before)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "username").stdout, "alice\n")
+        let clone = try tresor(["clone", remote, dir + "/C"])
+        XCTAssertNotEqual(clone.code, 0, clone.stdout)
+        XCTAssertTrue(clone.stderr.contains("reading object \(blob): object not found"), clone.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/C"))
+    }
+
     // MARK: Helpers
 
     func vaultHeader(_ name: String) throws -> [String: Any] {
