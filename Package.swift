@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"]),
         // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
         // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
-        .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/README.md")]),
+        .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/libgit2"),
+                                                       .copy("Resources/README.md")]),
         .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CProcess"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],

@@ -127,7 +127,8 @@ public final class Vault {
     /// Readies the git layer on another thread, for a command that will commit or sync: its start-up (the system's
     /// CA bundle, parsed) then overlaps the command's own work before its first use of git.
     package static func prepareGitInBackground() {
-        GitRepository.prepareInBackground()
+        // libgit2's defaults inside tresor (the data file libgit2/config): no delta search for packs of ciphertext.
+        GitRepository.prepareInBackground(defaults: DataFiles.folder(holding: "libgit2/config"))
     }
 
     /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),

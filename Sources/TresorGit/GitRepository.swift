@@ -82,8 +82,9 @@ package final class GitRepository {
     }
 
     /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only
-    /// for what is left of it.
-    package static func prepareInBackground() {
+    /// for what is left of it. `defaults`: a folder whose file `config` is libgit2's lowest configuration level.
+    package static func prepareInBackground(defaults folder: String? = nil) {
+        if let folder { Libgit2.readDefaults(from: folder) }
         Libgit2.initializeInBackground()
     }
 

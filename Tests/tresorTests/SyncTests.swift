@@ -111,6 +111,33 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(try on("B", "fsck").code, 0)
     }
 
+    /// The packs tresor sends carry no deltas (ciphertext never deltas; the data file libgit2/config turns libgit2's
+    /// search off): neither what a push sends nor what a clone from a path has libgit2 pack on the other side.
+    func testPushesAndClonesFromAPathCarryNoDeltas() throws {
+        try setUpReplicas()
+        // Twelve commits, each adding one entry to one folder: its trees differ by one line, as deltas like.
+        for i in 0..<12 { try on("A", "add", "Email/site-\(i)", "--password-stdin", stdin: "pw-\(i)\n") }
+        try on("A", "sync")
+        try ok("clone", remote, replica("C"))
+        XCTAssertEqual(try on("C", "ls").stdout.split(separator: "\n").count, 14)
+        for repo in [remote, replica("C") + "/.git"] {
+            var objects = 0, deltas = 0
+            for pack in try FileManager.default.contentsOfDirectory(atPath: repo + "/objects/pack") where pack.hasSuffix(".idx") {
+                let r = try run("/usr/bin/git", ["verify-pack", "-v", repo + "/objects/pack/" + pack], stdin: nil, extraEnv: [:])
+                XCTAssertEqual(r.code, 0, r.stderr)
+                // "id type size size-in-pack offset", and "depth base" after them for a delta.
+                for line in r.stdout.split(separator: "\n") {
+                    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                    guard let id = fields.first, id.count == 40, id.allSatisfy(\.isHexDigit) else { continue }
+                    objects += 1
+                    if fields.count == 7 { deltas += 1 }
+                }
+            }
+            XCTAssertGreaterThan(objects, 40, repo)
+            XCTAssertEqual(deltas, 0, repo)
+        }
+    }
+
     func testSameFieldChangedOnBothSidesKeepsLaterAndMovesOtherToHistory() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")

@@ -32,6 +32,7 @@ package enum DataFiles {
         "zxcvbn/us_tv_and_film.txt": "f146e15ecba3f37adcd7aa4fb23797555d1ab55489fbb0b989c60073f638aaa0",
         "zxcvbn/male_names.txt": "5035ab3871a0dd421c960731bb5a77d6c5de784c554dcf67cdc2f01b3a0260da",
         "zxcvbn/adjacency_graphs.json": "a67cdd8f46fc29590fcb7cb9d30de38561256516f758f2e9829ba6aa1ce201bb",
+        "libgit2/config": "51aca1d0a085f2f6d2cb8490dacb85a4c289b17a07e570f67874dcbe135c5d53",
     ]
 
     /// The directories searched, in order (some may not exist).
@@ -83,6 +84,20 @@ package enum DataFiles {
             return bytes
         }
         throw GeneratorError.dataFileMissing(name: name, searched: dirs)
+    }
+
+    /// The folder holding data file `name` (e.g. `libgit2/config`) in the first directory that has it, once its digest
+    /// was checked: for a file another library reads itself. `nil` when no directory has it or it is damaged.
+    package static func folder(holding name: String, searchPath dirs: [String] = searchPath()) -> String? {
+        for dir in dirs {
+            switch FileSystem.kind(dir + "/" + name) {
+            case .missing, .directory: continue
+            default: break
+            }
+            guard (try? read(name, searchPath: [dir])) != nil else { return nil }
+            return PathName.deletingLast(dir + "/" + name)
+        }
+        return nil
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
