@@ -247,6 +247,9 @@ extension GitRepository {
         // The work tree holds secrets (encrypted, but names and sizes are private too): 0600 files, 0700 folders.
         options.file_mode = 0o600
         options.dir_mode = 0o700
+        // Files are written as their blobs hold them: no filter (line ends, ident) a configuration could ask for, and no
+        // look-up of attributes for each file to find one.
+        options.disable_filters = 1
         let box = CheckoutProgressBox(progress)
         if progress != nil {
             options.progress_payload = Unmanaged.passUnretained(box).toOpaque()
