@@ -33,7 +33,10 @@ extension Vault {
                 try FileSystem.writeAtomically(Array("clone in progress\n".utf8), to: root + "/" + cloneMarker)
             } catch let e as CoreError { throw VaultError.file(path: root + "/" + cloneMarker, e) }
             try git { try repo.addRemote(name: "origin", url: remoteURL(url)) }
-            try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials, progress: progress.git) }
+            // A repository on this machine gives its pack files, each indexed here as a fetch's pack is; any other, a fetch.
+            if try !git({ try repo.copyObjects(ofLocalRepository: remoteURL(url), into: incomingRef("origin"), progress: progress.git) }) {
+                try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials, progress: progress.git) }
+            }
             // So the git CLI's `git pull` and `git status` know the upstream too.
             try git { try repo.setConfig("branch.main.remote", "origin") }
             try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }

@@ -43,67 +43,73 @@ extension GitRepository {
             try check(git_repository_odb(&here, repo), .openObjectDatabase)
             defer { git_odb_free(here) }
             return try quarantine.withRepo { q in
-                var there: OpaquePointer?
-                try check(git_repository_odb(&there, q), .openObjectDatabase)
-                defer { git_odb_free(there) }
-                // Each look-up that misses would read the folders of packs again (libgit2 refreshes on a miss); the
-                // walk looks up every new object, so the two databases are refreshed once, here.
-                try check(git_odb_refresh(here), .openObjectDatabase)
-                try check(git_odb_refresh(there), .openObjectDatabase)
-                var reached = Set<String>()
-                func isNew(_ id: UnsafePointer<git_oid>) -> Bool { !Self.has(here, id) && !reached.contains(id.pointee.hex) }
-                func require(_ id: UnsafePointer<git_oid>) throws {
-                    guard Self.has(there, id) else {
-                        throw GitError.libgit2(code: GIT_ENOTFOUND.code, message: nil, operation: .readObject(id: id.pointee.hex))
-                    }
-                }
-                func addTree(_ id: UnsafePointer<git_oid>) throws {
-                    guard isNew(id) else { return }
-                    var tree: OpaquePointer?
-                    try check(git_tree_lookup(&tree, q, id), .readObject(id: id.pointee.hex))
-                    defer { git_tree_free(tree) }
-                    reached.insert(id.pointee.hex)
-                    for i in 0..<git_tree_entrycount(tree) {
-                        guard let entry = git_tree_entry_byindex(tree, i), let child = git_tree_entry_id(entry) else { continue }
-                        switch git_tree_entry_type(entry) {
-                        case GIT_OBJECT_TREE: try addTree(child)
-                        case GIT_OBJECT_BLOB:
-                            guard isNew(child) else { continue }
-                            try require(child)
-                            reached.insert(child.pointee.hex)
-                        default: continue  // (a submodule's commit is not part of this repository)
-                        }
-                    }
-                }
-                var walk: OpaquePointer?
-                try check(git_revwalk_new(&walk, q), .walkHistory(from: commit))
-                defer { git_revwalk_free(walk) }
-                var tip = try Self.oid(commit)
-                try check(git_revwalk_push(walk, &tip), .walkHistory(from: commit))
-                for seen in try quarantine.references(matching: "refs/tresor/have*") {
-                    var id = try Self.oid(seen.commit)
-                    if Self.has(here, &id) { try check(git_revwalk_hide(walk, &id), .walkHistory(from: commit)) }
-                }
-                // A commit this repository has is hidden with its history (it is whole here), whichever ref named it.
-                try check(git_revwalk_add_hide_cb(walk, { id, payload in
-                    guard let id, let payload else { return 0 }
-                    return GitRepository.has(OpaquePointer(payload), id) ? 1 : 0
-                }, UnsafeMutableRawPointer(here)), .walkHistory(from: commit))
-                var id = git_oid()
-                while true {
-                    let code = git_revwalk_next(&id, walk)
-                    if code == GIT_ITEROVER.code { git_error_clear(); break }
-                    try check(code, .walkHistory(from: commit))
-                    guard isNew(&id) else { continue }
-                    var c: OpaquePointer?
-                    try check(git_commit_lookup(&c, q, &id), .readObject(id: id.hex))
-                    defer { git_commit_free(c) }
-                    reached.insert(id.hex)
-                    try addTree(git_commit_tree_id(c))
-                }
-                return reached
+                var hidden: [git_oid] = []
+                for seen in try quarantine.references(matching: "refs/tresor/have*") { hidden.append(try Self.oid(seen.commit)) }
+                return try Self.objects(reachedFrom: commit, in: q, skipping: here, hiding: hidden)
             }
         }
+    }
+
+    /// The ids of the objects `commit` reaches in `repo` (commits, trees, blobs), each checked to be in `repo`'s object
+    /// database (else `GitError.libgit2` with `.readObject`); the walk skips what the object database `known` holds (none
+    /// when nil), with the history of each commit it holds, and the commits in `hidden` that it holds.
+    static func objects(reachedFrom commit: String, in repo: OpaquePointer, skipping known: OpaquePointer?,
+                        hiding hidden: [git_oid] = []) throws -> Set<String> {
+        var there: OpaquePointer?
+        try check(git_repository_odb(&there, repo), .openObjectDatabase)
+        defer { git_odb_free(there) }
+        // Each look-up that misses would read the folders of packs again (libgit2 refreshes on a miss); the walk looks
+        // up every new object, so the two databases are refreshed once, here.
+        if let known { try check(git_odb_refresh(known), .openObjectDatabase) }
+        try check(git_odb_refresh(there), .openObjectDatabase)
+        var reached = Set<String>()
+        func isNew(_ id: UnsafePointer<git_oid>) -> Bool { !(known.map { has($0, id) } ?? false) && !reached.contains(id.pointee.hex) }
+        func addTree(_ id: UnsafePointer<git_oid>) throws {
+            guard isNew(id) else { return }
+            var tree: OpaquePointer?
+            try check(git_tree_lookup(&tree, repo, id), .readObject(id: id.pointee.hex))
+            defer { git_tree_free(tree) }
+            reached.insert(id.pointee.hex)
+            for i in 0..<git_tree_entrycount(tree) {
+                guard let entry = git_tree_entry_byindex(tree, i), let child = git_tree_entry_id(entry) else { continue }
+                switch git_tree_entry_type(entry) {
+                case GIT_OBJECT_TREE: try addTree(child)
+                case GIT_OBJECT_BLOB:
+                    guard isNew(child) else { continue }
+                    guard has(there, child) else {
+                        throw GitError.libgit2(code: GIT_ENOTFOUND.code, message: nil, operation: .readObject(id: child.pointee.hex))
+                    }
+                    reached.insert(child.pointee.hex)
+                default: continue  // (a submodule's commit is not part of this repository)
+                }
+            }
+        }
+        var walk: OpaquePointer?
+        try check(git_revwalk_new(&walk, repo), .walkHistory(from: commit))
+        defer { git_revwalk_free(walk) }
+        var tip = try oid(commit)
+        try check(git_revwalk_push(walk, &tip), .walkHistory(from: commit))
+        if let known {
+            for var id in hidden where has(known, &id) { try check(git_revwalk_hide(walk, &id), .walkHistory(from: commit)) }
+            // A commit `known` holds is hidden with its history (it is whole there), whichever ref named it.
+            try check(git_revwalk_add_hide_cb(walk, { id, payload in
+                guard let id, let payload else { return 0 }
+                return GitRepository.has(OpaquePointer(payload), id) ? 1 : 0
+            }, UnsafeMutableRawPointer(known)), .walkHistory(from: commit))
+        }
+        var id = git_oid()
+        while true {
+            let code = git_revwalk_next(&id, walk)
+            if code == GIT_ITEROVER.code { git_error_clear(); break }
+            try check(code, .walkHistory(from: commit))
+            guard isNew(&id) else { continue }
+            var c: OpaquePointer?
+            try check(git_commit_lookup(&c, repo, &id), .readObject(id: id.hex))
+            defer { git_commit_free(c) }
+            reached.insert(id.hex)
+            try addTree(git_commit_tree_id(c))
+        }
+        return reached
     }
 
     /// Whether every object in the folder `objects` (this quarantine's own, not those it borrows) is in `reached` or
@@ -140,7 +146,7 @@ extension GitRepository {
     }
 
     /// Whether `odb` holds `id`, as its packs were at its last refresh (no refresh on a miss).
-    private static func has(_ odb: OpaquePointer?, _ id: UnsafePointer<git_oid>) -> Bool {
+    static func has(_ odb: OpaquePointer?, _ id: UnsafePointer<git_oid>) -> Bool {
         git_odb_exists_ext(odb, id, GIT_ODB_LOOKUP_NO_REFRESH.rawValue) == 1
     }
 

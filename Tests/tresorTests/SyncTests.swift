@@ -138,6 +138,34 @@ final class SyncTests: SyncTestCase {
         }
     }
 
+    /// A clone from a path takes the remote's pack files as they are, each read through the clone's own indexer (so its
+    /// packs are the remote's, byte for byte); a remote with an object outside its packs is fetched from instead.
+    /// Either clone checks every entry.
+    func testACloneFromAPathTakesTheRemotesPacksAndFetchesWhenAnObjectIsLoose() throws {
+        try setUpReplicas()
+        try on("A", "edit", "Email/gmail", "--set", "notes=second push")
+        try on("A", "sync")
+        func packs(_ objects: String) throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: objects + "/pack").filter { $0.hasSuffix(".pack") })
+        }
+        let remotePacks = try packs(remote + "/objects")
+        XCTAssertGreaterThanOrEqual(remotePacks.count, 2)
+        let taken = try ok("clone", remote, replica("B"))
+        XCTAssertTrue(taken.stderr.contains("all verified"), taken.stderr)
+        XCTAssertEqual(try packs(replica("B") + "/.git/objects"), remotePacks)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
+        // One loose object in the remote (git's receive-pack leaves small pushes so): fetched, into one new pack.
+        let loose = try run("/usr/bin/git", ["-C", remote, "hash-object", "-w", "--stdin"], stdin: "unrelated\n", extraEnv: [:])
+        XCTAssertEqual(loose.code, 0, loose.stderr)
+        try ok("clone", "file://" + remote, replica("C"))
+        let fetched = try packs(replica("C") + "/.git/objects")
+        XCTAssertEqual(fetched.count, 1)
+        XCTAssertTrue(fetched.isDisjoint(with: remotePacks))
+        XCTAssertEqual(try on("C", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("C"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
+    }
+
     func testSameFieldChangedOnBothSidesKeepsLaterAndMovesOtherToHistory() throws {
         try setUpReplicas("B")
         try on("A", "edit", "Email/gmail", "--password-stdin", stdin: "from-A\n")
