@@ -15,6 +15,18 @@
 #include <fcntl.h>
 #endif
 
+/// syncfs(2): what was written to the file system holding `fd` is on its disk (glibc declares it only under
+/// _GNU_SOURCE, which Swift's import of the C library does not define). 0 on success; elsewhere, sync(2).
+static inline int tresor_syncfs(int fd) {
+#ifdef __linux__
+    return (int)syscall(SYS_syncfs, fd);
+#else
+    (void)fd;
+    sync();
+    return 0;
+#endif
+}
+
 /// No core file, and no ptrace or /proc memory access by other processes of the user: 0 on success.
 static inline int tresor_disable_core_dumps(void) {
     struct rlimit none = { 0, 0 };

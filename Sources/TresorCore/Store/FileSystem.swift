@@ -397,10 +397,13 @@ package enum FileSystem {
         return (PathName.deletingLast(path), PathName.last(path))
     }
 
-    /// Makes every earlier non-durable write durable (`sync`: one call instead of two fsyncs per file; `syncfs`
-    /// is not available to Swift on Glibc).
+    /// Makes every earlier non-durable write to the file system holding `path` durable: `syncfs` (one call instead of
+    /// two fsyncs per file), which unlike `sync` does not also wait for every other file system's writes; `sync` when
+    /// `path` cannot be opened or `syncfs` fails.
     package static func syncFileSystem(of path: String) {
-        systemSync()
+        guard let fd = try? open(path, O_RDONLY | O_CLOEXEC) else { return systemSync() }
+        if syncFileSystemHolding(fd) != 0 { systemSync() }
+        close(fd)
     }
 
     /// fsync of a directory so a rename or unlink in it is durable.
