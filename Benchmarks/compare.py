@@ -128,6 +128,9 @@ def pass_store(size, key):
     for p in files:
         os.remove(p)
     sh("pass", "git", "init")  # one commit of everything
+    # Packed now, as git's automatic gc would pack it: else the first commits measured start a gc in the background
+    # (10,000 loose objects), which slows both programs of the pairs it overlaps.
+    sh("git", "-C", d, "gc", "-q")
     log(f"  pass store of {size}: {time.perf_counter() - t:.1f} s")
     return d
 
