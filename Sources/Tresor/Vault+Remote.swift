@@ -33,10 +33,7 @@ extension Vault {
                 try FileSystem.writeAtomically(Array("clone in progress\n".utf8), to: root + "/" + cloneMarker)
             } catch let e as CoreError { throw VaultError.file(path: root + "/" + cloneMarker, e) }
             try git { try repo.addRemote(name: "origin", url: remoteURL(url)) }
-            // A repository on this machine gives its pack files, each indexed here as a fetch's pack is; any other, a fetch.
-            if try !git({ try repo.copyObjects(ofLocalRepository: remoteURL(url), into: incomingRef("origin"), progress: progress.git) }) {
-                try git { try repo.fetch(remote: "origin", into: incomingRef("origin"), credentials: credentials, progress: progress.git) }
-            }
+            try receive(into: repo, root: root, credentials: credentials, progress: progress)
             // So the git CLI's `git pull` and `git status` know the upstream too.
             try git { try repo.setConfig("branch.main.remote", "origin") }
             try git { try repo.setConfig("branch.main.merge", "refs/heads/main") }
@@ -58,6 +55,25 @@ extension Vault {
             removeClone(root, keepDirectory: existed)
             throw error
         }
+    }
+
+    /// A clone's first fetch: into a quarantine, as a sync's (Spec/MERGE.md §11), and from there only what the remote's
+    /// `main` reaches, once it is whole, into `incomingRef("origin")`. A repository on this machine gives its pack files,
+    /// each read through the quarantine's indexer; any other remote, or one that cannot be read so, is fetched from.
+    /// A remote without `main` leaves the ref unset.
+    private static func receive(into repo: GitRepository, root: String, credentials: GitCredentials, progress: VaultProgressHandler?) throws {
+        let url = try git { try repo.url(ofRemote: "origin") }
+        let path = root + "/.git/tresor/incoming-clone-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var quarantine = try git { try repo.makeQuarantine(at: path) }
+        if try !git({ try quarantine.copyPacks(ofLocalRepository: url, into: quarantineRef, progress: progress.git) }) {
+            // (What a copy that stopped took stays out: the fetch starts from an empty quarantine.)
+            try? FileManager.default.removeItem(atPath: path)
+            quarantine = try git { try repo.makeQuarantine(at: path) }
+            try git { try quarantine.fetch(url: url, into: quarantineRef, credentials: credentials, remoteName: "origin", progress: progress.git) }
+        }
+        guard let tip = try git({ try quarantine.commitID(of: quarantineRef) }) else { return }  // (no `main` there: not a vault, said next)
+        try git { try repo.takeInObjects(ofQuarantineAt: path, commit: tip, into: incomingRef("origin"), remoteName: "origin") }
     }
 
     /// Finishes a clone after `unlock`: the fetched state must pass the acceptance rule (Spec/AUTH.md §5) with the keys

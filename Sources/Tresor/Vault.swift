@@ -127,8 +127,21 @@ public final class Vault {
     /// Readies the git layer on another thread, for a command that will commit or sync: its start-up (the system's
     /// CA bundle, parsed) then overlaps the command's own work before its first use of git.
     package static func prepareGitInBackground() {
-        // libgit2's defaults inside tresor (the data file libgit2/config): no delta search for packs of ciphertext.
-        GitRepository.prepareInBackground(defaults: DataFiles.folder(holding: "libgit2/config"))
+        GitRepository.prepareInBackground(defaults: libgit2DefaultsFolder())
+    }
+
+    /// The folder of the data file libgit2/config (libgit2's defaults inside tresor: a delta search of one neighbour),
+    /// when libgit2 can be pointed at it safely: an absolute path without `:` or `$` (libgit2 splits its search paths at
+    /// `:` and expands `$PATH`), and the folder and the file, which libgit2 reads again at each repository it opens, not
+    /// writable by anyone but their owner, root or this user. Else nil: libgit2's own defaults, only slower.
+    static func libgit2DefaultsFolder() -> String? {
+        guard let folder = DataFiles.folder(holding: "libgit2/config"), folder.hasPrefix("/"),
+              !folder.contains(":"), !folder.contains("$") else { return nil }
+        for path in [folder, folder + "/config"] {
+            guard let st = try? FileSystem.status(path, followingLinks: true), st.st_uid == 0 || st.st_uid == getuid(),
+                  st.st_mode & 0o022 == 0 else { return nil }
+        }
+        return folder
     }
 
     /// Opens the vault at `directory`. - Throws: `VaultError.notAVault` (also when there is no such directory),

@@ -10,25 +10,23 @@ import Glibc
 #endif
 
 extension GitRepository {
-    /// Takes the objects of the repository on this machine at `url` (an absolute path or a `file://` URL) by reading each
-    /// of its pack files through this repository's indexer, which names every object by its bytes as a fetch does
-    /// (libgit2's local transport instead unpacks, compresses and packs again everything it sends), and points
-    /// `destination` at that repository's `main` once every commit, tree and blob it reaches is here.
-    /// Returns false, having set no ref, when that repository is not one this can take whole: not a path on this
-    /// machine, no `main`, objects outside its pack files (loose, or borrowed through alternates), or a pack this
-    /// indexer refuses or a `main` its packs do not hold whole. `fetch` then does the work; packs taken stay, as
-    /// objects nothing names yet.
+    /// Fills this repository (a quarantine, `makeQuarantine`) with the objects of the repository on this machine at
+    /// `url` (an absolute path or a `file://` URL) by reading each of its pack files through this repository's indexer,
+    /// which names every object by its bytes as a fetch does (libgit2's local transport instead unpacks, compresses and
+    /// packs again everything it sends), and points `destination` at that repository's `main`. Nothing is checked here:
+    /// `takeInObjects` requires the commit whole and takes in only what it reaches.
+    /// Returns false when that repository is not one this can read so (not a path on this machine, as libgit2 tells
+    /// paths from ssh addresses; no `main`; objects outside its pack files; a pack the indexer refuses or that went away
+    /// meanwhile): the caller then fetches, into a fresh quarantine (this one may hold some of the packs).
     /// - Throws: `GitError` when this repository cannot be written.
-    package func copyObjects(ofLocalRepository url: String, into destination: String, progress: GitProgressHandler? = nil) throws -> Bool {
+    package func copyPacks(ofLocalRepository url: String, into destination: String, progress: GitProgressHandler? = nil) throws -> Bool {
         guard let objects = Self.packedObjectsFolder(url), let tip = Self.mainCommit(url) else { return false }
         let packs = FileSystemListing.names(in: objects + "/pack").filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.sorted()
-        var done = 0
+        var done = (objects: 0, bytes: 0)
         for pack in packs {
-            guard let count = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return false }
-            done += count
+            guard let taken = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return false }
+            done = (done.objects + taken.objects, done.bytes + taken.bytes)
         }
-        let whole = withRepo { repo -> Bool in (try? Self.objects(reachedFrom: tip, in: repo, skipping: nil)) != nil }
-        guard whole else { return false }
         try setRef(name: destination, to: tip)
         return true
     }
@@ -36,14 +34,7 @@ extension GitRepository {
     /// The objects folder of the repository at `url` when it is on this machine and keeps every object in pack files
     /// (no loose object, no alternates), else nil.
     private static func packedObjectsFolder(_ url: String) -> String? {
-        let path: String
-        if url.hasPrefix("file://") {
-            path = String(url.dropFirst("file://".count))
-            guard path.hasPrefix("/"), !path.contains("%") else { return nil }  // (a host, or an escaped name: libgit2's)
-        } else {
-            guard url.hasPrefix("/") else { return nil }
-            path = url
-        }
+        guard let path = localPath(url) else { return nil }
         for gitDir in [path + "/.git", path] {
             let objects = gitDir + "/objects"
             guard FileSystemListing.isDirectory(objects + "/pack"), FileSystemListing.isFile(gitDir + "/HEAD") else { continue }
@@ -56,11 +47,21 @@ extension GitRepository {
         return nil
     }
 
+    /// The path of `url` when libgit2 reads it as a path on this machine: `file:///…` without escapes, or an absolute
+    /// path without `:` (libgit2 takes `a:b` for an ssh address wherever the colon is).
+    private static func localPath(_ url: String) -> String? {
+        if url.hasPrefix("file://") {
+            let path = String(url.dropFirst("file://".count))
+            return path.hasPrefix("/") && !path.contains("%") ? path : nil  // (a host, or an escaped name: libgit2's)
+        }
+        return url.hasPrefix("/") && !url.contains(":") ? url : nil
+    }
+
     /// The commit the `main` of the repository at `url` names, read with libgit2 (as its local transport reads it).
     private static func mainCommit(_ url: String) -> String? {
+        guard let path = localPath(url) else { return nil }
         Libgit2.ensureInitialized()
         var source: OpaquePointer?
-        let path = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url
         guard git_repository_open_ext(&source, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0 else { git_error_clear(); return nil }
         defer { git_repository_free(source) }
         var id = git_oid()
@@ -68,12 +69,16 @@ extension GitRepository {
         return id.hex
     }
 
-    /// Streams the pack file at `path` through this repository's indexer (a pack of its own, with its index); returns how
-    /// many objects it held. `progress` hears of the objects indexed, counted on from `earlier`.
-    private func takePack(_ path: String, after earlier: Int, progress: GitProgressHandler?) throws -> Int {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// Streams the pack file at `path` (a regular file: anything else is refused) through this repository's indexer (a
+    /// pack of its own, with its index); returns how many objects and bytes it held. `progress` hears of the objects
+    /// indexed, counted on from `earlier`.
+    private func takePack(_ path: String, after earlier: (objects: Int, bytes: Int),
+                          progress: GitProgressHandler?) throws -> (objects: Int, bytes: Int) {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: .takeInObjects(path: path)) }
         defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw GitError.system(errno: EINVAL, operation: .takeInObjects(path: path)) }
         return try withRepo { repo in
             var odb: OpaquePointer?
             try check(git_repository_odb(&odb, repo), .openObjectDatabase)
@@ -91,11 +96,11 @@ extension GitRepository {
                 if n == 0 { break }
                 bytes += n
                 _ = try buffer.withUnsafeBytes { try check(tresor_git_writepack_append(writer, $0.baseAddress, n, &stats), .writePack) }
-                progress?(GitTransferProgress(direction: .receiving, objects: earlier + Int(stats.indexed_objects),
-                                              totalObjects: earlier + Int(stats.total_objects), bytes: bytes))
+                progress?(GitTransferProgress(direction: .receiving, objects: earlier.objects + Int(stats.indexed_objects),
+                                              totalObjects: earlier.objects + Int(stats.total_objects), bytes: earlier.bytes + bytes))
             }
             try check(tresor_git_writepack_commit(writer, &stats), .writePack)
-            return Int(stats.total_objects)
+            return (Int(stats.total_objects), bytes)
         }
     }
 }

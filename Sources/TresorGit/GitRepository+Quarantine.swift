@@ -37,7 +37,7 @@ extension GitRepository {
 
     /// The ids of the objects `commit` reaches (commits, trees, blobs) that this repository lacks, each checked to be in
     /// `quarantine` (which reads this repository's objects too). The walk stops at what this repository has.
-    private func newObjects(reachedFrom commit: String, in quarantine: GitRepository) throws -> Set<String> {
+    func newObjects(reachedFrom commit: String, in quarantine: GitRepository) throws -> Set<String> {
         try withRepo { repo in
             var here: OpaquePointer?
             try check(git_repository_odb(&here, repo), .openObjectDatabase)
@@ -77,7 +77,7 @@ extension GitRepository {
                 case GIT_OBJECT_BLOB:
                     guard isNew(child) else { continue }
                     guard has(there, child) else {
-                        throw GitError.libgit2(code: GIT_ENOTFOUND.code, message: nil, operation: .readObject(id: child.pointee.hex))
+                        throw GitError.libgit2(code: GIT_ENOTFOUND.code, message: "object not found", operation: .readObject(id: child.pointee.hex))
                     }
                     reached.insert(child.pointee.hex)
                 default: continue  // (a submodule's commit is not part of this repository)

@@ -111,9 +111,10 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(try on("B", "fsck").code, 0)
     }
 
-    /// The packs tresor sends carry no deltas (ciphertext never deltas; the data file libgit2/config turns libgit2's
-    /// search off): neither what a push sends nor what a clone from a path has libgit2 pack on the other side.
-    func testPushesAndClonesFromAPathCarryNoDeltas() throws {
+    /// The packs tresor sends keep the deltas of trees (each version of a folder against the one before it), and never
+    /// store an entry file as a delta (ciphertext has none): the data file libgit2/config shrinks libgit2's delta search
+    /// to one neighbour, which a push of many versions of one folder still finds.
+    func testPushesAndClonesFromAPathDeltaTreesButNotEntryFiles() throws {
         try setUpReplicas()
         // Twelve commits, each adding one entry to one folder: its trees differ by one line, as deltas like.
         for i in 0..<12 { try on("A", "add", "Email/site-\(i)", "--password-stdin", stdin: "pw-\(i)\n") }
@@ -121,7 +122,7 @@ final class SyncTests: SyncTestCase {
         try ok("clone", remote, replica("C"))
         XCTAssertEqual(try on("C", "ls").stdout.split(separator: "\n").count, 14)
         for repo in [remote, replica("C") + "/.git"] {
-            var objects = 0, deltas = 0
+            var deltas: [String: Int] = [:], objects = 0
             for pack in try FileManager.default.contentsOfDirectory(atPath: repo + "/objects/pack") where pack.hasSuffix(".idx") {
                 let r = try run("/usr/bin/git", ["verify-pack", "-v", repo + "/objects/pack/" + pack], stdin: nil, extraEnv: [:])
                 XCTAssertEqual(r.code, 0, r.stderr)
@@ -130,11 +131,12 @@ final class SyncTests: SyncTestCase {
                     let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                     guard let id = fields.first, id.count == 40, id.allSatisfy(\.isHexDigit) else { continue }
                     objects += 1
-                    if fields.count == 7 { deltas += 1 }
+                    if fields.count == 7 { deltas[String(fields[1]), default: 0] += 1 }
                 }
             }
             XCTAssertGreaterThan(objects, 40, repo)
-            XCTAssertEqual(deltas, 0, repo)
+            XCTAssertNil(deltas["blob"], repo)
+            XCTAssertGreaterThan(deltas["tree", default: 0], 5, repo)
         }
     }
 
@@ -164,6 +166,43 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(try on("C", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
         XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("C"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
         XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
+    }
+
+    /// A clone takes in only what the remote's `main` reaches, and only once all of it is there: a path remote whose
+    /// pack of older history is gone is refused (nothing is left), and an unreachable commit packed beside `main`
+    /// stays out of the clone.
+    func testACloneTakesOnlyAWholeMainFromAPath() throws {
+        try setUpReplicas()
+        try on("A", "edit", "Email/gmail", "--set", "notes=second push")
+        try on("A", "sync")
+        func git(_ args: String...) throws -> String {
+            let r = try run("/usr/bin/git", ["-C", remote] + args, stdin: nil, extraEnv: ["GIT_AUTHOR_NAME": "m", "GIT_AUTHOR_EMAIL": "m@m",
+                                                                                          "GIT_COMMITTER_NAME": "m", "GIT_COMMITTER_EMAIL": "m@m"])
+            XCTAssertEqual(r.code, 0, r.stderr)
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // An unreachable commit in the one pack of everything.
+        let junk = try git("commit-tree", "-m", "junk", try git("rev-parse", "main^{tree}"))
+        _ = try git("update-ref", "refs/junk", junk)
+        _ = try git("repack", "-a", "-d", "-q")
+        _ = try git("update-ref", "-d", "refs/junk")
+        try ok("clone", remote, replica("B"))
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
+        XCTAssertNotEqual(try run("/usr/bin/git", ["-C", replica("B"), "cat-file", "-e", junk], stdin: nil, extraEnv: [:]).code, 0)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
+        // The older history's objects gone from the remote (the tip's commit and trees kept): refused, nothing left.
+        let parent = try git("rev-parse", "main~1")
+        let kept = try git("rev-list", "--objects", "--no-object-names", "main", "^" + parent)
+        let pack = try run("/usr/bin/git", ["-C", remote, "pack-objects", "-q", "objects/pack/pack"], stdin: kept + "\n", extraEnv: [:])
+        XCTAssertEqual(pack.code, 0, pack.stderr)
+        for name in try FileManager.default.contentsOfDirectory(atPath: remote + "/objects/pack")
+        where !name.contains(pack.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            try FileManager.default.removeItem(atPath: remote + "/objects/pack/" + name)
+        }
+        let refused = try tresor(["clone", remote, replica("C")])
+        XCTAssertNotEqual(refused.code, 0, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("object not found"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: replica("C")))
     }
 
     func testSameFieldChangedOnBothSidesKeepsLaterAndMovesOtherToHistory() throws {

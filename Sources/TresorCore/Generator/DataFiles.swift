@@ -32,7 +32,7 @@ package enum DataFiles {
         "zxcvbn/us_tv_and_film.txt": "f146e15ecba3f37adcd7aa4fb23797555d1ab55489fbb0b989c60073f638aaa0",
         "zxcvbn/male_names.txt": "5035ab3871a0dd421c960731bb5a77d6c5de784c554dcf67cdc2f01b3a0260da",
         "zxcvbn/adjacency_graphs.json": "a67cdd8f46fc29590fcb7cb9d30de38561256516f758f2e9829ba6aa1ce201bb",
-        "libgit2/config": "51aca1d0a085f2f6d2cb8490dacb85a4c289b17a07e570f67874dcbe135c5d53",
+        "libgit2/config": "c4f7cb1e0c8ba348b4e52b609e534b880bc9caf986ce3d7f63f26e9e0b3a71b4",
     ]
 
     /// The directories searched, in order (some may not exist).
