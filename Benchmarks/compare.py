@@ -127,9 +127,9 @@ def pass_store(size, key):
         sh("gpg", "--batch", "--quiet", "--yes", "--compress-algo=none", "--no-encrypt-to", "-r", key, "--multifile", "--encrypt", *files[k:k + 2000])
     for p in files:
         os.remove(p)
-    sh("pass", "git", "init")  # one commit of everything
-    # Packed now, as git's automatic gc would pack it: else the first commits measured start a gc in the background
-    # (10,000 loose objects), which slows both programs of the pairs it overlaps.
+    # One commit of everything, then packed as git's automatic gc would pack it; left to that gc, it runs in the
+    # background (10,000 loose objects) and slows both programs of the pairs it overlaps.
+    sh("env", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0", "pass", "git", "init")
     sh("git", "-C", d, "gc", "-q")
     log(f"  pass store of {size}: {time.perf_counter() - t:.1f} s")
     return d
