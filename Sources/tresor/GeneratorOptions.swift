@@ -92,7 +92,7 @@ struct GeneratorOptions: ParsableArguments {
 /// kinds of weakness, never any part of the password.
 func warnIfWeak(_ password: SecretText) {
     let e: StrengthEstimate
-    do { e = try StrengthEstimator.estimate(password) } catch {
+    do { e = try StrengthEstimator.estimateOnce(password) } catch {
         Output.warning("cannot check the password's strength: " + (ErrorReport.of(error)?.message ?? "\(error)"))
         return
     }

@@ -1,6 +1,7 @@
 // The strength estimator: each pattern and its formula, the weaknesses it reports, and its data files.
 import XCTest
 @testable import TresorCore
+import TestSupport
 
 final class StrengthEstimatorTests: XCTestCase {
     func estimate(_ p: String, year: Int = 2017) throws -> StrengthEstimate { try StrengthEstimator.estimate(p, referenceYear: year) }
@@ -112,6 +113,48 @@ final class StrengthEstimatorTests: XCTestCase {
         XCTAssertEqual(try estimate(long).score, 4)
         XCTAssertEqual(try estimate(String(repeating: "a", count: 500)).weaknesses.first, .repeatedCharacters)
         XCTAssertGreaterThanOrEqual(try estimate("Ünïcödé Wörds 😀 are fine").score, 0)
+    }
+
+    // MARK: one estimate alone
+
+    /// `estimateOnce` reads only the words a password can match; the estimate must be the shared table's, to the
+    /// last guess, whatever the password. Passwords are made of listed words (as typed, capitalised, reversed, in
+    /// l33t, one letter dropped, added or swapped), keyboard walks, digits, years and other characters.
+    func testAnEstimateAloneIsTheSharedTablesEstimate() throws {
+        let lists = try StrengthDictionary.allCases.map { dictionary in
+            try String(decoding: DataFiles.read(dictionary.fileName), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let pieces = ["qwerty", "asdfgh", "zxcvbn", "1qaz2wsx", "7410", "123456", "2019", "1987", "04/07/1999", "!!", "#",
+                      "ñ", "日本", "😀", "aaaa", "abcdef", "zyxw", "@", "$", "4", "0", "1", "|", "3", "5", "7", " "]
+        let l33t: [Character: Character] = ["a": "4", "e": "3", "i": "1", "l": "|", "o": "0", "s": "$", "t": "7", "g": "9"]
+        var rng = SplitMix64(seed: 26)
+        var different: [String] = []
+        for _ in 0..<100 {
+            var password = ""
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                guard Bool.random(using: &rng) else { password += pieces.randomElement(using: &rng)!; continue }
+                let list = lists.randomElement(using: &rng)!
+                var word = Array(list[min(list.count - 1, Int(pow(Double(list.count), Double.random(in: 0..<1, using: &rng))))])
+                switch Int.random(in: 0..<7, using: &rng) {
+                case 0: word = Array(String(word).capitalized)
+                case 1: word.reverse()
+                case 2: word = word.map { l33t[$0] ?? $0 }
+                case 3 where word.count > 2: word.remove(at: Int.random(in: 0..<word.count, using: &rng))
+                case 4: word.insert("abcxyz".randomElement(using: &rng)!, at: Int.random(in: 0...word.count, using: &rng))
+                case 5 where word.count > 2: word.swapAt(0, 1)
+                default: break
+                }
+                password += String(word)
+            }
+            let shared = try StrengthEstimator.estimate(SecretText(password), referenceYear: 2017)
+            let alone = try StrengthEstimator.estimateOnce(SecretText(password), referenceYear: 2017)
+            if shared != alone { different.append(password) }
+        }
+        XCTAssertEqual(different, [])
+        for password in ["", "x", String(repeating: "p4ssw0rd", count: 20), "troubador", "jennifer2", "Tr0ub4dour&3"] {
+            XCTAssertEqual(try StrengthEstimator.estimateOnce(SecretText(password), referenceYear: 2017),
+                           try StrengthEstimator.estimate(SecretText(password), referenceYear: 2017), password)
+        }
     }
 
     // MARK: data files

@@ -99,6 +99,18 @@ public enum StrengthEstimator {
     /// array of the right capacity (never reallocated, wiped afterwards), without a `String`. Bytes that are
     /// not UTF-8 count as U+FFFD, as `String(decoding:)` would read them.
     public static func estimate(_ password: SecretText, referenceYear: Int? = nil) throws -> StrengthEstimate {
+        try estimate(password, referenceYear: referenceYear, once: false)
+    }
+
+    /// The same estimate as `estimate(_:referenceYear:)`, for a process that makes only this one: the lists
+    /// are read for the words this password can match instead of being put whole into a table that stays
+    /// for the next estimates (Spec/GENERATOR.md §5.4). - Throws: as `estimate(_:referenceYear:)`.
+    public static func estimateOnce(_ password: SecretText, referenceYear: Int? = nil) throws -> StrengthEstimate {
+        try estimate(password, referenceYear: referenceYear, once: true)
+    }
+
+    /// The estimate of `password`, with the shared lists or (`once`) those read for it alone.
+    private static func estimate(_ password: SecretText, referenceYear: Int?, once: Bool) throws -> StrengthEstimate {
         var scalars: [Unicode.Scalar] = []
         scalars.reserveCapacity(min(password.count, maxAnalysedLength))
         defer { wipe(&scalars) }
@@ -113,13 +125,15 @@ public enum StrengthEstimator {
                 }
             }
         }
-        return try estimate(scalars: scalars, referenceYear: referenceYear)
+        return try estimate(scalars: scalars, referenceYear: referenceYear, once: once)
     }
 
-    private static func estimate(scalars: [Unicode.Scalar], referenceYear: Int?) throws -> StrengthEstimate {
-        let data = try StrengthData.shared()
+    private static func estimate(scalars: [Unicode.Scalar], referenceYear: Int?, once: Bool = false) throws -> StrengthEstimate {
+        let year = referenceYear ?? currentYear
+        let data = once ? try StrengthData.forOnePassword { _ = StrengthMatcher(data: $0, referenceYear: year).omnimatch(scalars) }
+            : try StrengthData.shared()
         guard !scalars.isEmpty else { return StrengthEstimate(score: 0, guesses: 1, guessesLog10: 0, weaknesses: [.empty]) }
-        let matcher = StrengthMatcher(data: data, referenceYear: referenceYear ?? currentYear)
+        let matcher = StrengthMatcher(data: data, referenceYear: year)
         let (log10Guesses, sequence) = matcher.mostGuessableSequence(scalars, matcher.omnimatch(scalars))
         let guesses = pow(10, log10Guesses)
         let score = score(guesses: guesses)

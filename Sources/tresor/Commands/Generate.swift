@@ -39,7 +39,7 @@ struct Generate: ParsableCommand {
 
     func runCheck() throws {
         let password = try readPasswordFromStdin()
-        let e = try StrengthEstimator.estimate(password)
+        let e = try StrengthEstimator.estimateOnce(password)
         if json {
             Output.json(.object(["score": .integer(e.score), "guesses": .number(String(printf: "%.0f", e.guesses)),
                                  "guessesLog10": .number(String(printf: "%.2f", e.guessesLog10)),
