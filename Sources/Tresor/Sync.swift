@@ -143,12 +143,18 @@ extension Vault {
         removeAbandonedQuarantines()
         let quarantinePath = root + "/.git/tresor/incoming-\(getpid())-" + Vault.refStamp()
         defer { try? FileManager.default.removeItem(atPath: quarantinePath) }  // (one left behind goes with the next sync)
-        let quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
+        var quarantine = try Vault.git { try repo.makeQuarantine(at: quarantinePath) }
         var received = 0
         defer { outcome.bytesReceived += received }
         let fetchProgress: GitProgressHandler = { p in received = max(received, p.bytes); progress.git?(p) }
-        do { try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress) }
-        catch GitError.malformedTree {
+        do {
+            // From a path: the packs this vault does not hold yet, read as they are, else a fetch (as for a clone).
+            if try !quarantine.copyPacks(ofLocalRepository: url, into: Vault.quarantineRef, progress: fetchProgress) {
+                try? FileManager.default.removeItem(atPath: quarantinePath)
+                quarantine = try repo.makeQuarantine(at: quarantinePath)
+                try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress)
+            }
+        } catch GitError.malformedTree {
             throw VaultError.refusedRemote(remote: remote, AcceptanceRefusal(.treeShape, path: "/", .damagedTree))
         } catch let e as GitError { throw VaultError.git(e) }
         Failpoint.hit("after-fetch")

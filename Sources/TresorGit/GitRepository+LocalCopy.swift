@@ -1,4 +1,4 @@
-// Cloning a repository on this machine by reading its pack files through this repository's indexer.
+// Receiving from a repository on this machine (a clone, a sync) by reading its pack files through this repository's indexer.
 internal import CGit2
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,8 +13,10 @@ extension GitRepository {
     /// Fills this repository (a quarantine, `makeQuarantine`) with the objects of the repository on this machine at
     /// `url` (an absolute path or a `file://` URL) by reading each of its pack files through this repository's indexer,
     /// which names every object by its bytes as a fetch does (libgit2's local transport instead unpacks, compresses and
-    /// packs again everything it sends), and points `destination` at that repository's `main`. Nothing is checked here:
-    /// `takeInObjects` requires the commit whole and takes in only what it reaches.
+    /// packs again everything it sends), and points `destination` at that repository's `main`. A pack whose index
+    /// lists only objects this repository (or the one it borrows from) has is not read: a sync reads only the packs
+    /// pushed since. Nothing is checked here: an index that lies only leaves a hole, and `takeInObjects` requires the
+    /// commit whole and takes in only what it reaches.
     /// Returns false when that repository is not one this can read so (not a path on this machine, as libgit2 tells
     /// paths from ssh addresses; no `main`; objects outside its pack files; a pack the indexer refuses or that went away
     /// meanwhile): the caller then fetches, into a fresh quarantine (this one may hold some of the packs).
@@ -24,6 +26,7 @@ extension GitRepository {
         let packs = FileSystemListing.names(in: objects + "/pack").filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.sorted()
         var done = (objects: 0, bytes: 0)
         for pack in packs {
+            if try holdsEveryObject(listedIn: objects + "/pack/" + pack.dropLast(".pack".count) + ".idx") { continue }
             guard let taken = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return false }
             done = (done.objects + taken.objects, done.bytes + taken.bytes)
         }
@@ -67,6 +70,40 @@ extension GitRepository {
         var id = git_oid()
         guard git_reference_name_to_id(&id, source, mainBranch) == 0 else { git_error_clear(); return nil }
         return id.hex
+    }
+
+    /// Whether the pack index at `path` (git's version 2: magic, version, 256 counts, then the sorted ids) is readable
+    /// and names only objects this repository's object database holds; false for anything else (the pack is read then).
+    private func holdsEveryObject(listedIn path: String) throws -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        let header = 8 + 256 * 4
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size >= header, st.st_size <= 1 << 30 else { return false }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        guard bytes[0..<8].elementsEqual([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]) else { return false }
+        let count = word(8 + 255 * 4)
+        guard count > 0, header + 20 * count <= bytes.count else { return false }
+        return try withRepo { repo in
+            var odb: OpaquePointer?
+            try check(git_repository_odb(&odb, repo), .openObjectDatabase)
+            defer { git_odb_free(odb) }
+            var id = git_oid()
+            for i in 0..<count {
+                withUnsafeMutableBytes(of: &id.id) { $0.copyBytes(from: bytes[header + 20 * i..<header + 20 * (i + 1)]) }
+                guard Self.has(odb, &id) else { return false }
+            }
+            return true
+        }
     }
 
     /// Streams the pack file at `path` (a regular file: anything else is refused) through this repository's indexer (a

@@ -168,6 +168,51 @@ final class SyncTests: SyncTestCase {
         XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
     }
 
+    /// A sync from a path reads, of the remote's packs, only the one pushed since (its bytes are all it receives), and
+    /// takes it in as it is; a remote index that claims a new pack holds only known objects leaves a hole, which is
+    /// refused with nothing changed; a loose object there, and the sync fetches.
+    func testASyncFromAPathReadsOnlyThePacksPushedSince() throws {
+        try setUpReplicas("B")
+        func packs(_ objects: String) throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: objects + "/pack").filter { $0.hasSuffix(".pack") })
+        }
+        func received(_ r: CLIResult) throws -> Int {
+            let o = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout)
+            return try XCTUnwrap(o["bytesReceived"] as? Int, r.stdout)
+        }
+        let held = try packs(replica("B") + "/.git/objects")
+        try on("A", "edit", "Email/gmail", "--set", "notes=second push")
+        try on("A", "sync")
+        let pushed = try XCTUnwrap(try packs(remote + "/objects").subtracting(held).first)
+        let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: remote + "/objects/pack/" + pushed)[.size] as? Int)
+        XCTAssertEqual(try received(try on("B", "sync", "--json")), size)
+        XCTAssertEqual(try packs(replica("B") + "/.git/objects"), held.union([pushed]))
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
+
+        // The next pack's index replaced by that of a pack B holds: B skips the pack, misses the commit, refuses.
+        try on("A", "edit", "Email/gmail", "--set", "notes=third push")
+        try on("A", "sync")
+        let third = try XCTUnwrap(try packs(remote + "/objects").subtracting(held.union([pushed])).first)
+        let index = remote + "/objects/pack/" + third.dropLast(".pack".count) + ".idx"
+        let honest = try Data(contentsOf: URL(fileURLWithPath: index))
+        try FileManager.default.removeItem(atPath: index)
+        try FileManager.default.copyItem(atPath: remote + "/objects/pack/" + pushed.dropLast(".pack".count) + ".idx", toPath: index)
+        let head = try run("/usr/bin/git", ["-C", replica("B"), "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout
+        let refused = try tresor(["sync", "--vault", replica("B")])
+        XCTAssertNotEqual(refused.code, 0, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("unknown revision"), refused.stderr)
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "rev-parse", "HEAD"], stdin: nil, extraEnv: [:]).stdout, head)
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "second push\n")
+        try FileManager.default.removeItem(atPath: index)
+        try honest.write(to: URL(fileURLWithPath: index))
+
+        // A loose object in the remote: fetched, as before.
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", remote, "hash-object", "-w", "--stdin"], stdin: "unrelated\n", extraEnv: [:]).code, 0)
+        try on("B", "sync")
+        XCTAssertEqual(try on("B", "show", "Email/gmail", "--field", "notes").stdout, "third push\n")
+        XCTAssertEqual(try run("/usr/bin/git", ["-C", replica("B"), "fsck"], stdin: nil, extraEnv: [:]).code, 0)
+    }
+
     /// A clone takes in only what the remote's `main` reaches, and only once all of it is there: a path remote whose
     /// pack of older history is gone is refused (nothing is left), and an unreachable commit packed beside `main`
     /// stays out of the clone.
