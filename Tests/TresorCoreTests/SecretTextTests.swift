@@ -35,6 +35,7 @@ final class SecretTextTests: XCTestCase {
             let want = Array(x.utf8) == Array(y.utf8) ? 0 : (Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)) ? -1 : 1)
             XCTAssertEqual(SecretText(x).compare(SecretText(y)), want, "\(Array(x.utf8)) vs \(Array(y.utf8))")
             XCTAssertEqual(MergeOrder.compare(x, y), want)
+            XCTAssertEqual(MergeOrder.same(x, y), want == 0)
             // Values order by their canonical JSON bytes (escapes included), computed in zeroing memory.
             let jx = JSONValue.string(x).canonicalBytes(), jy = JSONValue.string(y).canonicalBytes()
             let wantJSON = jx == jy ? 0 : (jx.lexicographicallyPrecedes(jy) ? -1 : 1)

@@ -4,13 +4,18 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Swift's `String ==` treats canonically equivalent texts as equal, but a password in NFC and in NFD
 /// are different secrets and must never be merged into one. Everything here compares UTF-8 bytes.
 enum MergeOrder {
-    /// -1, 0 or 1 by the UTF-8 bytes of `a` and `b`.
+    /// -1, 0 or 1 by the UTF-8 bytes of `a` and `b` (unsigned, a prefix first).
     static func compare(_ a: String, _ b: String) -> Int {
-        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        if let r = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in compareBytes(x, y) } }),
+           let r { return r }
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()  // (a string not stored as UTF-8)
         while true {
             switch (i.next(), j.next()) {
             case (nil, nil): return 0
@@ -19,6 +24,13 @@ enum MergeOrder {
             case (let x?, let y?): if x != y { return x < y ? -1 : 1 }
             }
         }
+    }
+
+    private static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = min(x.count, y.count)
+        let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+        if c != 0 { return c < 0 ? -1 : 1 }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
     }
 
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
@@ -30,7 +42,7 @@ enum MergeOrder {
         a == b ? 0 : (a < b ? -1 : 1)
     }
 
-    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
 
     /// Byte equality of two secret texts, in constant time for equal lengths.
     static func same(_ a: SecretText, _ b: SecretText) -> Bool { a == b }
