@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import TresorCore
 import TresorGit
 
@@ -96,20 +97,60 @@ final class SnapshotReader {
         for (d, k) in keys {
             do { ciphers[d] = try EntryCipher(vaultKey: k) } catch { throw VaultError.session(.wrongToken) }
         }
-        let entryFiles = files.compactMap { path, blob in EntryPath(filePath: path).map { ($0, path, blob) } }
+        let entryFiles = files.compactMap { path, blob in EntryPath(filePath: path).map { ($0, path, blob) } }.sorted(by: { $0.1 < $1.1 })
         var done = 0
-        for (entryPath, path, blob) in entryFiles.sorted(by: { $0.1 < $1.1 }) {
-            let domain = snap.header.domain(of: entryPath)
-            guard let cipher = ciphers[domain] else {
-                let bytes = try Vault.git { try repo.blob(id: blob) }
-                if let env = try? Envelope.parse(bytes) { snap.unreadDomains[env.id] = domain }  // (not an envelope: no entry)
-                continue
+        // In batches: the blobs read here (one repository, one thread), the entries opened on every core, then taken in
+        // path order, so the first that fails is the one a reading in order would stop at.
+        for start in stride(from: 0, to: entryFiles.count, by: Self.batch) {
+            let slice = entryFiles[start..<min(start + Self.batch, entryFiles.count)]
+            // Each file's entry as decrypted before (for this path), or nil to open it now.
+            let known = slice.map { entryPath, _, blob in cache[blob].flatMap { $0.path == entryPath ? $0 : nil } }
+            let read = zip(slice, known).map { file, e -> Result<[UInt8], Error> in
+                guard e == nil || ciphers[snap.header.domain(of: file.0)] == nil else { return .success([]) }
+                return Result { try Vault.git { try repo.blob(id: file.2) } }
             }
-            snap.entries[path] = (blob, try entry(blob, path: entryPath, cipher: cipher, remote: remote))
-            done += 1
-            progress?(.entries(done: done, total: entryFiles.count))
+            var work: [(path: EntryPath, cipher: EntryCipher, bytes: Result<[UInt8], Error>)] = []
+            for ((entryPath, _, _), (bytes, e)) in zip(slice, zip(read, known)) where e == nil {
+                if let cipher = ciphers[snap.header.domain(of: entryPath)] { work.append((entryPath, cipher, bytes)) }
+            }
+            var opened = Self.open(work).makeIterator()
+            for ((entryPath, path, blob), (bytes, e)) in zip(slice, zip(read, known)) {
+                let domain = snap.header.domain(of: entryPath)
+                guard ciphers[domain] != nil else {
+                    let file = try bytes.get()
+                    if let env = try? Envelope.parse(file) { snap.unreadDomains[env.id] = domain }  // (not an envelope: no entry)
+                    continue
+                }
+                let entry: Entry
+                do { entry = try e ?? opened.next()!.get() } catch let e as CoreError {
+                    if let remote { throw VaultError.entryContent(remote: remote, file: entryPath.filePath, e) }
+                    throw VaultError.entry(path: entryPath.string, e)
+                }
+                cache[blob] = entry
+                snap.entries[path] = (blob, entry)
+                done += 1
+                progress?(.entries(done: done, total: entryFiles.count))
+            }
         }
         return snap
+    }
+
+    /// Entries read at a time (their ciphertext is held until they are opened).
+    static let batch = 256
+
+    /// Opens each of `work` (its blob's bytes, or the error reading them) on every core; results in the same order.
+    private static func open(_ work: [(path: EntryPath, cipher: EntryCipher, bytes: Result<[UInt8], Error>)]) -> [Result<Entry, Error>] {
+        var results = [Result<Entry, Error>?](repeating: nil, count: work.count)
+        let chunks = max(1, min(work.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+        results.withUnsafeMutableBufferPointer { out in
+            let slots = out  // each index is written by one chunk only
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                for i in stride(from: chunk, to: work.count, by: chunks) {
+                    slots[i] = Result { try work[i].cipher.open(try work[i].bytes.get(), expectedPath: work[i].path) }
+                }
+            }
+        }
+        return results.map { $0! }
     }
 
     private func parse<T>(_ body: () throws -> T) throws -> T {
