@@ -5,8 +5,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A buffer for secrets: locked into memory with `sodium_mlock` where the OS allows (so it is never
+/// A buffer for secrets: locked into memory as `sodium_mlock` locks it, where the OS allows (so it is never
 /// swapped), zeroed with `sodium_memzero` and unlocked on `deinit`. Compare with `constantTimeEquals`,
 /// never `==`. Heap memory rather than `sodium_malloc`: guard pages cost ~40 µs per buffer, which
 /// dominated decrypting an entry (Benchmarks/README.md).
@@ -23,7 +26,7 @@ public final class SecretBytes: @unchecked Sendable {
         pointer = p
         self.count = count
         sodium_memzero(p, max(count, 1))
-        _ = sodium_mlock(p, max(count, 1))
+        Self.lock(p, max(count, 1))
     }
 
     /// A buffer of `count` bytes whose contents the caller overwrites at once (decryption output): not
@@ -34,7 +37,7 @@ public final class SecretBytes: @unchecked Sendable {
         let p = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         pointer = p
         self.count = count
-        _ = sodium_mlock(p, max(count, 1))
+        Self.lock(p, max(count, 1))
     }
 
     /// A copy of `bytes`. The caller should wipe its own copy where it can.
@@ -75,10 +78,25 @@ public final class SecretBytes: @unchecked Sendable {
         return s
     }
 
+    /// What `sodium_mlock` does, without the call that cannot succeed: `mlock`, and keeping the pages out of a core dump
+    /// (`madvise(MADV_DONTDUMP)`), which Linux allows only from a page boundary, where heap buffers seldom start
+    /// (libsodium's call failed for nearly every buffer: two failing system calls of four per secret).
+    private static func lock(_ p: UnsafeMutableRawPointer, _ count: Int) {
+        _ = mlock(p, count)
+        if Int(bitPattern: p) % pageSize == 0 { _ = madvise(p, count, MADV_DONTDUMP) }
+    }
+
+    /// What `sodium_munlock` does, likewise: zero, `madvise(MADV_DODUMP)` where `lock` could advise, `munlock`.
+    private static func unlock(_ p: UnsafeMutableRawPointer, _ count: Int) {
+        sodium_memzero(p, count)
+        if Int(bitPattern: p) % pageSize == 0 { _ = madvise(p, count, MADV_DODUMP) }
+        _ = munlock(p, count)
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
     deinit {
-        // sodium_munlock zeroes before unlocking; zero again in case locking had failed.
-        _ = sodium_munlock(pointer, max(count, 1))
-        sodium_memzero(pointer, max(count, 1))
+        Self.unlock(pointer, max(count, 1))
         #if DEBUG
         SecretBytes.releaseProbe?(UnsafeRawBufferPointer(start: pointer, count: max(count, 1)))
         #endif
