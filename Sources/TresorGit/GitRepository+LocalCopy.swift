@@ -30,7 +30,7 @@ extension GitRepository {
             guard let taken = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return false }
             done = (done.objects + taken.objects, done.bytes + taken.bytes)
         }
-        try setRef(name: destination, to: tip)
+        try setScratchRef(name: destination, to: tip)
         return true
     }
 

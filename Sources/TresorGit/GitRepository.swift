@@ -72,13 +72,41 @@ package final class GitRepository {
         // The object database reads its alternates when it opens: write them, then open.
         let objects = withRepo { String(cString: git_repository_path($0)) } + "objects"
         try FileManager.default.createDirectory(atPath: path + "/objects/info", withIntermediateDirectories: true)
-        try (objects + "\n").write(toFile: path + "/objects/info/alternates", atomically: true, encoding: .utf8)
+        try Self.writeScratchFile(path + "/objects/info/alternates", objects + "\n")
         let quarantine = try Self.openBare(at: path)
-        if let head = try headCommitID() { try quarantine.setRef(name: "refs/tresor/have", to: head) }
+        if let head = try headCommitID() { try quarantine.setScratchRef(name: "refs/tresor/have", to: head) }
         for (n, seen) in try references(matching: "refs/remotes/*").enumerated() {
-            try quarantine.setRef(name: "refs/tresor/have-remote-\(n)", to: seen.commit)
+            try quarantine.setScratchRef(name: "refs/tresor/have-remote-\(n)", to: seen.commit)
         }
         return quarantine
+    }
+
+    /// Points `name` (under `refs/`) of this quarantine at the commit `rev`, as `setRef` does but without a reflog and
+    /// without making it durable: a quarantine that a crash leaves is removed, never read (libgit2 makes each ref and
+    /// its folder durable, two `fsync`s a ref). - Throws: as `setRef`; `GitError.system` if the file cannot be written.
+    package func setScratchRef(name: String, to rev: String) throws {
+        guard name.hasPrefix("refs/"), !name.split(separator: "/").contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
+            throw GitError.libgit2(code: GIT_EINVALIDSPEC.code, message: nil, operation: .moveReference(name))
+        }
+        let id = try commit(forRevision: rev).withPointer { git_commit_id($0).pointee.hex }
+        let file = withRepo { String(cString: git_repository_path($0)) } + name
+        let folder = String(file[..<file.lastIndex(of: "/")!])
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        catch { throw GitError.system(errno: EIO, operation: .moveReference(name)) }
+        try Self.writeScratchFile(file, id + "\n")
+    }
+
+    /// Writes `text` to `path` through a temporary file renamed over it, without `fsync` (a quarantine's own files).
+    private static func writeScratchFile(_ path: String, _ text: String) throws {
+        let temporary = path + ".tresor-tmp"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw GitError.system(errno: errno, operation: .takeInObjects(path: path)) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let code = errno
+        Glibc.close(fd)
+        guard written == bytes.count else { throw GitError.system(errno: written < 0 ? code : EIO, operation: .takeInObjects(path: path)) }
+        guard rename(temporary, path) == 0 else { throw GitError.system(errno: errno, operation: .takeInObjects(path: path)) }
     }
 
     /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only
