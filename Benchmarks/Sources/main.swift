@@ -203,6 +203,9 @@ row("sync: fast-forward the other replica", "whole sync", try seconds { _ = try 
 precondition(resolved == edited, "expected one resolution per conflicting entry")
 
 // 6. The strength estimator, `tresor audit`, and an offline Pwned Passwords look-up.
+// (Before the table is built: what `tresor add` with a chosen password does, reading the lists for that password alone.)
+row("strength estimate of one password alone (`estimateOnce`: the lists read, no table)", "once",
+    try seconds { _ = try StrengthEstimator.estimateOnce(SecretText("Pw-1-Correct-Horse-Battery")) })
 row("strength estimate: first call (loads the dictionaries)", "once", try seconds { _ = try StrengthEstimator.estimate("warm-up") })
 let samples = (try? String(contentsOfFile: "Spec/strength/passwords.txt", encoding: .utf8))?.split(separator: "\n").map(String.init)
     ?? ["Summer2024!", "Tr0ub4dor&3", "correcthorsebatterystaple", "qwerty123", "xK9#mQ2$vL7!wQ"]
