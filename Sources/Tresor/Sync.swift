@@ -149,9 +149,12 @@ extension Vault {
         let fetchProgress: GitProgressHandler = { p in received = max(received, p.bytes); progress.git?(p) }
         do {
             // From a path: the packs this vault does not hold yet, read as they are, else a fetch (as for a clone).
-            if try !quarantine.copyPacks(ofLocalRepository: url, into: Vault.quarantineRef, progress: fetchProgress) {
+            let copy = try quarantine.copyPacks(ofLocalRepository: url, into: Vault.quarantineRef, progress: fetchProgress)
+            if copy == .stopped {
                 try? FileManager.default.removeItem(atPath: quarantinePath)
                 quarantine = try repo.makeQuarantine(at: quarantinePath)
+            }
+            if copy != .copied {
                 try quarantine.fetch(url: url, into: Vault.quarantineRef, credentials: credentials, remoteName: remote, progress: fetchProgress)
             }
         } catch GitError.malformedTree {

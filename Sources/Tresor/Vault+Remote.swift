@@ -66,10 +66,13 @@ extension Vault {
         let path = root + "/.git/tresor/incoming-clone-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: path) }
         var quarantine = try git { try repo.makeQuarantine(at: path) }
-        if try !git({ try quarantine.copyPacks(ofLocalRepository: url, into: quarantineRef, progress: progress.git) }) {
+        let copy = try git { try quarantine.copyPacks(ofLocalRepository: url, into: quarantineRef, progress: progress.git) }
+        if copy == .stopped {
             // (What a copy that stopped took stays out: the fetch starts from an empty quarantine.)
             try? FileManager.default.removeItem(atPath: path)
             quarantine = try git { try repo.makeQuarantine(at: path) }
+        }
+        if copy != .copied {
             try git { try quarantine.fetch(url: url, into: quarantineRef, credentials: credentials, remoteName: "origin", progress: progress.git) }
         }
         guard let tip = try git({ try quarantine.commitID(of: quarantineRef) }) else { return }  // (no `main` there: not a vault, said next)

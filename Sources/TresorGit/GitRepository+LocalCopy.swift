@@ -17,22 +17,26 @@ extension GitRepository {
     /// lists only objects this repository (or the one it borrows from) has is not read: a sync reads only the packs
     /// pushed since. Nothing is checked here: an index that lies only leaves a hole, and `takeInObjects` requires the
     /// commit whole and takes in only what it reaches.
-    /// Returns false when that repository is not one this can read so (not a path on this machine, as libgit2 tells
-    /// paths from ssh addresses; no `main`; objects outside its pack files; a pack the indexer refuses or that went away
-    /// meanwhile): the caller then fetches, into a fresh quarantine (this one may hold some of the packs).
+    /// Returns `.notLocal` when that repository is not one this can read so (not a path on this machine, as libgit2
+    /// tells paths from ssh addresses; no `main`; objects outside its pack files), with nothing written here, and
+    /// `.stopped` when a pack the indexer refuses or that went away meanwhile stopped the copy: the caller then fetches,
+    /// into a fresh quarantine for `.stopped` (this one may hold some of the packs).
     /// - Throws: `GitError` when this repository cannot be written.
-    package func copyPacks(ofLocalRepository url: String, into destination: String, progress: GitProgressHandler? = nil) throws -> Bool {
-        guard let objects = Self.packedObjectsFolder(url), let tip = Self.mainCommit(url) else { return false }
+    package func copyPacks(ofLocalRepository url: String, into destination: String, progress: GitProgressHandler? = nil) throws -> LocalCopy {
+        guard let objects = Self.packedObjectsFolder(url), let tip = Self.mainCommit(url) else { return .notLocal }
         let packs = FileSystemListing.names(in: objects + "/pack").filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.sorted()
         var done = (objects: 0, bytes: 0)
         for pack in packs {
             if try holdsEveryObject(listedIn: objects + "/pack/" + pack.dropLast(".pack".count) + ".idx") { continue }
-            guard let taken = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return false }
+            guard let taken = try? takePack(objects + "/pack/" + pack, after: done, progress: progress) else { return .stopped }
             done = (done.objects + taken.objects, done.bytes + taken.bytes)
         }
         try setScratchRef(name: destination, to: tip)
-        return true
+        return .copied
     }
+
+    /// What `copyPacks` did.
+    package enum LocalCopy: Sendable { case copied, notLocal, stopped }
 
     /// The objects folder of the repository at `url` when it is on this machine and keeps every object in pack files
     /// (no loose object, no alternates), else nil.
