@@ -62,9 +62,13 @@ struct TresorCommand: ParsableCommand {
         if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
+        // Git's start-up from here, beside the parsing (ArgumentParser's reflection of every option, ~16 M instructions),
+        // for a command named as one that commits or syncs; once parsed, the command's type decides.
+        let early = arguments.first.map(Self.commandsThatCommit.contains) ?? false
+        if early { Vault.prepareGitInBackground() }
         do {
             var command = try parseAsRoot(arguments)
-            if command is CommitsToGit { Vault.prepareGitInBackground() }
+            if command is CommitsToGit, !early { Vault.prepareGitInBackground() }
             do { try command.run() } catch let e as ValidationError {
                 // Thrown while running, argument-parser would show the top-level usage: show the command's.
                 VaultOptions.printWarnings()
@@ -118,5 +122,14 @@ struct CLIError: Error {
     init(_ message: String, code: Int32 = ExitStatus.error, retryable: Bool = false) { self.message = message; self.code = code; self.retryable = retryable }
 }
 
-/// A command that commits or syncs: git's start-up begins on another thread as soon as the command is parsed.
+/// A command that commits or syncs: git's start-up begins on another thread as soon as the command is parsed, or
+/// before when its name is in `TresorCommand.commandsThatCommit`.
 protocol CommitsToGit {}
+
+extension TresorCommand {
+    /// The names of the top-level commands that are `CommitsToGit`, or hold one, for the start before parsing; a list
+    /// rather than a look at each command type, whose first casts would scan every conformance record
+    /// (`CommandNameTests` checks it against the types).
+    static let commandsThatCommit: Set<String> = ["add", "edit", "rm", "mv", "cp", "rotate", "passwd", "sync", "clone",
+                                                  "restore", "import", "rekey"]
+}

@@ -20,4 +20,16 @@ final class CommandNameTests: XCTestCase {
         XCTAssertGreaterThan(names.count, 40)
         XCTAssertEqual(Set(names).count, names.count, "two commands with one name in one place")
     }
+
+    /// The names git's start-up begins for before parsing are those of the top-level commands that commit or sync, or
+    /// that hold such a command.
+    func testTheCommandsGitStartsEarlyForAreThoseThatCommit() {
+        func commits(_ command: ParsableCommand.Type) -> Bool {
+            command is CommitsToGit.Type || command.configuration.subcommands.contains(where: commits)
+        }
+        let named = TresorCommand.configuration.subcommands.filter(commits).flatMap { command in
+            [command.configuration.commandName ?? "?"] + command.configuration.aliases
+        }
+        XCTAssertEqual(TresorCommand.commandsThatCommit, Set(named))
+    }
 }
