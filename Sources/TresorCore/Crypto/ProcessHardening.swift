@@ -1,4 +1,5 @@
-// Keeping secrets out of core files and away from other processes of the same user.
+// Keeping secrets out of core files and away from other processes of the same user; and the one file of TresorCore
+// that sees the CProcess shim (calls glibc declares only under _GNU_SOURCE, or that Swift cannot make itself).
 internal import CProcess
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -40,4 +41,15 @@ package enum ProcessHardening {
         var uid: UInt32 = 0
         return tresor_peer_uid(fd, &uid) == 0 ? uid : nil
     }
+}
+
+/// `syncfs(2)` of the file system holding `fd`: 0 on success (`FileSystem.syncFileSystem`).
+func syncFileSystemHolding(_ fd: Int32) -> Int32 { tresor_syncfs(fd) }
+
+/// `posix_spawn` of `path` with Foundation's `Process` settings (`tresor_spawn` in the shim): `argv` and `envp` as
+/// NULL-terminated C arrays, the three descriptors as the child's standard streams. Returns `posix_spawn`'s result
+/// (0 or an errno value); the child's id in `pid` (`ChildProgram`).
+func spawnProcess(_ pid: inout pid_t, _ path: String, _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?],
+                  _ stdin: Int32, _ stdout: Int32, _ stderr: Int32) -> Int32 {
+    tresor_spawn(&pid, path, argv, envp, stdin, stdout, stderr)
 }

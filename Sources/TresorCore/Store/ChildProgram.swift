@@ -7,7 +7,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CProcess
 
 /// A program run to its end: what it wrote, and how it ended.
 package struct ChildProgram {
@@ -93,7 +92,7 @@ package struct ChildProgram {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in envp { free(p) } }
         var pid: pid_t = 0
-        let rc = tresor_spawn(&pid, path, argv, envp, streams.stdin, streams.stdout, streams.stderr)
+        let rc = spawnProcess(&pid, path, argv, envp, streams.stdin, streams.stdout, streams.stderr)
         return (rc, pid)
     }
 
