@@ -110,6 +110,11 @@ package struct KeyAgent {
             if reply.kind == .refused { throw VaultError.agent(.badReply(socket: socketPath)) }
             return reply
         } catch let e as SocketError {
+            // Closed without an answer (a write that finds the connection gone, a reply that ends before it is whole):
+            // the agent stopped between this connection and its answer, when its last keys went. As good as not running.
+            if (e.call == .write && [EPIPE, ECONNRESET].contains(e.errno)) || (e.call == .read && [0, ECONNRESET].contains(e.errno)) {
+                throw VaultError.agent(.notRunning(socket: socketPath))
+            }
             throw VaultError.agent(.socket(e))
         } catch is AgentMessageError {
             throw VaultError.agent(.badReply(socket: socketPath))

@@ -64,6 +64,28 @@ final class KeyAgentTests: VaultTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: socketPath), "the socket goes with the agent")
     }
 
+    /// An agent that closes a connection without answering (it was stopping: its last keys had gone) is an agent that
+    /// does not run: no keys, no error. (A dropped last copy raced the next request so, one run in a few hundred.)
+    func testAnAgentThatClosesWithoutAnsweringIsNotRunning() throws {
+        let vault = try makeVault()
+        try vault.unlock(passphrase: passphrase)
+        try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let listener = try UnixSocket.listen(at: socketPath)
+        let closer = Thread {
+            for _ in 0..<2 {
+                guard let connection = try? listener.accept(timeout: 5) else { return }
+                connection.close()
+            }
+        }
+        closer.start()
+        XCTAssertNil(try KeyAgent(socketPath: socketPath).keys(for: vault))
+        XCTAssertThrowsError(try KeyAgent(socketPath: socketPath).put(vault, idle: 0, timeout: 60)) { error in
+            guard case VaultError.agent(.notRunning) = error else { return XCTFail("\(error)") }
+        }
+        waitUntilStopped(closer)
+        listener.close()
+    }
+
     func testTheIdleAndHardTimeoutsDropKeys() throws {
         let vault = try makeVault()
         try vault.unlock(passphrase: passphrase)
