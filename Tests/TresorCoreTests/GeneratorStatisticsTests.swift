@@ -104,7 +104,8 @@ final class GeneratorStatisticsTests: XCTestCase {
         XCTAssertLessThan(EveryClassSampler(sizes: [3, 1, 1, 2, 1], length: 5).acceptance, 1.0 / 16)
         var counts: [String: Int] = [:]
         var rng = SystemRandomSource()
-        for _ in 0..<(720 * 10) { counts[try Generator.generate(.characters(policy), using: &rng).value, default: 0] += 1 }
+        // 30 draws per string: with 10, one of the 720 never came up in about one run of 30 (720 · e^-10).
+        for _ in 0..<(720 * 30) { counts[try Generator.generate(.characters(policy), using: &rng).value, default: 0] += 1 }
         XCTAssertEqual(counts.count, 720)
         XCTAssertLessThan(chiSquare(Array(counts.values)), chiSquareCritical(df: 719, p: alpha))
     }
