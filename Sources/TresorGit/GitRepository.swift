@@ -98,15 +98,31 @@ package final class GitRepository {
 
     /// Writes `text` to `path` through a temporary file renamed over it, without `fsync` (a quarantine's own files).
     private static func writeScratchFile(_ path: String, _ text: String) throws {
+        try writeFile(path, Array(text.utf8), durable: false, operation: .takeInObjects(path: path))
+    }
+
+    /// Writes `bytes` to `path` through a temporary file beside it renamed over it; `durable`: the file's data is
+    /// made durable (`fsync`) before the rename (its folder's entry is not: the caller syncs the folder).
+    static func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool, operation: GitError.Operation) throws {
         let temporary = path + ".tresor-tmp"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw GitError.system(errno: errno, operation: .takeInObjects(path: path)) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let code = errno
+        guard fd >= 0 else { throw GitError.system(errno: errno, operation: operation) }
+        var done = 0, code: Int32 = 0
+        bytes.withUnsafeBytes { b in
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 { if errno == EINTR { continue }; code = errno; break }
+                done += n
+            }
+        }
+        if code == 0, durable, fsync(fd) != 0 { code = errno }
         Glibc.close(fd)
-        guard written == bytes.count else { throw GitError.system(errno: written < 0 ? code : EIO, operation: .takeInObjects(path: path)) }
-        guard rename(temporary, path) == 0 else { throw GitError.system(errno: errno, operation: .takeInObjects(path: path)) }
+        guard code == 0 else { unlink(temporary); throw GitError.system(errno: code, operation: operation) }
+        guard rename(temporary, path) == 0 else {
+            let e = errno
+            unlink(temporary)
+            throw GitError.system(errno: e, operation: operation)
+        }
     }
 
     /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only

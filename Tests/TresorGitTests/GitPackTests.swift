@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 @testable import TresorGit
+import CGit2
 
 final class GitPackTests: XCTestCase {
     private func looseObjects(_ dir: String) throws -> Int {
@@ -53,6 +54,36 @@ final class GitPackTests: XCTestCase {
         let later = try repo.writeBlob(Array("later".utf8))
         XCTAssertEqual(try git("cat-file", "-p", later, in: temp.path), "later")
         XCTAssertEqual(try looseObjects(temp.path), loose + 1)
+    }
+
+    /// The index tresor writes for its packs (no longer libgit2's indexer), with offsets in the table of 64-bit offsets
+    /// too (git puts an offset there from 2 GiB on; here from the second object, the first being at 12), as real git reads and checks it.
+    func testAPacksIndexIsReadByGitWithSmallAndLargeOffsets() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        let contents = (0..<40).map { i in Array("object \(i) ".utf8) + Array(repeating: UInt8(i), count: i * 37) }
+        for threshold: UInt64 in [0x8000_0000, 13] {
+            var pack = PackFileWriter(largeOffsetsFrom: threshold)
+            var ids: [String] = []
+            for bytes in contents {
+                var id = git_oid()
+                _ = bytes.withUnsafeBytes { git_odb_hash(&id, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
+                let entry = try XCTUnwrap(bytes.withUnsafeBytes { PackFileWriter.entry(type: GIT_OBJECT_BLOB, data: $0) })
+                pack.append(entry: entry, crc: PackFileWriter.crc(of: entry), id: id)
+                ids.append(id.hex)
+            }
+            let written = try pack.finish()
+            XCTAssertEqual(written.index.count, 8 + 256 * 4 + 40 * (20 + 4 + 4) + (threshold == 13 ? 39 * 8 : 0) + 40, "offsets past the threshold in the 64-bit table")
+            try repo.store(written, in: temp.sub(".git/objects/pack"))
+            let name = temp.sub(".git/objects/pack/pack-" + GitRepository.hex(written.checksum[...]))
+            let listed = try git("verify-pack", "-v", name + ".idx", in: temp.path)
+            XCTAssertTrue(listed.contains("non delta: 40 objects"), listed)
+            for (id, bytes) in zip(ids, contents) {
+                XCTAssertEqual(try runGit(["cat-file", "blob", id], in: temp.path).stdout, String(decoding: bytes, as: UTF8.self))
+            }
+            try FileManager.default.removeItem(atPath: name + ".pack")
+            try FileManager.default.removeItem(atPath: name + ".idx")
+        }
     }
 
     func testNothingIsStoredWhenTheChangeFails() throws {
