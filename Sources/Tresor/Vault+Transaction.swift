@@ -402,19 +402,41 @@ extension Vault {
                 }
             }
         }
-        if done && !pending.isEmpty { FileSystem.syncFileSystem(of: root) }
-        for (item, result) in zip(pending, written) {
-            guard case .success(let tmp) = result else { continue }
-            let path = item.path
-            guard done else { _ = try? FileSystem.removeIfPresent(tmp); continue }  // (a leftover goes after the next change in its folder)
-            do { try FileSystem.replace(root + "/" + path, withTemporary: tmp, durable: false) }
-            catch {
-                warnings.append(.workTreeNotUpdated(path: path, Vault.cause(error)))
-                done = false
-            }
+        guard done else {
+            // (A leftover goes after the next change in its folder.)
+            for case .success(let tmp) in written { _ = try? FileSystem.removeIfPresent(tmp) }
+            return false
+        }
+        if !pending.isEmpty { FileSystem.syncFileSystem(of: root) }
+        for (item, error) in zip(pending, renameTemporaries(pending, written)) {
+            guard let error else { continue }
+            warnings.append(.workTreeNotUpdated(path: item.path, Vault.cause(error)))
+            done = false
         }
         return done
     }
+
+    /// Each temporary file of `written` renamed into its place, on `renameLanes` threads: a rename that replaces a file
+    /// frees it, which on a file system mounted with `discard` waits for the disk (~80 µs here), so the waits of
+    /// several threads overlap. Returns why each rename failed, nil for each that did not (in `pending`'s order).
+    private func renameTemporaries(_ pending: [(path: String, bytes: [UInt8])], _ written: [Result<String, Error>]) -> [Error?] {
+        var failed = [Error?](repeating: nil, count: pending.count)
+        let lanes = max(1, min(pending.count, Vault.renameLanes))
+        failed.withUnsafeMutableBufferPointer { out in
+            DiskLanes.run(lanes) { lane in
+                for i in stride(from: lane, to: pending.count, by: lanes) {
+                    guard case .success(let tmp) = written[i] else { continue }
+                    do { try FileSystem.replace(root + "/" + pending[i].path, withTemporary: tmp, durable: false) }
+                    catch { out[i] = error }
+                }
+            }
+        }
+        return failed
+    }
+
+    /// Threads renaming a batched checkout's files into place (`renameTemporaries`): 10,000 renames took 0.78 s on one
+    /// thread, 0.38 s on 8 and 0.28 s on 16 on the benchmark machine (ext4 with `discard`, 2 cores).
+    static let renameLanes = 8
 
     /// Writes each of `pending` to a temporary file beside its place, without an fsync, on every core (creating
     /// files is most of the time of a batched checkout). Returns each temporary file's path, or why it failed.

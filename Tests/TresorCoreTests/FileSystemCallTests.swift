@@ -91,4 +91,28 @@ final class FileSystemCallTests: XCTestCase {
         FileSystem.unlock(a)
         XCTAssertTrue(try FileSystem.tryLock(b, path: path))
     }
+
+    /// Disk lanes run at once, more of them than cores: each lane waits until all have started, which lanes run one
+    /// after another (or only as many at a time as there are cores) would never see.
+    func testDiskLanesRunEveryLaneOnceAndAllAtOnce() throws {
+        let lanes = 3 * ProcessInfo.processInfo.activeProcessorCount + 2
+        let lock = ThreadLock()
+        var started = 0
+        var ran: [Int] = []
+        var threads = Set<UInt>()
+        var allMet = true
+        DiskLanes.run(lanes) { lane in
+            lock.lock(); started += 1; ran.append(lane); threads.insert(UInt(bitPattern: Int(bitPattern: pthread_self()))); lock.unlock()
+            let deadline = Date().addingTimeInterval(10)
+            while true {
+                lock.lock(); let all = started == lanes; lock.unlock()
+                if all { break }
+                if Date() > deadline { lock.lock(); allMet = false; lock.unlock(); break }
+                usleep(1000)
+            }
+        }
+        XCTAssertTrue(allMet, "every lane waited for all the others: they run at once")
+        XCTAssertEqual(ran.sorted(), Array(0..<lanes))
+        XCTAssertEqual(threads.count, lanes, "each lane on its own thread")
+    }
 }
