@@ -135,9 +135,12 @@ extension Vault {
         let written = txn.staged.count > Vault.batchedCheckoutThreshold
             ? try Vault.git { try repo.writingObjectsAsOnePack { try writeObjects(txn) } }
             : try writeObjects(txn)
-        guard let (commit, message, changes) = written else { return nil }
+        guard let (commit, message, changes, contents) = written else { return nil }
+        // (The checkout writes the staged bytes themselves where the commit holds the blob made of them, instead of
+        // reading each blob back from git.)
         try publish(repo, from: txn.base, to: commit, paths: changes.map(\.path),
-                    reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true)
+                    reflog: "tresor: " + (message.split(separator: "\n").first.map(String.init) ?? ""), knownStale: true,
+                    contents: contents)
         // What this replica writes on a state it accepted is accepted too. The ref only spares the next command checking
         // HEAD again (Vault+Authenticity): the change is committed whether or not it moves.
         if repo.resolve(Vault.verifiedRef) == txn.base { _ = try? repo.setRef(name: Vault.verifiedRef, to: commit) }
@@ -146,14 +149,21 @@ extension Vault {
 
     /// Blobs, trees and the commit of `txn` in the object database; `nil` if the tree would not change. The state record
     /// of every domain the change touches is written anew: its clock with this change's event, the id of its tree, its
-    /// tag under the domain's key (Spec/FORMAT.md §11.6).
-    private func writeObjects(_ txn: VaultTransaction) throws -> (commit: String, message: String, changes: [GitTreeChange])? {
+    /// tag under the domain's key (Spec/FORMAT.md §11.6). `contents`: each staged file's blob id and bytes.
+    private func writeObjects(_ txn: VaultTransaction) throws
+        -> (commit: String, message: String, changes: [GitTreeChange], contents: [String: (blob: String, bytes: [UInt8])])? {
         let repo = txn.repo
         var changes: [GitTreeChange] = []
+        var contents: [String: (blob: String, bytes: [UInt8])] = [:]
         for (path, bytes) in txn.staged.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             if Failpoint.fails("enospc-objects") { throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC) }
-            if let bytes { changes.append(.put(path: path, blob: try Vault.git { try repo.writeBlob(bytes) })) }
-            else { changes.append(.remove(path: path)) }
+            if let bytes {
+                let blob = try Vault.git { try repo.writeBlob(bytes) }
+                changes.append(.put(path: path, blob: blob))
+                contents[path] = (blob, bytes)
+            } else {
+                changes.append(.remove(path: path))
+            }
         }
         var tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
         if let base = txn.base, try Vault.git({ try repo.treeEntriesID(of: base) }) == tree { return nil }
@@ -164,7 +174,7 @@ extension Vault {
         let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message, authentication: nil) }
         try recordUsedEvents(txn.change.dot.counter)
         Failpoint.hit("transaction-objects-written")
-        return (commit, message, changes)
+        return (commit, message, changes, contents)
     }
 
     /// The state records a transaction writes (Spec/FORMAT.md §11.6): for every domain a staged file belongs to (under the
@@ -275,7 +285,10 @@ extension Vault {
     /// journal between the two so that a crash at any point is finished by the next command. Once the
     /// branch has moved nothing here throws: what cannot be finished now is left to recovery and noted in
     /// `warnings`.
-    func publish(_ repo: GitRepository, from old: String?, to new: String, paths: [String], reflog: String, knownStale: Bool) throws {
+    /// `contents`: for some paths, the blob id the change gave it and the bytes that blob holds, written as they are when
+    /// HEAD's blob at the path is that one.
+    func publish(_ repo: GitRepository, from old: String?, to new: String, paths: [String], reflog: String, knownStale: Bool,
+                 contents: [String: (blob: String, bytes: [UInt8])] = [:]) throws {
         // An earlier change this process's recovery could not finish (a disk still full) keeps its paths in
         // the new journal: finishing means making every path what HEAD has, so none of them is forgotten.
         var all = paths
@@ -296,7 +309,7 @@ extension Vault {
             throw error
         }
         Failpoint.hit("transaction-branch-moved")
-        finish(repo, journal, knownStale: knownStale)
+        finish(repo, journal, knownStale: knownStale, contents: contents)
     }
 
     /// Compare-and-swap of the branch. A ref lock file in the way is waited for briefly: under the vault
@@ -339,9 +352,11 @@ extension Vault {
     }
 
     /// Brings each journal path in the work tree to what HEAD has, then git's index; removes the journal
-    /// when both are done. `knownStale`: the files are known to differ (skip comparing them first).
+    /// when both are done. `knownStale`: the files are known to differ (skip comparing them first). `contents`: as
+    /// `publish` takes them.
     @discardableResult
-    func finish(_ repo: GitRepository, _ journal: Journal, knownStale: Bool) -> Bool {
+    func finish(_ repo: GitRepository, _ journal: Journal, knownStale: Bool,
+                contents: [String: (blob: String, bytes: [UInt8])] = [:]) -> Bool {
         // HEAD cannot be read: leave everything for later rather than take it for an empty vault.
         let head: String?
         do { head = try repo.headCommitID() } catch {
@@ -351,7 +366,7 @@ extension Vault {
         // Many files (a rekey, an import): written without an fsync each and made durable by one sync before
         // the journal goes; a crash before that leaves the journal, and recovery compares and rewrites them.
         let batched = journal.paths.count > Vault.batchedCheckoutThreshold
-        guard let blobs = checkOutJournal(repo, journal, head: head, batched: batched, knownStale: knownStale) else {
+        guard let blobs = checkOutJournal(repo, journal, head: head, batched: batched, knownStale: knownStale, contents: contents) else {
             return false
         }
         if batched { FileSystem.syncFileSystem(of: root) }
@@ -364,7 +379,7 @@ extension Vault {
     /// fsync each, through `placeBatched`). Returns the blob id of each path written (for the index), nil when a path
     /// could not be written (each such path is in `warnings`).
     private func checkOutJournal(_ repo: GitRepository, _ journal: Journal, head: String?, batched: Bool,
-                                 knownStale: Bool) -> [String: String]? {
+                                 knownStale: Bool, contents: [String: (blob: String, bytes: [UInt8])]) -> [String: String]? {
         var done = true
         var blobs: [String: String] = [:]
         // Many paths: HEAD's whole tree read once rather than walked from the commit for each path.
@@ -376,7 +391,7 @@ extension Vault {
         for (number, path) in journal.paths.enumerated() {
             do {
                 blobs[path] = try checkOut(repo, head: head, headFiles: headFiles, path: path, knownStale: knownStale,
-                                           durable: !batched, pending: &pending)
+                                           known: contents[path], durable: !batched, pending: &pending)
             } catch {
                 warnings.append(.workTreeNotUpdated(path: path, Vault.cause(error)))
                 done = false
@@ -517,7 +532,8 @@ extension Vault {
     /// With `pending`, a file to write is only listed there with its bytes, for the caller to write beside its
     /// place and rename.
     private func checkOut(_ repo: GitRepository, head: String?, headFiles: [String: String]?, path: String, knownStale: Bool,
-                          durable: Bool, pending: inout [(path: String, bytes: [UInt8])]?) throws -> String? {
+                          known: (blob: String, bytes: [UInt8])?, durable: Bool,
+                          pending: inout [(path: String, bytes: [UInt8])]?) throws -> String? {
         let expected = try headFiles.map { $0[path] } ?? head.flatMap { rev in try repo.blobID(at: rev, path: path) }
         let file = root + "/" + path
         let kind = FileSystem.kind(file)
@@ -530,10 +546,11 @@ extension Vault {
         let folder = PathName.deletingLast(path)
         if !folder.isEmpty { try FileSystem.makeDirectories(folder, under: root) }
         if kind == .symlink { _ = try? FileSystem.removeIfPresent(file) }  // (one that stays is refused by the write below)
+        let bytes = try known.flatMap { $0.blob == expected ? $0.bytes : nil } ?? repo.blob(id: expected)
         if pending != nil {
-            pending!.append((path, try repo.blob(id: expected)))
+            pending!.append((path, bytes))
         } else {
-            try FileSystem.writeAtomically(try repo.blob(id: expected), to: file, durable: durable)
+            try FileSystem.writeAtomically(bytes, to: file, durable: durable)
         }
         return expected
     }
