@@ -194,7 +194,7 @@ struct PackFileWriter {
     func finish() throws -> Written {
         var out = bytes
         out.replaceSubrange(8..<12, with: Self.bigEndian(UInt32(objects.count)))
-        let checksum = try Self.sha1(out)
+        let checksum = try Self.sha1(out[...])
         out += checksum
         let sorted = objects.sorted { a, b in withUnsafeBytes(of: a.id.id) { x in withUnsafeBytes(of: b.id.id) { y in
             memcmp(x.baseAddress!, y.baseAddress!, 20) < 0 } } }
@@ -212,7 +212,7 @@ struct PackFileWriter {
         }
         for offset in large { index += Self.bigEndian(UInt32(offset >> 32)) + Self.bigEndian(UInt32(offset & 0xffff_ffff)) }
         index += checksum
-        index += try Self.sha1(index)
+        index += try Self.sha1(index[...])
         return Written(bytes: out, index: index, checksum: checksum)
     }
 
@@ -220,7 +220,8 @@ struct PackFileWriter {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)]
     }
 
-    private static func sha1(_ bytes: [UInt8]) throws -> [UInt8] {
+    /// SHA-1 of `bytes` (a pack's or an index's checksum: integrity, not security).
+    static func sha1(_ bytes: ArraySlice<UInt8>) throws -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = bytes.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &digest, &length, EVP_sha1(), nil) }

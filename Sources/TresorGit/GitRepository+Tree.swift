@@ -129,7 +129,9 @@ extension GitRepository {
     /// `knownBlobs` gives, for paths whose work-tree file the caller has just written from (or checked
     /// against) a blob, that blob's id: such a file is staged from its `lstat` data and the id, without
     /// reading and hashing it again.
-    package func refreshIndex(paths: [String], knownBlobs: [String: String] = [:]) throws {
+    /// `inPlace` false: always through libgit2 (the tests compare both ways).
+    package func refreshIndex(paths: [String], knownBlobs: [String: String] = [:], inPlace: Bool = true) throws {
+        if try refreshIndexInPlace(paths: paths, knownBlobs: knownBlobs, inPlace: inPlace) { return }
         let index = try GitHandle(.readIndex, owner: self, free: git_index_free) { out in
             withRepo { git_repository_index(&out, $0) }
         }
@@ -152,6 +154,83 @@ extension GitRepository {
             }
             try writeIndex(idx)
         }
+    }
+
+    /// `refreshIndex` by editing git's index file for `paths` alone (`GitIndexFile`), under git's lock file as git
+    /// takes it, when every path is a file whose blob is known or is to be unstaged and the index is one
+    /// `GitIndexFile` edits. Returns false, having written nothing, when it is not (libgit2 then does the work), or
+    /// `inPlace` is false.
+    func refreshIndexInPlace(paths: [String], knownBlobs: [String: String], inPlace: Bool = true) throws -> Bool {
+        guard inPlace else { return false }
+        var changes: [String: [UInt8]?] = [:]
+        for path in paths {
+            let relative = try Self.validated(path)
+            var st = stat()
+            if lstat(workdir + "/" + relative, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
+                guard let blob = knownBlobs[path] else { return false }
+                let id = try Self.oid(blob)
+                changes[relative] = GitIndexFile.entry(path: relative, blob: withUnsafeBytes(of: id.id) { Array($0) }, stat: st)
+            } else {
+                changes[relative] = .some(nil)
+            }
+        }
+        let gitDir = withRepo { String(cString: git_repository_path($0)) }
+        let indexPath = gitDir + "index", lockPath = gitDir + "index.lock"
+        let lock = Glibc.open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard lock >= 0 else {
+            if errno == EEXIST { throw GitError.locked(path: ".git/index.lock") }
+            throw GitError.system(errno: errno, operation: .writeIndex)
+        }
+        var locked = true
+        defer { if locked { close(lock); unlink(lockPath) } }
+        guard let (current, written) = Self.readIndexFile(indexPath), let index = GitIndexFile.parse(current, written: written) else {
+            return false
+        }
+        let edited = try index.edited(changes) { path, blob in
+            var st = stat()
+            guard lstat(workdir + "/" + path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
+            return (try? hashFile(workdir + "/" + path)) == blob
+        }
+        var done = 0, code: Int32 = 0
+        edited.withUnsafeBytes { b in
+            while done < b.count {
+                let n = Glibc.write(lock, b.baseAddress! + done, b.count - done)
+                if n < 0 { if errno == EINTR { continue }; code = errno; break }
+                done += n
+            }
+        }
+        if code == 0, fsync(lock) != 0 { code = errno }
+        guard code == 0 else { throw GitError.system(errno: code, operation: .writeIndex) }
+        close(lock)
+        locked = false
+        guard rename(lockPath, indexPath) == 0 else {
+            let e = errno
+            unlink(lockPath)
+            throw GitError.system(errno: e, operation: .writeIndex)
+        }
+        return true
+    }
+
+    /// The bytes of the index file at `path` and when it was last modified; nil if it cannot be read (a missing index:
+    /// libgit2 writes a new one).
+    private static func readIndexFile(_ path: String) -> ([UInt8], timespec)? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        let ok = bytes.withUnsafeMutableBytes { b -> Bool in
+            while done < b.count {
+                let n = Glibc.read(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+        return ok ? (bytes, st.st_mtim) : nil
     }
 
     /// For each of `paths` whose work-tree file git's index records as unchanged, the blob id the index gives

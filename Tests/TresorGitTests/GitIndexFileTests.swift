@@ -1,0 +1,130 @@
+// git's index edited in place for a change's paths (GitIndexFile) against libgit2 writing the whole index, on random
+// changes with racily clean entries among them, read back by real git.
+import Foundation
+import XCTest
+@testable import TresorGit
+
+final class GitIndexFileTests: XCTestCase {
+    /// Names that sort in the corners of git's byte order: a folder against a file with a longer name, dots and dashes
+    /// before and after "/", a name that is a prefix of another, bytes above ASCII.
+    private let names = ["a-b", "a.b", "a/b", "a/b-c", "a/b.c", "a0", "ab", "b", "é", "z/é.json", "Folder1/site-1.json",
+                         "Folder1/site-10.json", "Folder1/site-1.jsonx", "Folder10/x", "deep/er/and/deeper/file"]
+
+    private func index(_ dir: String) throws -> (Data, timespec) {
+        var st = stat()
+        XCTAssertEqual(lstat(dir + "/.git/index", &st), 0)
+        return (try Data(contentsOf: URL(fileURLWithPath: dir + "/.git/index")), st.st_mtim)
+    }
+
+    /// Puts back an index file and its modification time (which decides what is racily clean).
+    private func restore(_ saved: (Data, timespec), in dir: String) throws {
+        try saved.0.write(to: URL(fileURLWithPath: dir + "/.git/index"))
+        var times = [saved.1, saved.1]
+        XCTAssertEqual(utimensat(AT_FDCWD, dir + "/.git/index", &times, 0), 0)
+    }
+
+    /// Sets a file's modification time (and so its change time to now).
+    private func touch(_ path: String, to time: timespec) {
+        var times = [time, time]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+    }
+
+    func testAnIndexEditedInPlaceIsTheOneLibgit2WritesOnRandomChanges() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        let files = names
+        for name in files { try write("first \(name)", to: name, in: temp.path) }
+        Thread.sleep(forTimeInterval: 0.02)
+        _ = try repo.commit(message: "First", adding: files)
+        var rng = SplitMix(seed: 20261207)
+        var present = Set(files)
+        // Files staged with a modification time after the index was written: racily clean in the next round.
+        var racy: [String] = []
+        var smudged = 0, keptRacy = 0
+        for round in 0..<60 {
+            var paths: [String] = [], known: [String: String] = [:]
+            for name in files where rng.next() % 4 == 0 {
+                paths.append(name)
+                if present.contains(name), rng.next() % 3 == 0 {
+                    try FileManager.default.removeItem(atPath: temp.sub(name))
+                    present.remove(name)
+                } else {
+                    let text = "round \(round) \(name) " + String(repeating: "x", count: Int(rng.next() % 40))
+                    try write(text, to: name, in: temp.path)
+                    known[name] = try repo.writeBlob(Array(text.utf8))
+                    present.insert(name)
+                }
+            }
+            // Last round's racily clean files the change does not name: some rewritten with other bytes of the same size
+            // (both ways must smudge them), the others left as they are (both ways keep them).
+            for name in racy where !paths.contains(name) && present.contains(name) {
+                guard rng.next() % 2 == 0 else { keptRacy += 1; continue }
+                let old = try String(contentsOfFile: temp.sub(name), encoding: .utf8)
+                try write(String(old.reversed()) == old ? old + "!" : String(old.reversed()), to: name, in: temp.path)
+                smudged += 1
+            }
+            racy = Array(known.keys.filter { _ in rng.next() % 3 == 0 })
+            let future = timespec(tv_sec: time(nil) + 3600, tv_nsec: 0)
+            for name in racy { touch(temp.sub(name), to: future) }
+            let saved = try index(temp.path)
+            XCTAssertTrue(try repo.refreshIndexInPlace(paths: paths, knownBlobs: known), "round \(round): edited in place")
+            let inPlace = try git("ls-files", "--stage", "--debug", in: temp.path)
+            try restore(saved, in: temp.path)
+            try repo.refreshIndex(paths: paths, knownBlobs: known, inPlace: false)
+            XCTAssertEqual(inPlace, try git("ls-files", "--stage", "--debug", in: temp.path), "round \(round): the same entries")
+            XCTAssertEqual(try runGit(["fsck", "--no-dangling"], in: temp.path).status, 0)
+        }
+        XCTAssertGreaterThan(smudged, 5, "racily clean files changed behind the index")
+        XCTAssertGreaterThan(keptRacy, 5, "racily clean files left as they were")
+        XCTAssertGreaterThan(try git("ls-files", "--debug", in: temp.path).components(separatedBy: "size: 0\t").count, 1, "some smudged")
+    }
+
+    func testIndexesItDoesNotEditAreLeftToLibgit2() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        try write("one", to: "a.json", in: temp.path)
+        try write("two", to: "b.json", in: temp.path)
+        _ = try repo.commit(message: "First", adding: ["a.json", "b.json"])
+        try write("uno", to: "a.json", in: temp.path)
+        let blob = try repo.writeBlob(Array("uno".utf8))
+        // A file whose blob is not known: libgit2 hashes it.
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: [:]))
+        XCTAssertTrue(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: ["a.json": blob]))
+        // Version 4 (paths compressed).
+        try git("update-index", "--index-version", "4", in: temp.path)
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: ["a.json": blob]), "version 4")
+        try repo.refreshIndex(paths: ["a.json"], knownBlobs: ["a.json": blob])
+        XCTAssertEqual(try git("ls-files", "--stage", "a.json", in: temp.path), "100644 \(blob) 0\ta.json")
+        try git("update-index", "--index-version", "2", in: temp.path)
+        // A path in conflict (stages 1 and 2).
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "printf '100644 \(blob) 1\\tc.json\\n100644 \(blob) 2\\tc.json\\n' | git update-index --index-info"]
+        shell.currentDirectoryURL = URL(fileURLWithPath: temp.path)
+        try shell.run()
+        shell.waitUntilExit()
+        XCTAssertEqual(try git("ls-files", "--unmerged", in: temp.path).split(separator: "\n").count, 2)
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: ["a.json": blob]), "a conflict")
+        try repo.refreshIndex(paths: ["b.json"], knownBlobs: ["b.json": try repo.writeBlob(Array("two".utf8))])
+        XCTAssertEqual(try git("ls-files", "--unmerged", in: temp.path).split(separator: "\n").count, 2, "kept by libgit2")
+        // Held by another writer: locked, nothing written.
+        XCTAssertTrue(FileManager.default.createFile(atPath: temp.sub(".git/index.lock"), contents: Data()))
+        XCTAssertThrowsError(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: ["a.json": blob])) { error in
+            XCTAssertEqual(error as? GitError, .locked(path: ".git/index.lock"))
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: temp.sub(".git/index.lock")), "another writer's lock stays")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing round can be replayed.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
