@@ -109,8 +109,8 @@ extension GitRepository {
     /// (libgit2's indexer inflated and hashed every object once more: a tenth of a rekey).
     func store(_ pack: PackFileWriter.Written, in folder: String) throws {
         let name = folder + "/pack-" + Self.hex(pack.checksum[...])
-        try Self.writeFile(name + ".pack", pack.bytes, durable: true, operation: .writePack)
-        try Self.writeFile(name + ".idx", pack.index, durable: true, operation: .writePack)
+        try Self.writeFile(name + ".pack", pack.bytes, durable: true, mode: 0o400, operation: .writePack)
+        try Self.writeFile(name + ".idx", pack.index, durable: true, mode: 0o400, operation: .writePack)
         let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: .writePack) }
         defer { close(fd) }

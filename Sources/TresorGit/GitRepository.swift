@@ -102,10 +102,12 @@ package final class GitRepository {
     }
 
     /// Writes `bytes` to `path` through a temporary file beside it renamed over it; `durable`: the file's data is
-    /// made durable (`fsync`) before the rename (its folder's entry is not: the caller syncs the folder).
-    static func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool, operation: GitError.Operation) throws {
+    /// made durable (`fsync`) before the rename (its folder's entry is not: the caller syncs the folder). `mode`: the
+    /// file's permissions (a pack file's are read-only, as git keeps them).
+    static func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool, mode: mode_t = 0o600, operation: GitError.Operation) throws {
         let temporary = path + ".tresor-tmp"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        unlink(temporary)  // (a crash's leftover, perhaps read-only)
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: operation) }
         var done = 0, code: Int32 = 0
         bytes.withUnsafeBytes { b in
