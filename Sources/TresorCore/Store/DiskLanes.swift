@@ -17,31 +17,32 @@ package enum DiskLanes {
 
     private static func start(_ count: Int, _ body: @escaping (Int) -> Void) {
         final class Work { let run: () -> Void; init(_ run: @escaping () -> Void) { self.run = run } }
-        #if os(Linux)
-        typealias Thread = pthread_t
-        #else
+        #if canImport(Darwin)
         typealias Thread = pthread_t?
+        #else
+        typealias Thread = pthread_t
         #endif
         var threads: [Thread] = []
         var inline: [Int] = []
         for lane in 0..<max(0, count) {
             let work = Unmanaged.passRetained(Work { body(lane) })
-            #if os(Linux)
-            var thread = pthread_t()
-            #else
+            #if canImport(Darwin)
             var thread: pthread_t?
+            #else
+            var thread = pthread_t()
             #endif
             let started = pthread_create(&thread, nil, { arg in
-                Unmanaged<Work>.fromOpaque(arg!).takeRetainedValue().run()
+                // (The argument is optional on Linux and not on Darwin.)
+                Unmanaged<Work>.fromOpaque((arg as UnsafeMutableRawPointer?)!).takeRetainedValue().run()
                 return nil
             }, work.toOpaque())
             if started == 0 { threads.append(thread) } else { work.release(); inline.append(lane) }
         }
         for lane in inline { body(lane) }
-        #if os(Linux)
-        for thread in threads { pthread_join(thread, nil) }
-        #else
+        #if canImport(Darwin)
         for case let thread? in threads { pthread_join(thread, nil) }
+        #else
+        for thread in threads { pthread_join(thread, nil) }
         #endif
     }
 }
