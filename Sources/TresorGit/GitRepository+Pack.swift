@@ -35,6 +35,8 @@ extension GitRepository {
             // Whatever happens, later writes must reach the disk again: the repository gets a fresh object
             // database without the in-memory backend (libgit2 has no way to remove a backend).
             defer { try? reopenObjectDatabase(repo) }
+            // (Under the vault's lock: no other writer's temporary files are there.)
+            Self.finishInterruptedPacks(in: String(cString: git_repository_path(repo)) + "objects/pack")
             openPack = backend
             packedCommits = []
             defer { openPack = nil; packedCommits = [] }
@@ -103,18 +105,36 @@ extension GitRepository {
         return try pack.finish()
     }
 
-    /// Stores `pack` as git does: the pack file, then its index (which makes it visible to readers), each through a
-    /// temporary file made durable before it is renamed into place, then the folder made durable. The pack is named
-    /// by its checksum; the objects were named by their bytes when they were written, so nothing is hashed again
-    /// (libgit2's indexer inflated and hashed every object once more: a tenth of a rekey).
+    /// Stores `pack` as git does: the pack file, then its index (which makes it visible to readers), then the folder
+    /// made durable. Both are written to temporary files and made durable before either is renamed into place: a
+    /// crash between the two renames leaves the index's temporary file beside its pack, which the next large change
+    /// puts in place (`finishInterruptedPacks`). The pack is named by its checksum; the objects were named by their
+    /// bytes when they were written, so nothing is hashed again (libgit2's indexer inflated and hashed every object
+    /// once more: a tenth of a rekey). Read-only to their owner: git keeps pack files read-only, tresor its files private.
     func store(_ pack: PackFileWriter.Written, in folder: String) throws {
         let name = folder + "/pack-" + Self.hex(pack.checksum[...])
-        try Self.writeFile(name + ".pack", pack.bytes, durable: true, mode: 0o400, operation: .writePack)
-        try Self.writeFile(name + ".idx", pack.index, durable: true, mode: 0o400, operation: .writePack)
+        let packFile = try Self.writeTemporaryFile(for: name + ".pack", pack.bytes, durable: true, mode: 0o400, operation: .writePack)
+        let indexFile: String
+        do { indexFile = try Self.writeTemporaryFile(for: name + ".idx", pack.index, durable: true, mode: 0o400, operation: .writePack) }
+        catch { unlink(packFile); throw error }
+        do { try Self.renameTemporary(packFile, to: name + ".pack", operation: .writePack) } catch { unlink(indexFile); throw error }
+        try Self.renameTemporary(indexFile, to: name + ".idx", operation: .writePack)
         let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: .writePack) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw GitError.system(errno: errno, operation: .writePack) }
+    }
+
+    /// What a crash in `store` left in `folder`: a pack's index whose pack was renamed into place is put beside it
+    /// (it was made durable first); every other temporary file of `store` is removed.
+    static func finishInterruptedPacks(in folder: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in names where name.hasPrefix("pack-") && name.hasSuffix(temporarySuffix) {
+            let target = String(name.dropLast(temporarySuffix.count))
+            if target.hasSuffix(".idx"), names.contains(String(target.dropLast(4)) + ".pack"), !names.contains(target),
+               Glibc.rename(folder + "/" + name, folder + "/" + target) == 0 { continue }
+            unlink(folder + "/" + name)
+        }
     }
 
     /// Stores a blob in the pack being built, without asking the object database whether it has it already

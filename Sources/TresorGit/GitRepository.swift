@@ -103,9 +103,16 @@ package final class GitRepository {
 
     /// Writes `bytes` to `path` through a temporary file beside it renamed over it; `durable`: the file's data is
     /// made durable (`fsync`) before the rename (its folder's entry is not: the caller syncs the folder). `mode`: the
-    /// file's permissions (a pack file's are read-only, as git keeps them).
+    /// file's permissions.
     static func writeFile(_ path: String, _ bytes: [UInt8], durable: Bool, mode: mode_t = 0o600, operation: GitError.Operation) throws {
-        let temporary = path + ".tresor-tmp"
+        let temporary = try writeTemporaryFile(for: path, bytes, durable: durable, mode: mode, operation: operation)
+        try renameTemporary(temporary, to: path, operation: operation)
+    }
+
+    /// The first half of `writeFile`: `bytes` in `path` + `temporarySuffix` (a crash's leftover there replaced).
+    static func writeTemporaryFile(for path: String, _ bytes: [UInt8], durable: Bool, mode: mode_t,
+                                   operation: GitError.Operation) throws -> String {
+        let temporary = path + temporarySuffix
         unlink(temporary)  // (a crash's leftover, perhaps read-only)
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: operation) }
@@ -120,12 +127,20 @@ package final class GitRepository {
         if code == 0, durable, fsync(fd) != 0 { code = errno }
         Glibc.close(fd)
         guard code == 0 else { unlink(temporary); throw GitError.system(errno: code, operation: operation) }
-        guard rename(temporary, path) == 0 else {
+        return temporary
+    }
+
+    /// The second half of `writeFile`: `temporary` renamed over `path` (removed if that fails).
+    static func renameTemporary(_ temporary: String, to path: String, operation: GitError.Operation) throws {
+        guard Glibc.rename(temporary, path) == 0 else {
             let e = errno
             unlink(temporary)
             throw GitError.system(errno: e, operation: operation)
         }
     }
+
+    /// What `writeTemporaryFile` adds to a file's name.
+    static let temporarySuffix = ".tresor-tmp"
 
     /// Readies libgit2 on another thread, for a process that will use a repository soon: the first use then waits only
     /// for what is left of it. `defaults`: a folder whose file `config` is libgit2's lowest configuration level.

@@ -86,6 +86,39 @@ final class GitPackTests: XCTestCase {
         }
     }
 
+    /// A crash between the pack's rename and its index's leaves the index's temporary file: the next large change puts
+    /// it in place, and removes other temporary files a crash left.
+    func testAPackWhoseIndexWasNotRenamedIsFinishedByTheNextLargeChange() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        let folder = temp.sub(".git/objects/pack")
+        var pack = PackFileWriter()
+        let bytes = Array("interrupted".utf8)
+        var id = git_oid()
+        _ = bytes.withUnsafeBytes { git_odb_hash(&id, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
+        let entry = try XCTUnwrap(bytes.withUnsafeBytes { PackFileWriter.entry(type: GIT_OBJECT_BLOB, data: $0) })
+        pack.append(entry: entry, crc: PackFileWriter.crc(of: entry), id: id)
+        let written = try pack.finish()
+        let name = folder + "/pack-" + GitRepository.hex(written.checksum[...])
+        // As `store` leaves them when killed after the first rename.
+        let packFile = try GitRepository.writeTemporaryFile(for: name + ".pack", written.bytes, durable: true, mode: 0o400, operation: .writePack)
+        _ = try GitRepository.writeTemporaryFile(for: name + ".idx", written.index, durable: true, mode: 0o400, operation: .writePack)
+        try GitRepository.renameTemporary(packFile, to: name + ".pack", operation: .writePack)
+        let stray = folder + "/pack-0123.pack" + GitRepository.temporarySuffix
+        XCTAssertTrue(FileManager.default.createFile(atPath: stray, contents: Data("half".utf8)))
+        XCTAssertNotEqual(try runGit(["cat-file", "-e", id.hex], in: temp.path).status, 0, "no index: git does not see the pack")
+
+        _ = try repo.writingObjectsAsOnePack { () -> String in
+            let blob = try repo.writeBlob(Array("next".utf8))
+            let tree = try repo.tree(from: nil, applying: [.put(path: "next.json", blob: blob)])
+            return try repo.writeCommit(tree: tree, parents: [], message: "Next")
+        }
+        XCTAssertEqual(try git("cat-file", "blob", id.hex, in: temp.path), "interrupted")
+        XCTAssertTrue(try git("verify-pack", "-v", name + ".idx", in: temp.path).contains("non delta: 1 object"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(GitRepository.temporarySuffix) }
+        XCTAssertEqual(left, [], "no temporary file stays")
+    }
+
     func testNothingIsStoredWhenTheChangeFails() throws {
         let temp = try TempDir()
         let repo = try GitRepository.create(at: temp.path)
