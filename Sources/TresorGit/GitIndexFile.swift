@@ -7,8 +7,9 @@ import Glibc
 /// every other entry kept byte for byte, a racily clean one (modified in or after the moment the index was written)
 /// made to look changed ("smudged": size 0) unless its file still holds its blob, as git and libgit2 do when they
 /// write; the optional caches git may rebuild (`TREE`, `UNTR`, `FSMN`, `EOIE`, `IEOT`) are left out. An index with
-/// anything else (another version, entries in conflict, resolve-undo records, a split index or any other extension)
-/// is not edited: `parse` returns nil and libgit2 does the work. libgit2 reading and writing all 10,000 entries was a
+/// anything else (another version, entries in conflict, links or submodules, resolve-undo records, a split index or
+/// any other extension), or a change that puts a file where the index has a folder or the other way round, is not
+/// edited: `parse` or `edited` returns nil and libgit2 does the work. libgit2 reading and writing all 10,000 entries was a
 /// third of an `add` at 10,000 entries, and grew with the vault.
 struct GitIndexFile {
     /// Where one entry lies in `bytes`, and its path.
@@ -36,7 +37,7 @@ struct GitIndexFile {
         let body = bytes.count - checksum
         guard let digest = try? PackFileWriter.sha1(bytes[..<body]), digest.elementsEqual(bytes[body...]) else { return nil }
         var entries: [Entry] = []
-        entries.reserveCapacity(count)
+        entries.reserveCapacity(min(count, body / fixed))
         var at = header
         for _ in 0..<count {
             guard at + fixed <= body else { return nil }
@@ -44,8 +45,11 @@ struct GitIndexFile {
             guard flags & 0x3000 == 0 else { return nil }  // (a stage: a conflict)
             let extended = flags & 0x4000 != 0
             guard !extended || version == 3 else { return nil }
+            // (Regular files only: a link's or a submodule's racy check is not a file's.)
+            let mode = bigEndian(bytes, at + 24)
+            guard mode == 0o100644 || mode == 0o100755 else { return nil }
             let nameStart = at + fixed + (extended ? 2 : 0)
-            guard let nameEnd = bytes[nameStart..<body].firstIndex(of: 0) else { return nil }
+            guard nameStart <= body, let nameEnd = bytes[nameStart..<body].firstIndex(of: 0) else { return nil }
             let end = at + ((fixed + (extended ? 2 : 0) + nameEnd - nameStart + 8) & ~7)
             guard end <= body else { return nil }
             entries.append(Entry(start: at, end: end, name: nameStart..<nameEnd))
@@ -63,8 +67,10 @@ struct GitIndexFile {
 
     /// The index with each path of `changes` given its entry (`entry(path:blob:stat:)`), or removed (nil); `unchanged`
     /// answers for a racily clean entry of another path (its path, its blob id) whether its file still holds that blob.
-    func edited(_ changes: [String: [UInt8]?], unchanged: (String, String) -> Bool) throws -> [UInt8] {
+    /// nil when a file put would be where the index has a folder, or on the way to a file it has.
+    func edited(_ changes: [String: [UInt8]?], unchanged: (String, String) -> Bool) throws -> [UInt8]? {
         let sorted = changes.map { (Array($0.key.utf8), $0.value) }.sorted { Self.precedes($0.0[...], $1.0[...]) }
+        for (name, entry) in sorted where entry != nil && collides(name) { return nil }
         var out = Array(bytes[..<Self.header])
         out.reserveCapacity(bytes.count + sorted.reduce(0) { $0 + ($1.1?.count ?? 0) })
         var count = 0, next = 0
@@ -113,6 +119,30 @@ struct GitIndexFile {
         out += name
         out += repeatElement(0, count: ((fixed + name.count + 8) & ~7) - fixed - name.count)
         return out
+    }
+
+    /// Whether the index has a file at a folder on the way to `name`, or files under `name` as a folder.
+    private func collides(_ name: [UInt8]) -> Bool {
+        for (i, byte) in name.enumerated() where byte == 0x2F && contains(name[..<i]) { return true }
+        let folder = name + [0x2F]
+        let at = firstNotBefore(folder[...])
+        return at < entries.count && bytes[entries[at].name].starts(with: folder)
+    }
+
+    /// Whether an entry is named `name`.
+    private func contains(_ name: ArraySlice<UInt8>) -> Bool {
+        let at = firstNotBefore(name)
+        return at < entries.count && bytes[entries[at].name].elementsEqual(name)
+    }
+
+    /// The first entry whose name does not sort before `name` (binary search).
+    private func firstNotBefore(_ name: ArraySlice<UInt8>) -> Int {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Self.precedes(bytes[entries[mid].name], name) { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// libgit2's rule: modified in or after the second and nanosecond the index was written.

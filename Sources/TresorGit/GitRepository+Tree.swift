@@ -191,6 +191,7 @@ extension GitRepository {
             guard lstat(workdir + "/" + path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
             return (try? hashFile(workdir + "/" + path)) == blob
         }
+        guard let edited else { return false }
         var done = 0, code: Int32 = 0
         edited.withUnsafeBytes { b in
             while done < b.count {

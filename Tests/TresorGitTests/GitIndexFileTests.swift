@@ -41,6 +41,7 @@ final class GitIndexFileTests: XCTestCase {
         // Files staged with a modification time after the index was written: racily clean in the next round.
         var racy: [String] = []
         var smudged = 0, keptRacy = 0
+        var lastFuture = timespec()
         for round in 0..<60 {
             var paths: [String] = [], known: [String: String] = [:]
             for name in files where rng.next() % 4 == 0 {
@@ -63,9 +64,13 @@ final class GitIndexFileTests: XCTestCase {
                 try write(String(old.reversed()) == old ? old + "!" : String(old.reversed()), to: name, in: temp.path)
                 smudged += 1
             }
+            // The index of the round before is dated exactly when its racy files were modified (racily clean in the same
+            // nanosecond, not only after it).
+            if !racy.isEmpty { touch(temp.sub(".git/index"), to: lastFuture) }
             racy = Array(known.keys.filter { _ in rng.next() % 3 == 0 })
-            let future = timespec(tv_sec: time(nil) + 3600, tv_nsec: 0)
+            let future = timespec(tv_sec: time(nil) + 3600, tv_nsec: Int(rng.next() % 1_000_000_000))
             for name in racy { touch(temp.sub(name), to: future) }
+            lastFuture = future
             let saved = try index(temp.path)
             XCTAssertTrue(try repo.refreshIndexInPlace(paths: paths, knownBlobs: known), "round \(round): edited in place")
             let inPlace = try git("ls-files", "--stage", "--debug", in: temp.path)
@@ -77,6 +82,64 @@ final class GitIndexFileTests: XCTestCase {
         XCTAssertGreaterThan(smudged, 5, "racily clean files changed behind the index")
         XCTAssertGreaterThan(keptRacy, 5, "racily clean files left as they were")
         XCTAssertGreaterThan(try git("ls-files", "--debug", in: temp.path).components(separatedBy: "size: 0\t").count, 1, "some smudged")
+    }
+
+    /// An index real git wrote with what it may add: version 3 entries (skip-worktree), the untracked cache and the
+    /// offset tables (`UNTR`, `EOIE`, `IEOT`). Edited in place, the flags stay and the caches go, as libgit2 does.
+    func testAnIndexGitWroteWithItsCachesIsEditedAsLibgit2Would() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        for name in ["a.json", "b.json", "c.json"] { try write("one \(name)", to: name, in: temp.path) }
+        _ = try repo.commit(message: "First", adding: ["a.json", "b.json", "c.json"])
+        let options = ["-c", "index.recordEndOfIndexEntries=true", "-c", "index.recordOffsetTable=true", "-c", "index.threads=2",
+                       "-c", "core.untrackedCache=true"]
+        XCTAssertEqual(try runGit(options + ["update-index", "--skip-worktree", "c.json"], in: temp.path).status, 0)
+        XCTAssertEqual(try runGit(options + ["update-index", "--untracked-cache", "--force-untracked-cache"], in: temp.path).status, 0)
+        XCTAssertEqual(try runGit(options + ["status", "--porcelain"], in: temp.path).status, 0)
+        let raw = try Data(contentsOf: URL(fileURLWithPath: temp.sub(".git/index")))
+        XCTAssertEqual(raw[7], 3, "version 3")
+        for ext in ["UNTR", "EOIE", "IEOT"] { XCTAssertNotNil(raw.range(of: Data(ext.utf8)), ext) }
+        Thread.sleep(forTimeInterval: 0.02)
+        try write("two a.json", to: "a.json", in: temp.path)
+        try write("new d.json", to: "d.json", in: temp.path)
+        let known = ["a.json": try repo.writeBlob(Array("two a.json".utf8)), "d.json": try repo.writeBlob(Array("new d.json".utf8))]
+        let saved = try index(temp.path)
+        XCTAssertTrue(try repo.refreshIndexInPlace(paths: ["a.json", "d.json"], knownBlobs: known))
+        let inPlace = try git("ls-files", "-t", "--stage", "--debug", in: temp.path)
+        XCTAssertTrue(inPlace.split(separator: "\n").contains { $0.hasPrefix("S ") && $0.hasSuffix("\tc.json") }, "skip-worktree kept: \(inPlace)")
+        XCTAssertEqual(try git("status", "--porcelain", "--untracked-files=no", in: temp.path), "M  a.json\nA  d.json")
+        try restore(saved, in: temp.path)
+        try repo.refreshIndex(paths: ["a.json", "d.json"], knownBlobs: known, inPlace: false)
+        XCTAssertEqual(inPlace, try git("ls-files", "-t", "--stage", "--debug", in: temp.path))
+    }
+
+    /// A link's entry, or a file put where the index has a folder (or on the way to a file it has): libgit2's work.
+    func testLinksAndFilesInPlaceOfFoldersAreLeftToLibgit2() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        try write("one", to: "a.json", in: temp.path)
+        try write("two", to: "d/b.json", in: temp.path)
+        _ = try repo.commit(message: "First", adding: ["a.json", "d/b.json"])
+        let blob = try repo.writeBlob(Array("uno".utf8))
+        // A file where the index has the folder d/, and one under a.json taken as a folder.
+        try FileManager.default.removeItem(atPath: temp.sub("d"))
+        try write("uno", to: "d", in: temp.path)
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["d"], knownBlobs: ["d": blob]))
+        try FileManager.default.removeItem(atPath: temp.sub("d"))
+        try write("two", to: "d/b.json", in: temp.path)
+        try FileManager.default.removeItem(atPath: temp.sub("a.json"))
+        try write("uno", to: "a.json/x", in: temp.path)
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["a.json/x"], knownBlobs: ["a.json/x": blob]))
+        try FileManager.default.removeItem(atPath: temp.sub("a.json"))
+        try write("one", to: "a.json", in: temp.path)
+        XCTAssertTrue(try repo.refreshIndexInPlace(paths: ["d/b"], knownBlobs: [:]), "a path that is gone: nothing collides")
+        // A link in the index.
+        try FileManager.default.createSymbolicLink(atPath: temp.sub("link"), withDestinationPath: "a.json")
+        XCTAssertEqual(try runGit(["add", "link"], in: temp.path).status, 0)
+        try write("uno", to: "a.json", in: temp.path)
+        XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["a.json"], knownBlobs: ["a.json": blob]))
+        try repo.refreshIndex(paths: ["a.json"], knownBlobs: ["a.json": blob])
+        XCTAssertEqual(try git("ls-files", "--stage", "a.json", "link", in: temp.path).split(separator: "\n").count, 2)
     }
 
     func testIndexesItDoesNotEditAreLeftToLibgit2() throws {
