@@ -79,20 +79,8 @@ extension GitRepository {
     /// Whether the pack index at `path` (git's version 2: magic, version, 256 counts, then the sorted ids) is readable
     /// and names only objects this repository's object database holds; false for anything else (the pack is read then).
     private func holdsEveryObject(listedIn path: String) throws -> Bool {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return false }
-        defer { Glibc.close(fd) }
-        var st = stat()
         let header = 8 + 256 * 4
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size >= header, st.st_size <= 1 << 30 else { return false }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
+        guard let bytes = Self.readRegularFile(path, limit: 1 << 30)?.bytes, bytes.count >= header else { return false }
         func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         guard bytes[0..<8].elementsEqual([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]) else { return false }
         let count = word(8 + 255 * 4)

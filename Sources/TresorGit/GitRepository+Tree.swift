@@ -183,55 +183,21 @@ extension GitRepository {
         }
         var locked = true
         defer { if locked { close(lock); unlink(lockPath) } }
-        guard let (current, written) = Self.readIndexFile(indexPath), let index = GitIndexFile.parse(current, written: written) else {
-            return false
-        }
+        guard let current = Self.readRegularFile(indexPath, limit: Int(Int32.max)),
+              let index = GitIndexFile.parse(current.bytes, written: current.status.st_mtim) else { return false }
         let edited = try index.edited(changes) { path, blob in
             var st = stat()
             guard lstat(workdir + "/" + path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
             return (try? hashFile(workdir + "/" + path)) == blob
         }
         guard let edited else { return false }
-        var done = 0, code: Int32 = 0
-        edited.withUnsafeBytes { b in
-            while done < b.count {
-                let n = Glibc.write(lock, b.baseAddress! + done, b.count - done)
-                if n < 0 { if errno == EINTR { continue }; code = errno; break }
-                done += n
-            }
-        }
+        var code = Self.writeAll(lock, edited)
         if code == 0, fsync(lock) != 0 { code = errno }
         guard code == 0 else { throw GitError.system(errno: code, operation: .writeIndex) }
         close(lock)
         locked = false
-        guard rename(lockPath, indexPath) == 0 else {
-            let e = errno
-            unlink(lockPath)
-            throw GitError.system(errno: e, operation: .writeIndex)
-        }
+        try Self.renameTemporary(lockPath, to: indexPath, operation: .writeIndex)
         return true
-    }
-
-    /// The bytes of the index file at `path` and when it was last modified; nil if it cannot be read (a missing index:
-    /// libgit2 writes a new one).
-    private static func readIndexFile(_ path: String) -> ([UInt8], timespec)? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        let ok = bytes.withUnsafeMutableBytes { b -> Bool in
-            while done < b.count {
-                let n = Glibc.read(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
-        return ok ? (bytes, st.st_mtim) : nil
     }
 
     /// For each of `paths` whose work-tree file git's index records as unchanged, the blob id the index gives

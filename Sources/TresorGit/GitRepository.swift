@@ -116,14 +116,7 @@ package final class GitRepository {
         unlink(temporary)  // (a crash's leftover, perhaps read-only)
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw GitError.system(errno: errno, operation: operation) }
-        var done = 0, code: Int32 = 0
-        bytes.withUnsafeBytes { b in
-            while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 { if errno == EINTR { continue }; code = errno; break }
-                done += n
-            }
-        }
+        var code = writeAll(fd, bytes)
         if code == 0, durable, fsync(fd) != 0 { code = errno }
         Glibc.close(fd)
         guard code == 0 else { unlink(temporary); throw GitError.system(errno: code, operation: operation) }
@@ -137,6 +130,41 @@ package final class GitRepository {
             unlink(temporary)
             throw GitError.system(errno: e, operation: operation)
         }
+    }
+
+    /// Writes all of `bytes` to `fd` (again after an interruption or a partial write); 0, or the errno of the failure.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+        bytes.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 { if errno == EINTR { continue }; return errno }
+                done += n
+            }
+            return 0
+        }
+    }
+
+    /// The whole of the regular file at `path` (not followed if a link; never blocking on a FIFO) and its status, when
+    /// it is no larger than `limit`; nil when it cannot be read whole, for a caller that then leaves the file to libgit2.
+    static func readRegularFile(_ path: String, limit: Int) -> (bytes: [UInt8], status: stat)? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        let whole = bytes.withUnsafeMutableBytes { b -> Bool in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.read(fd, b.baseAddress! + done, b.count - done)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        return whole ? (bytes, st) : nil
     }
 
     /// What `writeTemporaryFile` adds to a file's name.
