@@ -225,6 +225,30 @@ extension Vault {
         try openScopes(listedIn: own, from: .commit(commit, repo), identity: credentialIdentity)
     }
 
+    /// A change seals and tags under the keys of the state it is made on (Spec/TRANSACTIONS.md §3): when another process
+    /// changed a key after this one opened the vault and before it took the lock (a rekey of the vault or of a scope),
+    /// the headers of `base` become this process's, opened with its credential; without one (the agent's or a session's
+    /// keys) the change stops before it writes anything.
+    /// - Throws: `VaultError.rekeyedMeanwhile`; as `unlock(asOf:repo:)`.
+    func holdKeys(of base: String, repo: GitRepository) throws {
+        if try holdsKeys(of: base, repo: repo) { return }
+        try unlock(asOf: base, repo: repo)
+        guard try holdsKeys(of: base, repo: repo) else { throw VaultError.rekeyedMeanwhile }
+    }
+
+    /// Whether each key held is of the epoch `base`'s header gives its domain (a scope `base` no longer lists seals
+    /// nothing: its key does not count).
+    private func holdsKeys(of base: String, repo: GitRepository) throws -> Bool {
+        guard let bytes = try Vault.git({ try repo.blob(at: base, path: VaultHeader.relativePath) }) else { return true }
+        let own: VaultHeader
+        do { own = try VaultHeader.parse(bytes) } catch let e as CoreError { throw VaultError.header(e) }
+        if vaultKeyIfHeld != nil, own.epoch != vaultEpoch { return false }
+        for (id, held) in scopeKeys where own.scopes[id] != nil {
+            if let s = try scopeHeader(id, listedIn: own, from: .commit(base, repo)), s.epoch != held.epoch { return false }
+        }
+        return true
+    }
+
     /// The keys this process holds per domain, with the earlier ones it keeps.
     /// - Throws: `VaultError.file` when the record of earlier keys cannot be read.
     func heldKeys() throws -> [String: [EpochKey]] {

@@ -128,7 +128,7 @@ extension Vault {
 
     /// The header of scope `id` as `source` has it, checked against `own` (not yet its tag); nil when a commit has none.
     /// - Throws: `VaultError.scopeHeader`.
-    private func scopeHeader(_ id: String, listedIn own: VaultHeader, from source: ScopeHeaderSource) throws -> ScopeHeader? {
+    func scopeHeader(_ id: String, listedIn own: VaultHeader, from source: ScopeHeaderSource) throws -> ScopeHeader? {
         guard case .commit(let commit, let repo) = source else { return try scopeHeader(id) }
         let path = ScopeHeader.relativePath(scopeID: id)
         guard let bytes = try Vault.git({ try repo.blob(at: commit, path: path) }) else { return nil }

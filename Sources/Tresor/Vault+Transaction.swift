@@ -82,6 +82,7 @@ extension Vault {
         try recover(repo)
         try adoptCommitsMadeWithGit(repo)
         let base = try Vault.git { try repo.headCommitID() }
+        if let base { try holdKeys(of: base, repo: repo) }
         let txn = VaultTransaction(repo: repo, base: base, change: try nextChange(after: try stateRecords(at: base, repo: repo))) { [unowned self] path, header in
             try self.cipher(for: path, header: header)
         }

@@ -60,6 +60,9 @@ public enum VaultError: Error, Equatable, Sendable {
     /// The fetched vault and this replica are under different keys of one rekey chain (a rekey on either side)
     /// and no passphrase or identity was at hand to open the other key (the vault was unlocked with a session).
     case rekeyedElsewhere(remote: String)
+    /// Another process changed a key of the vault (a rekey) after this one unlocked it, and this process has no
+    /// passphrase or identity to open the new one (it holds the agent's or a session's keys): nothing was changed.
+    case rekeyedMeanwhile
     /// An operation that needs the vault key ran before `unlock`.
     case vaultLocked
     /// The entry at `path` is sealed under a key this process does not hold: the key of the scope at folder `scope`,

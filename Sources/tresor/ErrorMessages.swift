@@ -34,7 +34,7 @@ struct ErrorReport {
 extension VaultError {
     var exitCode: Int32 {
         switch self {
-        case .wrongPassphrase, .session, .agent, .rekeyedElsewhere, .header(.notARecipient), .noKeyFor, .needsVaultKey, .removedFromVault: return ExitStatus.auth
+        case .wrongPassphrase, .session, .agent, .rekeyedElsewhere, .rekeyedMeanwhile, .header(.notARecipient), .noKeyFor, .needsVaultKey, .removedFromVault: return ExitStatus.auth
         case .entryNotFound, .entryRemoved: return ExitStatus.notFound
         case .entryExists, .caseCollision, .alreadyAVault, .directoryNotEmpty: return ExitStatus.exists
         default: return ExitStatus.error
@@ -85,6 +85,8 @@ extension VaultError {
             return "this vault is in format \(v); this tresor works with format \(r)\nhint: run 'tresor upgrade' to convert it (one commit); every replica converts its own copy the same way and they sync as before; older tresor versions cannot read it afterwards"
         case .rekeyedElsewhere(let remote):
             return "the vault key of this replica and of \(q(remote)) differ (a rekey) and this process has no passphrase or identity to open the other one\nhint: run 'tresor sync' again with the passphrase or --identity rather than a session"
+        case .rekeyedMeanwhile:
+            return "another tresor process changed the vault's keys (a rekey) after this one unlocked it; nothing was changed\nhint: run the command again"
         case .vaultLocked: return "the vault is locked\nhint: give the passphrase, or run 'tresor unlock'"
         case .noKeyFor(let p, let scope?):
             return "cannot open \(q(p)): it is in the scope \(q(scope)), whose key you do not hold\nhint: a member of \(q(scope)) can add you: 'tresor member add --scope \(scope) NAME PUBLIC-KEY'"

@@ -32,6 +32,40 @@ final class TransactionTests: VaultTestCase {
         for n in 0..<4 { for i in 0..<5 { XCTAssertEqual(try first.read(try EntryPath("T\(n)/e\(i)")).text("password"), "p\(n)-\(i)") } }
     }
 
+    /// Another handle (another process) rekeys the vault and a scope after this one unlocked: this one's next change seals
+    /// under the new keys, opened with its passphrase, never under the keys it unlocked with.
+    func testAChangeAfterAnotherProcessRekeyedSealsUnderTheNewKeys() throws {
+        let a = try makeVault()
+        _ = try a.createScope(try EntryPath("Team"), members: [])
+        let b = try Vault.open(at: a.root)
+        try b.unlock(passphrase: passphrase)
+        try a.rekey(passphrase: passphrase, level: .minimum)
+        try a.addMember("device", publicKey: Identity.generate().publicKey, toScope: "Team")
+        _ = try a.removeMember("device", fromScope: "Team")
+        try b.add(try entry("Mail/x", ["password": "after the rekey"]))
+        try b.add(try entry("Team/y", ["password": "after the scope's rekey"]))
+        let fresh = try Vault.open(at: a.root)
+        try fresh.unlock(passphrase: passphrase)
+        XCTAssertEqual(try fresh.read(try EntryPath("Mail/x")).text("password"), "after the rekey")
+        XCTAssertEqual(try fresh.read(try EntryPath("Team/y")).text("password"), "after the scope's rekey")
+        XCTAssertEqual(try fresh.check().problems.count, 0)
+    }
+
+    /// Unlocked with a key alone (the agent's or a session's), a handle cannot open a key changed meanwhile: its change
+    /// stops and writes nothing.
+    func testAChangeWithoutACredentialAfterARekeyStopsAndWritesNothing() throws {
+        let a = try makeVault()
+        let b = try Vault.open(at: a.root)
+        try b.unlock(vaultKey: try a.currentVaultKey())
+        try a.rekey(passphrase: passphrase, level: .minimum)
+        let head = try git(a, "rev-parse", "HEAD")
+        XCTAssertThrowsError(try b.add(try entry("Mail/x", ["password": "never sealed"]))) { error in
+            XCTAssertEqual(error as? VaultError, .rekeyedMeanwhile)
+        }
+        XCTAssertEqual(try git(a, "rev-parse", "HEAD"), head)
+        XCTAssertEqual(try git(a, "status", "--porcelain"), "")
+    }
+
     func testAWaitingChangeGivesUpAfterTheTimeoutNamingTheHolder() throws {
         let a = try makeVault()
         let b = try Vault.open(at: a.root)
