@@ -24,7 +24,7 @@ struct TresorCommand: ParsableCommand {
             a vault that has it as a member.
             After 'tresor unlock' every command of yours uses the keys in your agent until 'tresor lock' or a timeout.
             """,
-        version: "0.1.0",
+        version: TresorCommand.version,
         subcommands: [Init.self, Unlock.self, Lock.self, Add.self, Show.self, List.self, Find.self, Grep.self,
                       Edit.self, Remove.self, Move.self, Copy.self, Generate.self, Rotate.self, Passwd.self,
                       Fsck.self, Audit.self, Log.self, Sync.self, Clone.self, Remote.self, Restore.self, Upgrade.self, Textconv.self,
@@ -33,6 +33,8 @@ struct TresorCommand: ParsableCommand {
                       Read.self, Run.self, Inject.self, GitCredential.self, SSHAdd.self, BrowserCommand.self, AgentCommand.self]
             .filter { $0.configuration.shouldDisplay || !TresorCommand.dumpingHelp }
     )
+
+    static let version = "0.1.0"
 
     /// The manual page is generated from `--experimental-dump-help`: it lists the commands people type,
     /// not the internal ones git and tresor itself run (which argument-parser's dump would include).
@@ -54,6 +56,10 @@ struct TresorCommand: ParsableCommand {
             EditorView.sweepOrphans()
         }
         let arguments = UsageErrors.hoistingVaultOptions(Self.arguments)
+        if arguments == ["--version"] {
+            Output.line(version)
+            Glibc.exit(0)
+        }
         if arguments.count == 2, arguments[0] == "--generate-completion-script", let script = Completion.script(for: arguments[1]) {
             Output.write(script)
             Glibc.exit(0)
@@ -67,7 +73,7 @@ struct TresorCommand: ParsableCommand {
         let early = arguments.first.map(Self.commandsThatCommit.contains) ?? false
         if early { Vault.prepareGitInBackground() }
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try PlainCommandLine.command(arguments) ?? parseAsRoot(arguments)
             if command is CommitsToGit, !early { Vault.prepareGitInBackground() }
             do { try command.run() } catch let e as ValidationError {
                 // Thrown while running, argument-parser would show the top-level usage: show the command's.
