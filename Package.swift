@@ -2,6 +2,15 @@
 // Tresor: a password vault of individually encrypted JSON entries in a git repository.
 import PackageDescription
 
+// libgit2, libcrypto and ncurses are bound on the first call of one of their functions rather than when the program
+// starts (Sources/CLateBinding), where its stubs are written (the same condition is in late-binding.c and
+// CNcurses/shim.h); elsewhere they are linked as usual.
+#if os(Linux) && arch(x86_64)
+let lateBinding = true
+#else
+let lateBinding = false
+#endif
+
 let package = Package(
     name: "Tresor",
     // The library is meant for apps on a phone and a desktop as well as for the CLI; this package is built and tested
@@ -24,17 +33,18 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CGit2", pkgConfig: lateBinding ? nil : "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: lateBinding ? nil : "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CLateBinding"),
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CProcess", "CArgon2"]),
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CLateBinding", "CProcess", "CArgon2"]),
         // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
         // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
         .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/libgit2"),
                                                        .copy("Resources/README.md")]),
-        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CProcess"]),
+        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CLateBinding", "CProcess"]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.
@@ -42,7 +52,8 @@ let package = Package(
         ),
         .target(name: "TresorInterchange", dependencies: ["TresorCore", "CGzip"]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
-        .target(name: "TresorTerminal", dependencies: ["CNcurses"]),
+        .target(name: "TresorTerminal", dependencies: ["CNcurses", "CLateBinding"],
+                linkerSettings: lateBinding ? [] : [.linkedLibrary("ncursesw")]),
         .executableTarget(
             name: "tresor",
             dependencies: ["Tresor", "TresorTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]

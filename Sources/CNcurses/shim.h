@@ -13,7 +13,13 @@
 #include <ncursesw/curses.h>
 
 // Globals ncurses keeps (Swift cannot read them safely as mutable globals).
+#if defined(__linux__) && defined(__x86_64__)
+// ncurses is bound on its first use there (Sources/CLateBinding), which reads this variable for the program.
+WINDOW *tresor_late_ncurses_stdscr(void);
+static inline WINDOW *tresor_stdscr(void) { return tresor_late_ncurses_stdscr(); }
+#else
 static inline WINDOW *tresor_stdscr(void) { return stdscr; }
+#endif
 static inline int tresor_lines(void) { return LINES; }
 static inline int tresor_cols(void) { return COLS; }
 static inline int tresor_colors(void) { return COLORS; }

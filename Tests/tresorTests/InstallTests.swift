@@ -41,6 +41,20 @@ final class InstallTests: CLITestCase {
         let version = try run(exe, ["--version"], stdin: nil, extraEnv: clean)
         XCTAssertEqual(version.code, 0)
         XCTAssertFalse(version.stdout.isEmpty)
+        // libgit2 and libcrypto are opened by the first call (x86-64 Linux), where ldd does not see them: a command
+        // that commits opens them, from the system's folders too (the dynamic loader's trace names every library).
+        var traced = clean
+        traced["LD_DEBUG"] = "libs"
+        let created = try run(exe, ["init", "--vault", dir + "/installed-vault", "--passphrase-file", passphraseFile, "--kdf", "minimum"],
+                              stdin: nil, extraEnv: traced)
+        XCTAssertEqual(created.code, 0, created.stderr.suffix(2000).description)
+        let opened = created.stderr.split(separator: "\n").compactMap { line in
+            line.range(of: "calling init: ").map { String(line[$0.upperBound...]) }
+        }
+        XCTAssertTrue(opened.contains { $0.hasSuffix("/libgit2.so.1.5") } && opened.contains { $0.hasSuffix("/libcrypto.so.3") }, "\(opened)")
+        for path in opened {
+            XCTAssertTrue(path.hasPrefix("/lib") || path.hasPrefix("/usr/lib"), "unexpected library \(path)")
+        }
     }
 
     func testManualPage() throws {

@@ -1,0 +1,18 @@
+// The libcrypto functions Tresor calls, one LATE(name) each, bound on the first call of any of them (late-binding.c).
+// A function missing here fails the link with "undefined reference to <name>": add it, in name order.
+LATE(ERR_clear_error)
+LATE(EVP_CIPHER_CTX_free)
+LATE(EVP_CIPHER_CTX_new)
+LATE(EVP_CIPHER_CTX_set_padding)
+LATE(EVP_CipherFinal_ex)
+LATE(EVP_CipherInit_ex)
+LATE(EVP_CipherUpdate)
+LATE(EVP_Digest)
+LATE(EVP_EncryptInit_ex)
+LATE(EVP_EncryptUpdate)
+LATE(EVP_aes_256_cbc)
+LATE(EVP_aes_256_ecb)
+LATE(EVP_sha1)
+LATE(EVP_sha256)
+LATE(EVP_sha512)
+LATE(HMAC)
