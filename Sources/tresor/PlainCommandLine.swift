@@ -1,43 +1,49 @@
-// The command lines typed most often, read without ArgumentParser's reflection (Benchmarks/README.md, start-up).
+// The command lines typed most often, read without ArgumentParser (Benchmarks/README.md, start-up).
 import ArgumentParser
 
-/// `tresor show PATH` and `tresor ls` in their plain forms, made into the very command values ArgumentParser would
-/// make. ArgumentParser reflects every option of the whole command tree on each run, and each first dynamic cast
-/// scans every protocol-conformance record of the static binary: about half of a `show`. A plain form is long options
-/// only, each at most once, each with a non-empty value that does not begin with "-", and positional words that do
-/// not begin with "-". Anything else — help, a short flag, "--", an unknown or repeated option, a missing or
-/// extra argument — is nil and goes to ArgumentParser, which parses it or explains the mistake as before.
-/// `PlainCommandLineTests` checks over generated command lines that every value made here is the one ArgumentParser
-/// makes from the same words, every stored option included.
-enum PlainCommandLine {
-    static func command(_ arguments: [String]) -> ParsableCommand? {
+/// `tresor show PATH` and `tresor ls` in their plain forms, read into the values their commands run with.
+/// ArgumentParser reflects every option of the whole command tree on each run, and each first dynamic cast scans every
+/// protocol-conformance record of the static binary: about half of a `show`; even making its command value builds
+/// every option's definition. A plain form is long options only, each at most once, each with a non-empty value that
+/// does not begin with "-", and positional words that do not begin with "-". Anything else — help, a short flag,
+/// "--", an unknown or repeated option, a missing or extra argument — is nil and goes to ArgumentParser, which parses
+/// it or explains the mistake as before. `PlainCommandLineTests` checks over generated command lines that each value
+/// read here is the one ArgumentParser reads from the same words, and that the commands have no option this leaves out.
+enum PlainCommandLine: Equatable {
+    case show(path: String, field: String?, json: Bool, options: PlainVaultOptions)
+    case list(prefix: String?, json: Bool, flat: Bool, options: PlainVaultOptions)
+
+    static func read(_ arguments: [String]) -> PlainCommandLine? {
         guard let name = arguments.first else { return nil }
         let words = arguments.dropFirst()
         switch name {
         case Show.configuration.commandName:
             guard let line = Words(words, options: VaultOptions.names.union(["field"]), flags: ["json"]),
                   line.positional.count == 1 else { return nil }
-            var show = Show()
-            show.options = line.vaultOptions
-            show.path = line.positional[0]
-            show.field = line.values["field"]
-            show.json = line.flags.contains("json")
-            show.clip = false
-            var clip = ClipOptions()
-            clip.clearAfter = nil
-            show.clipOptions = clip
-            return show
+            return .show(path: line.positional[0], field: line.values["field"], json: line.flags.contains("json"),
+                         options: line.vaultOptions)
         case List.configuration.commandName:
             guard let line = Words(words, options: VaultOptions.names, flags: ["json", "flat"]),
                   line.positional.count <= 1 else { return nil }
-            var list = List()
-            list.options = line.vaultOptions
-            list.prefix = line.positional.first
-            list.json = line.flags.contains("json")
-            list.flat = line.flags.contains("flat")
-            return list
+            return .list(prefix: line.positional.first, json: line.flags.contains("json"), flat: line.flags.contains("flat"),
+                         options: line.vaultOptions)
         default:
             return nil
+        }
+    }
+
+    /// The command, for its usage line under an error.
+    var command: ParsableCommand.Type {
+        switch self {
+        case .show: return Show.self
+        case .list: return List.self
+        }
+    }
+
+    func run() throws {
+        switch self {
+        case let .show(path, field, json, options): try Show.run(path: path, field: field, json: json, clip: nil, options: options)
+        case let .list(prefix, json, flat, options): try List.run(prefix: prefix, json: json, flat: flat, options: options)
         }
     }
 
@@ -75,12 +81,8 @@ enum PlainCommandLine {
             }
         }
 
-        var vaultOptions: VaultOptions {
-            var options = VaultOptions()
-            options.vault = values["vault"]
-            options.passphraseFile = values["passphrase-file"]
-            options.identity = values["identity"]
-            return options
+        var vaultOptions: PlainVaultOptions {
+            PlainVaultOptions(vault: values["vault"], passphraseFile: values["passphrase-file"], identity: values["identity"])
         }
     }
 }

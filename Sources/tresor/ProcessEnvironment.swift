@@ -1,13 +1,21 @@
 // The environment tresor started with, read once.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Glibc)
+import Glibc
 #endif
 
-/// `ProcessInfo.environment` builds a new dictionary from `environ` each time it is read (about 0.4 million
-/// instructions with a desktop's environment); one command read it eight times. tresor never changes its own
-/// environment, so it is read once.
+/// The environment as names and values, read once from `environ` (tresor never changes its own environment).
+/// `ProcessInfo.environment` built a new dictionary at each read (one command read it eight times), and its first
+/// build cost as much as the rest of a `show`; where a name appears twice, the first counts, as for `getenv`.
 enum ProcessEnvironment {
-    static let values: [String: String] = ProcessInfo.processInfo.environment
+    static let values: [String: String] = {
+        var values: [String: String] = [:]
+        var next = environ
+        while let entry = next.pointee {
+            next += 1
+            guard let equals = strchr(entry, 0x3D) else { continue }
+            let name = String(decoding: UnsafeRawBufferPointer(start: entry, count: entry.distance(to: equals)), as: UTF8.self)
+            if values[name] == nil { values[name] = String(cString: equals + 1) }
+        }
+        return values
+    }()
 }

@@ -64,8 +64,10 @@ struct TresorCommand: ParsableCommand {
             Output.write(script)
             Glibc.exit(0)
         }
-        if let message = UsageErrors.passGenerateHabit(arguments) { fail(message, code: ExitCode.validationFailure.rawValue) }
-        if let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
+        // `show PATH` and `ls` as typed most often, read without ArgumentParser (they name a command that exists).
+        let plain = PlainCommandLine.read(arguments)
+        if plain == nil, let message = UsageErrors.passGenerateHabit(arguments) { fail(message, code: ExitCode.validationFailure.rawValue) }
+        if plain == nil, let (word, parent) = UsageErrors.unknownCommand(in: arguments) {
             fail(UsageErrors.unknownCommandMessage(word, parent: parent), code: ExitCode.validationFailure.rawValue)
         }
         // Git's start-up from here, beside the parsing (ArgumentParser's reflection of every option, ~16 M instructions),
@@ -73,15 +75,12 @@ struct TresorCommand: ParsableCommand {
         let early = arguments.first.map(Self.commandsThatCommit.contains) ?? false
         if early { Vault.prepareGitInBackground() }
         do {
-            var command = try PlainCommandLine.command(arguments) ?? parseAsRoot(arguments)
-            if command is CommitsToGit, !early { Vault.prepareGitInBackground() }
-            do { try command.run() } catch let e as ValidationError {
-                // Thrown while running, argument-parser would show the top-level usage: show the command's.
-                VaultOptions.printWarnings()
-                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: ExitCode.validationFailure.rawValue)
-            } catch let e as CLIError where e.code == ExitCode.validationFailure.rawValue {
-                VaultOptions.printWarnings()
-                fail(e.message + "\n" + UsageErrors.usage(of: type(of: command)), code: e.code)
+            if let plain {
+                try runShowingUsage(of: plain.command) { try plain.run() }
+            } else {
+                var command = try parseAsRoot(arguments)
+                if command is CommitsToGit, !early { Vault.prepareGitInBackground() }
+                try runShowingUsage(of: type(of: command)) { try command.run() }
             }
             VaultOptions.printWarnings()
         } catch let e as ExitCode {
@@ -91,6 +90,18 @@ struct TresorCommand: ParsableCommand {
             VaultOptions.printWarnings()
             guard let report = ErrorReport.of(error) else { exit(withError: error) }
             fail(report.message, code: report.code)
+        }
+    }
+
+    /// Runs a command; a usage error it throws while running ends the program with the command's usage (thrown
+    /// while running, argument-parser would show the top-level usage).
+    private static func runShowingUsage(of command: ParsableCommand.Type, _ run: () throws -> Void) throws {
+        do { try run() } catch let e as ValidationError {
+            VaultOptions.printWarnings()
+            fail(e.message + "\n" + UsageErrors.usage(of: command), code: ExitCode.validationFailure.rawValue)
+        } catch let e as CLIError where e.code == ExitCode.validationFailure.rawValue {
+            VaultOptions.printWarnings()
+            fail(e.message + "\n" + UsageErrors.usage(of: command), code: e.code)
         }
     }
 

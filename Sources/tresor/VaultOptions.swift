@@ -10,7 +10,22 @@ import Glibc
 #endif
 import Tresor
 
-struct VaultOptions: ParsableArguments {
+/// Where the vault is and where its passphrase or identity comes from, as typed: `VaultOptions` as ArgumentParser
+/// reads them, or `PlainVaultOptions` as `PlainCommandLine` does. What they mean is written once, below, for both.
+protocol VaultChoice {
+    var vault: String? { get }
+    var passphraseFile: String? { get }
+    var identity: String? { get }
+}
+
+/// The vault options of a command line `PlainCommandLine` reads.
+struct PlainVaultOptions: VaultChoice, Equatable {
+    var vault: String?
+    var passphraseFile: String?
+    var identity: String?
+}
+
+struct VaultOptions: ParsableArguments, VaultChoice {
     @Option(name: .long, help: ArgumentHelp("Vault directory (default: $TRESOR_VAULT, else ~/.tresor).", valueName: "dir"), completion: .directory)
     var vault: String?
 
@@ -19,7 +34,14 @@ struct VaultOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Unlock with this identity file instead of the passphrase (default: $TRESOR_IDENTITY).", valueName: "file"))
     var identity: String?
+}
 
+/// Vaults this process opened, whose warnings are printed when the command ends.
+private enum OpenedVaults {
+    nonisolated(unsafe) static var all: [Vault] = []
+}
+
+extension VaultChoice {
     var environment: [String: String] { ProcessEnvironment.values }
 
     /// The identity file in force, if any.
@@ -85,18 +107,15 @@ struct VaultOptions: ParsableArguments {
         return try PassphraseInput.typed(prompt ?? "Passphrase for \(PassphraseInput.name(of: directory)): ", isNew: false)
     }
 
-    /// Vaults this process opened, whose warnings are printed when the command ends.
-    nonisolated(unsafe) private static var opened: [Vault] = []
-
     /// Prints what changes could not finish (their commits exist; the next command finishes them).
     static func printWarnings() {
-        for vault in opened {
+        for vault in OpenedVaults.all {
             for n in vault.notices {
                 if case .remoteWentBack = n { Output.warning(n.message) } else { Output.status(n.message) }
             }
             for w in vault.warnings { Output.warning(w.message) }
         }
-        opened.removeAll()
+        OpenedVaults.all.removeAll()
     }
 
     /// Sets how changes wait for the vault lock: `TRESOR_LOCK_TIMEOUT` seconds (default 20), saying once
@@ -104,7 +123,7 @@ struct VaultOptions: ParsableArguments {
     func prepare(_ vault: Vault) {
         if let t = environment["TRESOR_LOCK_TIMEOUT"].flatMap(Double.init), t >= 0 { vault.lockTimeout = t }
         vault.onLockWait = { holder in Output.status("waiting for \(holder.description) to finish changing the vault…") }
-        VaultOptions.opened.append(vault)
+        OpenedVaults.all.append(vault)
     }
 
     /// Opens the vault, finishing a change an earlier process could not complete; with `unlock`, also obtains the
@@ -131,7 +150,9 @@ struct VaultOptions: ParsableArguments {
 extension VaultOptions {
     /// Where the keys came from, when not from the agent or a session.
     enum KeySource { case identity, passphraseFile, terminal, pinentry }
+}
 
+extension VaultChoice {
     /// Obtains the vault's keys, first found first: the agent (keys of this copy of the vault, checked against its
     /// header: keys that no longer open it — a rekey elsewhere — are dropped from the agent and asked for again),
     /// the env-variable session, then `unlock(_:)` (identity, passphrase file, the default identity when it is a
@@ -189,7 +210,7 @@ extension VaultOptions {
     /// asked at the terminal or, without one, through pinentry: a wrong one asks again, three tries in all.
     /// - Throws: `VaultError.wrongPassphrase` after the last; `CLIError` when nothing can be asked.
     @discardableResult
-    func unlock(_ vault: Vault, prompt: String? = nil) throws -> KeySource {
+    func unlock(_ vault: Vault, prompt: String? = nil) throws -> VaultOptions.KeySource {
         if let path = identityPath { try vault.unlock(identity: try IdentityFile.read(path)); return .identity }
         if let f = passphraseFilePath { try vault.unlock(passphrase: try VaultOptions.readPassphraseFile(f)); return .passphraseFile }
         if let path = defaultIdentity(for: vault) { try vault.unlock(identity: try IdentityFile.read(path)); return .identity }

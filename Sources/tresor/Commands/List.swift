@@ -16,6 +16,11 @@ struct List: ParsableCommand {
     @Flag(help: "One path per line even at a terminal.") var flat = false
 
     func run() throws {
+        try List.run(prefix: prefix, json: json, flat: flat, options: options)
+    }
+
+    /// The command with its words read (by ArgumentParser or by `PlainCommandLine`).
+    static func run(prefix: String?, json: Bool, flat: Bool, options: some VaultChoice) throws {
         let vault = try options.open(unlock: false)
         let (paths, problems) = vault.list(prefix: prefix)
         for p in problems { Output.warning("skipping \(Output.quoted(p.file)): \(p.message)") }

@@ -20,10 +20,15 @@ struct Show: ParsableCommand {
     @OptionGroup var clipOptions: ClipOptions
 
     func run() throws {
+        try Show.run(path: path, field: field, json: json, clip: clip ? clipOptions : nil, options: options)
+    }
+
+    /// The command with its words read (by ArgumentParser or by `PlainCommandLine`).
+    static func run(path: String, field: String?, json: Bool, clip: ClipOptions?, options: some VaultChoice) throws {
         let vault = try options.open(unlock: true)
         let entry = try vault.read(try vault.existingPath(path))
-        if clip {
-            try Clip.copyField(field ?? "password", of: entry, with: clipOptions, json: json)
+        if let clip {
+            try Clip.copyField(field ?? "password", of: entry, with: clip, json: json)
         } else if let field {
             guard let f = entry.fields[field] else {
                 throw CLIError("entry \"\(entry.path)\" has no field \"\(field)\"" +
