@@ -15,7 +15,16 @@ enum Output {
     static func line(_ s: String = "") { StandardStream.write(1, s + "\n") }
 
     /// One line per item, in one write (a write per line costs more than listing 10,000 entries).
-    static func lines(_ items: [String]) { if !items.isEmpty { line(items.joined(separator: "\n")) } }
+    static func lines(_ items: [String]) {
+        guard !items.isEmpty else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(items.reduce(0) { $0 + $1.utf8.count + 1 })
+        for item in items {
+            bytes.append(contentsOf: item.utf8)
+            bytes.append(0x0A)
+        }
+        bytes.withUnsafeBytes { _ = StandardStream.write(1, $0) }
+    }
 
     /// Text on stdout exactly as given.
     static func write(_ s: String) { StandardStream.write(1, s) }

@@ -17,11 +17,14 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     public static let maxComponentBytes = 100
     public static let maxDepth = 16
     public static let fileExtension = ".json"
-    static let forbidden: Set<Unicode.Scalar> = ["\\", ":", "*", "?", "\"", "<", ">", "|"]
-    static let forbiddenBytes: [UInt8] = forbidden.map { UInt8($0.value) }
+    /// The characters a component may not hold (Spec/FORMAT.md §4.2), all ASCII, as a table indexed by byte. (Not a
+    /// `Set`: its first use would instantiate the set's type by name, a scan of the binary's conformance records.)
+    static let forbiddenTable: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in #"\:*?"<>|"#.utf8 { table[Int(byte)] = true }
+        return table
+    }()
     static let extensionBytes = Array(fileExtension.utf8)
-    /// `forbidden` as a table indexed by byte.
-    static let forbiddenTable: [Bool] = (0..<256).map { forbiddenBytes.contains(UInt8($0)) }
 
     /// The rules of Spec/FORMAT.md §4.2 an entry path can break (the number is the rule's).
     public enum Rule: Equatable, Sendable {
