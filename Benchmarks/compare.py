@@ -10,7 +10,7 @@ Usage: compare.py BIN_DIR   (BIN_DIR holds the release `tresor` and `tresor-benc
 Environment: TRESOR_BENCH_RUNS (pairs per operation, default 10), TRESOR_BENCH_SIZES (default 1000,10000,50000),
 TRESOR_BENCH_KEEP=1 keeps the temporary directory,
 TRESOR_BENCH_ONLY=sync runs only the sync and clone part, TRESOR_BENCH_ONLY=agent only `show` through the agent
-against `show` with an env-variable session.
+against `show` with an env-variable session, TRESOR_BENCH_ONLY=start only start-up against a static Swift "hello".
 """
 import base64, os, shutil, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -227,8 +227,8 @@ def ms(s):
 def main():
     started = time.perf_counter()
     load_before = os.getloadavg()
-    if os.environ.get("TRESOR_BENCH_ONLY") in ("sync", "agent"):
-        part = sync_and_clone if os.environ["TRESOR_BENCH_ONLY"] == "sync" else agent_and_session
+    if os.environ.get("TRESOR_BENCH_ONLY") in ("sync", "agent", "start"):
+        part = {"sync": sync_and_clone, "agent": agent_and_session, "start": start_against_floor}[os.environ["TRESOR_BENCH_ONLY"]]
         print("\n".join(part()))
         print(f"\nload average {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; {RUNS} runs")
         return
@@ -289,6 +289,9 @@ def main():
         ratio = scaling[(op, SIZES[1])] / scaling[(op, SIZES[0])] if len(SIZES) > 1 else 1
         print(f"| {op} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
 
+    print("\n### Start-up against a static Swift \"hello\" built the same way (interleaved)\n")
+    print("\n".join(start_against_floor()))
+
     print("\n### `show` through the agent and with an env-variable session (1,000 entries, interleaved)\n")
     print("\n".join(agent_and_session()))
 
@@ -323,6 +326,41 @@ def agent_and_session(size=1000):
             f"| through the agent | {ms(statistics.median(ta))} | {ms(min(ta))} | {ms(max(ta))} |",
             f"| env-variable session | {ms(statistics.median(tb))} | {ms(min(tb))} | {ms(max(tb))} |",
             "", f"agent/session, pair by pair: median {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f}), {runs} pairs"]
+
+
+def start_against_floor():
+    """Start-up against its floor: a Swift program that prints one line, built as tresor is (release, the Swift
+    runtime linked statically), run interleaved with `tresor --version`, `ls` at 1,000 entries and `show` at 1,000
+    and 10,000 entries (env-variable sessions); each median with its ratio to the hello's median."""
+    log("start-up against a static hello")
+    hello = os.path.join(ROOT, "hello")
+    with open(hello + ".swift", "w") as f:
+        f.write('print("hello")\n')
+    sh("swiftc", "-O", "-static-stdlib", hello + ".swift", "-o", hello, cwd=ROOT)
+    programs = [("static Swift hello", lambda: run([hello])), ("tresor --version", lambda: run([TRESOR, "--version"]))]
+    for size in [1000, 10000]:
+        d = os.path.join(ROOT, f"start{size}")
+        sh(*FAST_SETUP, HELPER, "populate", d, str(size))
+        token = subprocess.run([TRESOR, "unlock", "--raw", "--vault", d, "--passphrase-file", os.path.join(ROOT, "passphrase"),
+                                "--timeout", "600"], text=True, check=True, capture_output=True).stdout.strip()
+        env = {"TRESOR_SESSION": token, "TRESOR_VAULT": d}
+        if size == 1000:
+            programs.append((f"tresor ls, {size:,} entries", lambda env=env: run([TRESOR, "ls"], env=env)))
+        programs.append((f"tresor show, {size:,} entries", lambda env=env: run([TRESOR, "show", "Folder1/site-1"], env=env)))
+    runs = max(RUNS * 5, 50)
+    times = {name: [] for name, _ in programs}
+    for _ in range(3):  # the page cache warms
+        for _, program in programs:
+            program()
+    for _ in range(runs):
+        for name, program in programs:
+            times[name].append(program()[0])
+    floor = statistics.median(times[programs[0][0]])
+    lines = ["| program | median | min | median / the hello's |", "|---|---|---|---|"]
+    for name, _ in programs:
+        median = statistics.median(times[name])
+        lines.append(f"| {name} | {median * 1e3:.2f} ms | {min(times[name]) * 1e3:.2f} ms | {median / floor:.2f}× |")
+    return lines + ["", f"{runs} interleaved runs of each"]
 
 
 def sync_and_clone(size=1000, changed=100):
