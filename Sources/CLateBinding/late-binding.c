@@ -29,11 +29,13 @@
 #define TRESOR_STRING(x) #x
 #define TRESOR_EXPAND_STRING(x) TRESOR_STRING(x)
 
-// A stub (global, so it is the symbol the callers link against), its pointer (first: the thunk) and its thunk
-// (which hands the resolver the pointer's address in r11, a register no call passes arguments in).
+// A stub (global, so it is the symbol the callers link against, and hidden, so that the libraries' own calls to their
+// functions still bind to themselves), its pointer (first: the thunk) and its thunk (which hands the resolver the
+// pointer's address in r11, a register no call passes arguments in).
 #define TRESOR_STUB(library, name)                                                                              \
     __asm__(".pushsection .text\n"                                                                              \
             ".globl " #name "\n"                                                                                \
+            ".hidden " #name "\n"                                                                               \
             ".type " #name ", @function\n"                                                                      \
             ".balign 16\n" #name ":\n"                                                                          \
             "  jmp *tresor_late_pointer_" #name "(%rip)\n"                                                      \
@@ -92,7 +94,9 @@ __attribute__((noreturn)) static void tresor_late_fail(const char *what) {
 }
 
 static void *tresor_late_bind(const char *file, const struct tresor_late_function *functions, size_t count) {
-    void *library = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    // RTLD_GLOBAL, as the loader would have made it at start-up: what the library opens later (GSSAPI mechanisms,
+    // OpenSSL providers) may rely on its symbols.
+    void *library = dlopen(file, RTLD_NOW | RTLD_GLOBAL);
     if (library == NULL) tresor_late_fail(dlerror());
     for (size_t i = 0; i < count; i++) {
         void *function = dlsym(library, functions[i].name);
@@ -159,11 +163,17 @@ static const struct tresor_late_function tresor_late_functions_ncurses[] = {
 TRESOR_LIBRARY(ncurses, "libncursesw.so." TRESOR_EXPAND_STRING(NCURSES_VERSION_MAJOR))
 
 // ncurses's variable `stdscr`: the screen's window once newterm and set_term have made it.
-WINDOW *tresor_late_ncurses_stdscr(void) {
+__attribute__((visibility("hidden"))) WINDOW *tresor_late_ncurses_stdscr(void) {
     tresor_late_load_ncurses();
     WINDOW **variable = dlsym(tresor_late_handle_ncurses, "stdscr");
     if (variable == NULL) tresor_late_fail(dlerror());
     return *variable;
 }
+
+void tresor_late_open_git2(void) { tresor_late_load_git2(); }
+
+#else
+
+void tresor_late_open_git2(void) {}
 
 #endif

@@ -12,7 +12,8 @@
 #include <langinfo.h>
 #include <ncursesw/curses.h>
 
-// Globals ncurses keeps (Swift cannot read them safely as mutable globals).
+// The one variable of ncurses tresor reads (Swift cannot read it safely as a mutable global; sizes come from
+// getmaxy/getmaxx, not LINES and COLS, which would need the same care).
 #if defined(__linux__) && defined(__x86_64__)
 // ncurses is bound on its first use there (Sources/CLateBinding), which reads this variable for the program.
 WINDOW *tresor_late_ncurses_stdscr(void);
@@ -20,9 +21,6 @@ static inline WINDOW *tresor_stdscr(void) { return tresor_late_ncurses_stdscr();
 #else
 static inline WINDOW *tresor_stdscr(void) { return stdscr; }
 #endif
-static inline int tresor_lines(void) { return LINES; }
-static inline int tresor_cols(void) { return COLS; }
-static inline int tresor_colors(void) { return COLORS; }
 
 // Attribute and colour macros (bit expressions Swift does not import).
 static inline attr_t tresor_a_normal(void) { return A_NORMAL; }

@@ -130,6 +130,13 @@ public final class Vault {
         GitRepository.prepareInBackground(defaults: libgit2DefaultsFolder())
     }
 
+    /// Opens the git library on this thread now, before a program changes the terminal: libgit2 is opened on its
+    /// first use, and a missing one ends the program (exit 127) wherever that is. `onlyIfPreparing`: only when
+    /// `prepareGitInBackground` began (its start on another thread may be opening it while a passphrase is asked).
+    package static func openGitLibrary(onlyIfPreparing: Bool) {
+        GitRepository.openLibrary(onlyIfStarted: onlyIfPreparing)
+    }
+
     /// The folder of the data file libgit2/config (libgit2's defaults inside tresor: a delta search of one neighbour),
     /// when libgit2 can be pointed at it safely: an absolute path without `:` or `$` (libgit2 splits its search paths at
     /// `:` and expands `$PATH`), and the folder and the file, which libgit2 reads again at each repository it opens, not

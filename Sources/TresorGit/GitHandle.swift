@@ -1,5 +1,6 @@
 // Ownership of libgit2 handles and small conversions between libgit2 and Swift values.
 internal import CGit2
+internal import CLateBinding
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -46,7 +47,19 @@ enum Libgit2 {
     /// mbedTLS: about a third of an `add`), which then overlaps what a command does before it first uses git; a use
     /// meanwhile waits for it to finish (a `static let` is initialised once, under a lock).
     static func initializeInBackground() {
+        startedInBackground.store(true, ordering: .relaxed)
         DispatchQueue.global(qos: .userInitiated).async { ensureInitialized() }
+    }
+
+    private static let startedInBackground = Atomic<Bool>(false)
+
+    /// Opens the library on this thread if it is not open yet (it is bound on its first use: Sources/CLateBinding). A
+    /// missing one ends the program there, so a program that changes the terminal (echo off for a passphrase, a
+    /// full-screen UI) opens it first rather than have the start on another thread end it with the terminal changed.
+    /// `onlyIfStarted`: only when `initializeInBackground` was called (a command that will use git).
+    static func open(onlyIfStarted: Bool) {
+        guard !onlyIfStarted || startedInBackground.load(ordering: .relaxed) else { return }
+        tresor_late_open_git2()
     }
 
     private struct CertificateLocations: Equatable { var file: String?, path: String? }

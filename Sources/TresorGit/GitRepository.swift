@@ -177,6 +177,11 @@ package final class GitRepository {
         Libgit2.initializeInBackground()
     }
 
+    /// Opens libgit2 on this thread before the terminal is changed (`Libgit2.open(onlyIfStarted:)`).
+    package static func openLibrary(onlyIfStarted: Bool) {
+        Libgit2.open(onlyIfStarted: onlyIfStarted)
+    }
+
     /// Opens a bare repository (a quarantine). Throws `GitError.notARepository`.
     static func openBare(at path: String) throws -> GitRepository {
         Libgit2.ensureInitialized()

@@ -22,4 +22,32 @@ final class LateBindingTests: CLITestCase {
         XCTAssertTrue(try loaded("add", "Web/x", "--generate").contains("libgit2"))
         XCTAssertEqual(try loaded("show", "Email/gmail", "--field", "password"), [], "after a commit")
     }
+
+    /// Without a usable libgit2 (a private mount puts an empty file over it), what does not use git still works; a
+    /// command that commits stops with the dynamic loader's message and exit 127 and changes nothing.
+    func testAMissingLibgit2StopsOnlyTheCommandsThatUseIt() throws {
+        #if !(os(Linux) && arch(x86_64))
+        throw XCTSkip("the libraries are bound at start-up on this platform")
+        #endif
+        try initVault()
+        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
+        let library = "/usr/lib/x86_64-linux-gnu/libgit2.so.1.5"
+        func withoutLibgit2(_ args: String) throws -> CLIResult {
+            let script = "mount --bind /dev/null \(library) || exit 99; exec \"$0\" \(args)"
+            return try run("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, CLITestCase.binary], stdin: "new password here 1\n", extraEnv: [:])
+        }
+        let probe = try withoutLibgit2("--version")
+        guard probe.code == 0 else { throw XCTSkip("cannot mount in a private namespace here: \(probe.stderr)") }
+        let list = try withoutLibgit2("ls")
+        XCTAssertEqual(list.code, 0, list.stderr)
+        XCTAssertEqual(list.stdout, "Email/gmail\n")
+        XCTAssertEqual(try withoutLibgit2("show Email/gmail --field password").stdout, "correct horse battery staple\n")
+        let head = try git("rev-parse", "HEAD").stdout
+        let add = try withoutLibgit2("add Web/new --password-stdin")
+        XCTAssertEqual(add.code, 127, add.stderr)
+        XCTAssertTrue(add.stderr.contains("error while loading shared libraries: ") && add.stderr.contains("libgit2.so.1.5"), add.stderr)
+        XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
+        XCTAssertEqual(try ok("ls").stdout, "Email/gmail\n")
+        XCTAssertEqual(try ok("fsck").code, 0)
+    }
 }
