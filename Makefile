@@ -19,8 +19,10 @@ MARIONETTE := marionette-driver==3.7.1
 # Debian's interpreter, the one python3-nacl installs into.
 PYTHON  := /usr/bin/python3
 # The release binary links the Swift runtime and FoundationEssentials statically: it runs on a machine without the
-# Swift toolchain (only system libraries remain: libc, libsodium, libgit2, …).
-RELEASE := -c release --static-swift-stdlib
+# Swift toolchain (only system libraries remain: libc, libsodium, libgit2, …). It is linked by the toolchain's lld with
+# its relative relocations packed (DT_RELR, glibc 2.36): 1.1 MB less to read and 0.24 M fewer instructions at each
+# start than gold's table of 45,000 (Benchmarks/README.md, start-up).
+RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 # The binary, and its data files beside it (Tresor_TresorData.resources, where DataFiles looks first): tresor does
 # not link the TresorData target, so building the product alone leaves a binary without its word list.
 BUILD_TRESOR := $(SWIFT) build $(RELEASE) --product tresor && $(SWIFT) build $(RELEASE) --target TresorData
