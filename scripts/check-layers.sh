@@ -14,7 +14,7 @@ check() { # module, allowed imports (regex)
 check tresor            'Foundation|FoundationEssentials|Tresor|TresorTerminal|ArgumentParser|Glibc|Darwin|Dispatch'
 check Tresor            'Foundation|FoundationEssentials|TresorCore|TresorGit|TresorInterchange|Glibc|Darwin|Dispatch|CProcess'
 check TresorCore        'Foundation|FoundationEssentials|CSodium|CCrypto|CProcess|CArgon2|Glibc|Darwin|Dispatch'
-check TresorGit         'Foundation|FoundationEssentials|CGit2|CGzip|CCrypto|CProcess|Glibc|Darwin|Dispatch|Synchronization'
+check TresorGit         'Foundation|FoundationEssentials|CGit2|CGzip|CCrypto|CLateBinding|CProcess|Glibc|Darwin|Dispatch|Synchronization'
 check TresorInterchange 'Foundation|FoundationEssentials|TresorCore|CGzip|Glibc|Dispatch'
 check TresorTerminal    'Foundation|FoundationEssentials|CNcurses|Glibc'
 # The full Foundation (ICU data, CoreFoundation: three times the size of the rest of the binary) only where
