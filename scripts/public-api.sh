@@ -23,6 +23,8 @@ target="$(uname -m)-unknown-linux-gnu"
 # The C modules (ours and the dependencies') are found through their module maps.
 includes=(-I "$bin/Modules")
 while read -r dir; do includes+=(-I "$dir"); done < <(find Sources .build/checkouts -name module.modulemap -exec dirname {} \;)
+# (and those SwiftPM writes for C targets with an include folder, such as CLateBinding)
+while read -r dir; do includes+=(-I "$dir"); done < <(find "$bin/" -maxdepth 2 -path '*.build/module.modulemap' -exec dirname {} \;)
 [ "$(uname -s)" = Darwin ] && target="$(uname -m)-apple-macos13"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
