@@ -120,47 +120,25 @@ static void *tresor_late_bind(const char *file, const struct tresor_late_functio
         errno = saved;                                                                                          \
     }
 
-// libgit2
-#define LATE(name) TRESOR_STUB(git2, name)
-#include "git2-functions.h"
-#undef LATE
-#define LATE(name) extern void *tresor_late_pointer_##name __attribute__((visibility("hidden")));
-#include "git2-functions.h"
-#undef LATE
-static const struct tresor_late_function tresor_late_functions_git2[] = {
-#define LATE(name) { #name, &tresor_late_pointer_##name },
-#include "git2-functions.h"
-#undef LATE
-};
-TRESOR_LIBRARY(git2, "libgit2.so." LIBGIT2_SOVERSION)
+// The macros take the library's name expanded (it comes from TRESOR_LATE_LIBRARY in late-library.h).
+#define TRESOR_EXPANDED(macro, ...) macro(__VA_ARGS__)
+#define TRESOR_PASTE_EXPANDED(a, b) a##b
+#define TRESOR_PASTE(a, b) TRESOR_PASTE_EXPANDED(a, b)
 
-// libcrypto
-#define LATE(name) TRESOR_STUB(crypto, name)
-#include "crypto-functions.h"
-#undef LATE
-#define LATE(name) extern void *tresor_late_pointer_##name __attribute__((visibility("hidden")));
-#include "crypto-functions.h"
-#undef LATE
-static const struct tresor_late_function tresor_late_functions_crypto[] = {
-#define LATE(name) { #name, &tresor_late_pointer_##name },
-#include "crypto-functions.h"
-#undef LATE
-};
-TRESOR_LIBRARY(crypto, "libcrypto.so." TRESOR_EXPAND_STRING(OPENSSL_SHLIB_VERSION))
+#define TRESOR_LATE_LIBRARY git2
+#define TRESOR_LATE_FUNCTIONS "git2-functions.h"
+#define TRESOR_LATE_FILE "libgit2.so." LIBGIT2_SOVERSION
+#include "late-library.h"
 
-// ncurses
-#define LATE(name) TRESOR_STUB(ncurses, name)
-#include "ncurses-functions.h"
-#undef LATE
-#define LATE(name) extern void *tresor_late_pointer_##name __attribute__((visibility("hidden")));
-#include "ncurses-functions.h"
-#undef LATE
-static const struct tresor_late_function tresor_late_functions_ncurses[] = {
-#define LATE(name) { #name, &tresor_late_pointer_##name },
-#include "ncurses-functions.h"
-#undef LATE
-};
-TRESOR_LIBRARY(ncurses, "libncursesw.so." TRESOR_EXPAND_STRING(NCURSES_VERSION_MAJOR))
+#define TRESOR_LATE_LIBRARY crypto
+#define TRESOR_LATE_FUNCTIONS "crypto-functions.h"
+#define TRESOR_LATE_FILE "libcrypto.so." TRESOR_EXPAND_STRING(OPENSSL_SHLIB_VERSION)
+#include "late-library.h"
+
+#define TRESOR_LATE_LIBRARY ncurses
+#define TRESOR_LATE_FUNCTIONS "ncurses-functions.h"
+#define TRESOR_LATE_FILE "libncursesw.so." TRESOR_EXPAND_STRING(NCURSES_VERSION_MAJOR)
+#include "late-library.h"
 
 // ncurses's variable `stdscr`: the screen's window once newterm and set_term have made it.
 __attribute__((visibility("hidden"))) WINDOW *tresor_late_ncurses_stdscr(void) {
