@@ -17,7 +17,7 @@ enum Agent {
 
     /// `TRESOR_AGENT=off` (or `0`, `no`): no command asks or starts the agent.
     static var enabled: Bool {
-        let v = ProcessEnvironment.values["TRESOR_AGENT"]?.lowercased() ?? ""
+        let v = ProcessEnvironment.value("TRESOR_AGENT")?.lowercased() ?? ""
         return !["off", "0", "no", "false"].contains(v)
     }
 

@@ -151,7 +151,7 @@ struct BrowserHost {
     }
 
     func expand(_ path: String) -> String {
-        let home = ProcessEnvironment.values["HOME"] ?? PathName.home()
+        let home = ProcessEnvironment.value("HOME") ?? PathName.home()
         if path == "~" { return home }
         if path.hasPrefix("~/") { return home + path.dropFirst() }
         return path.isEmpty ? defaultDirectory : path

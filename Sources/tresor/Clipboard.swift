@@ -79,7 +79,7 @@ enum Clipboard {
             guard option >= 0, option <= 86_400 else { throw ValidationError("--clear-after must be between 0 and 86400 seconds") }
             return option
         }
-        if let env = ProcessEnvironment.values["TRESOR_CLIP_TIME"], !env.isEmpty {
+        if let env = ProcessEnvironment.value("TRESOR_CLIP_TIME"), !env.isEmpty {
             guard let v = Double(env), v >= 0, v <= 86_400 else { throw CLIError("TRESOR_CLIP_TIME=\(displayable(env)) is not a number of seconds from 0 to 86400") }
             return v
         }
@@ -88,7 +88,7 @@ enum Clipboard {
 
     /// `name` on `$PATH`, if it is there.
     static func find(_ name: String) -> String? {
-        let path = ProcessEnvironment.values["PATH"] ?? "/usr/bin:/bin"
+        let path = ProcessEnvironment.value("PATH") ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 

@@ -96,7 +96,7 @@ final class EditorView {
     /// command calls this first.
     static func sweepOrphans() {
         var bases = ["/dev/shm"]
-        if let r = ProcessEnvironment.values["XDG_RUNTIME_DIR"], !r.isEmpty, r != "/dev/shm" { bases.append(r) }
+        if let r = ProcessEnvironment.value("XDG_RUNTIME_DIR"), !r.isEmpty, r != "/dev/shm" { bases.append(r) }
         for base in bases {
             // (Names only, and this process's identity only when a view is there: every command starts with this.)
             for (name, _) in FileSystem.entries(base) where name.hasPrefix(prefix) {

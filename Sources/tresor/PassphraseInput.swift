@@ -45,7 +45,7 @@ enum PassphraseInput {
     static func name(of directory: String) -> String {
         var path = PathName.standardized(directory)
         if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-        if let home = ProcessEnvironment.values["HOME"], !home.isEmpty, home != "/",
+        if let home = ProcessEnvironment.value("HOME"), !home.isEmpty, home != "/",
            path == home || path.hasPrefix(home + "/") {
             path = "~" + path.dropFirst(home.count)
         }

@@ -18,14 +18,14 @@ enum PlainCommandLine: Equatable {
         let words = arguments.dropFirst()
         switch name {
         case Show.configuration.commandName:
-            guard let line = Words(words, options: VaultOptions.names.union(["field"]), flags: ["json"]),
+            guard let line = Words(words, options: VaultOptions.names + ["field"], flags: ["json"]),
                   line.positional.count == 1 else { return nil }
-            return .show(path: line.positional[0], field: line.values["field"], json: line.flags.contains("json"),
+            return .show(path: line.positional[0], field: line.value("field"), json: line.has("json"),
                          options: line.vaultOptions)
         case List.configuration.commandName:
             guard let line = Words(words, options: VaultOptions.names, flags: ["json", "flat"]),
                   line.positional.count <= 1 else { return nil }
-            return .list(prefix: line.positional.first, json: line.flags.contains("json"), flat: line.flags.contains("flat"),
+            return .list(prefix: line.positional.first, json: line.has("json"), flat: line.has("flat"),
                          options: line.vaultOptions)
         default:
             return nil
@@ -48,13 +48,14 @@ enum PlainCommandLine: Equatable {
     }
 
     /// The words after the command's name, split into option values, flags and positional words; nil when one of
-    /// them is not in the plain form.
+    /// them is not in the plain form. (Arrays of a few names, not sets or dictionaries: the first of those would
+    /// instantiate its type by name, a scan of every conformance record of the binary.)
     private struct Words {
-        var values: [String: String] = [:]
-        var flags: Set<String> = []
+        var values: [(name: String, value: String)] = []
+        var flags: [String] = []
         var positional: [String] = []
 
-        init?(_ words: ArraySlice<String>, options: Set<String>, flags known: Set<String>) {
+        init?(_ words: ArraySlice<String>, options: [String], flags known: [String]) {
             var rest = words[...]
             while let word = rest.popFirst() {
                 guard word.hasPrefix("-") else {
@@ -73,21 +74,25 @@ enum PlainCommandLine: Equatable {
                     name = String(body)
                     value = rest.popFirst()
                 } else {
-                    guard known.contains(String(body)), flags.insert(String(body)).inserted else { return nil }
+                    guard known.contains(String(body)), !has(String(body)) else { return nil }
+                    flags.append(String(body))
                     continue
                 }
-                guard let value, !value.isEmpty, !value.hasPrefix("-"), values[name] == nil else { return nil }
-                values[name] = value
+                guard let value, !value.isEmpty, !value.hasPrefix("-"), self.value(name) == nil else { return nil }
+                values.append((name, value))
             }
         }
 
+        func has(_ flag: String) -> Bool { flags.contains(flag) }
+        func value(_ name: String) -> String? { values.first { $0.name == name }?.value }
+
         var vaultOptions: PlainVaultOptions {
-            PlainVaultOptions(vault: values["vault"], passphraseFile: values["passphrase-file"], identity: values["identity"])
+            PlainVaultOptions(vault: value("vault"), passphraseFile: value("passphrase-file"), identity: value("identity"))
         }
     }
 }
 
 extension VaultOptions {
     /// The long names of the options every vault command takes, without their dashes.
-    static let names = Set(UsageErrors.vaultOptions.map { String($0.dropFirst(2)) })
+    static let names = UsageErrors.vaultOptions.map { String($0.dropFirst(2)) }
 }

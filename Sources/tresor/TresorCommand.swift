@@ -146,7 +146,7 @@ protocol CommitsToGit {}
 extension TresorCommand {
     /// The names of the top-level commands that are `CommitsToGit`, or hold one, for the start before parsing; a list
     /// rather than a look at each command type, whose first casts would scan every conformance record
-    /// (`CommandNameTests` checks it against the types).
-    static let commandsThatCommit: Set<String> = ["add", "edit", "rm", "mv", "cp", "rotate", "passwd", "sync", "clone",
-                                                  "restore", "import", "rekey"]
+    /// (`CommandNameTests` checks it against the types); an array: a set's first use would instantiate its type by name.
+    static let commandsThatCommit: [String] = ["add", "edit", "rm", "mv", "cp", "rotate", "passwd", "sync", "clone",
+                                               "restore", "import", "rekey"]
 }

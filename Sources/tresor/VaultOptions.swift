@@ -47,20 +47,20 @@ extension VaultChoice {
     /// The identity file in force, if any.
     var identityPath: String? {
         if let identity { return identity }
-        if let f = environment["TRESOR_IDENTITY"], !f.isEmpty { return f }
+        if let f = ProcessEnvironment.value("TRESOR_IDENTITY"), !f.isEmpty { return f }
         return nil
     }
 
     var directory: String {
         if let vault { return vault }
-        if let v = environment["TRESOR_VAULT"], !v.isEmpty { return v }
-        return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()) + "/.tresor"
+        if let v = ProcessEnvironment.value("TRESOR_VAULT"), !v.isEmpty { return v }
+        return (ProcessEnvironment.value("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home()) + "/.tresor"
     }
 
     /// The passphrase file in force, if any.
     var passphraseFilePath: String? {
         if let passphraseFile { return passphraseFile }
-        if let f = environment["TRESOR_PASSPHRASE_FILE"], !f.isEmpty { return f }
+        if let f = ProcessEnvironment.value("TRESOR_PASSPHRASE_FILE"), !f.isEmpty { return f }
         return nil
     }
 
@@ -121,7 +121,7 @@ extension VaultChoice {
     /// Sets how changes wait for the vault lock: `TRESOR_LOCK_TIMEOUT` seconds (default 20), saying once
     /// which process they wait for.
     func prepare(_ vault: Vault) {
-        if let t = environment["TRESOR_LOCK_TIMEOUT"].flatMap(Double.init), t >= 0 { vault.lockTimeout = t }
+        if let t = ProcessEnvironment.value("TRESOR_LOCK_TIMEOUT").flatMap(Double.init), t >= 0 { vault.lockTimeout = t }
         vault.onLockWait = { holder in Output.status("waiting for \(holder.description) to finish changing the vault…") }
         OpenedVaults.all.append(vault)
     }

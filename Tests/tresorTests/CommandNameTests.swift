@@ -30,6 +30,6 @@ final class CommandNameTests: XCTestCase {
         let named = TresorCommand.configuration.subcommands.filter(commits).flatMap { command in
             [command.configuration.commandName ?? "?"] + command.configuration.aliases
         }
-        XCTAssertEqual(TresorCommand.commandsThatCommit, Set(named))
+        XCTAssertEqual(Set(TresorCommand.commandsThatCommit), Set(named))
     }
 }

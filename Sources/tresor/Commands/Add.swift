@@ -138,7 +138,7 @@ func parseAssignment(_ s: String, option: String) throws -> (String, String) {
 /// `CLIError` naming the file.
 func readFieldFile(_ s: String, option: String) throws -> (String, SecretText) {
     let (name, file) = try parseAssignment(s, option: option)
-    let path = file.hasPrefix("~/") ? (ProcessEnvironment.values["HOME"] ?? PathName.home()) + file.dropFirst() : file
+    let path = file.hasPrefix("~/") ? (ProcessEnvironment.value("HOME") ?? PathName.home()) + file.dropFirst() : file
     func cannotRead(_ code: Int32) -> CLIError { CLIError("\(option): cannot read \(Output.quoted(path)): \(String(cString: strerror(code)))") }
     let fd: Int32
     do { fd = try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC) } catch { throw cannotRead(error.errno) }

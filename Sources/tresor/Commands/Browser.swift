@@ -34,12 +34,12 @@ enum Browser: String, ExpressibleByArgument, CaseIterable {
     static let chromiumOrigins = ["chrome-extension://naepdomgkenhinolocfifgehidddafch/", "chrome-extension://pjmbgaakjkbhpopmakjoedenlfdmcdgm/",
                                   "chrome-extension://klfoddkbhleoaabpmiigbmpbjfljimgb/", "chrome-extension://cbfnbkdnigbahbkcikfppmaonggdbcpa/"]
 
-    static var home: String { ProcessEnvironment.values["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home() }
+    static var home: String { ProcessEnvironment.value("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? PathName.home() }
     static var configHome: String {
-        ProcessEnvironment.values["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        ProcessEnvironment.value("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
     }
     static var dataHome: String {
-        ProcessEnvironment.values["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
+        ProcessEnvironment.value("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
     }
 
     func manifestFolder(user: Bool) -> String {

@@ -146,8 +146,8 @@ struct Edit: ParsableCommand, CommitsToGit {
         var shown = original.withBytes { Array($0) }
         defer { SecretBytes.wipe(&shown) }
         try FileSystem.writeAtomically(shown, to: view.file)
-        let editor = ProcessEnvironment.values["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ProcessEnvironment.values["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+        let editor = ProcessEnvironment.value("VISUAL").flatMap { $0.isEmpty ? nil : $0 }
+            ?? ProcessEnvironment.value("EDITOR").flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
         let launch = EditorSetup.launch(editor, viewDirectory: view.directory)
         if let warning = launch.warning { Output.warning(warning) }
         while true {

@@ -35,7 +35,7 @@ enum IdentityFile {
         catch { throw CLIError("cannot read identity file \(Output.quoted(path))\nhint: 'tresor identity new' makes one", code: ExitStatus.auth) }
         var passphrase: SecretBytes?
         if Identity.isProtected(bytes) {
-            if let f = ProcessEnvironment.values["TRESOR_IDENTITY_PASSPHRASE_FILE"], !f.isEmpty {
+            if let f = ProcessEnvironment.value("TRESOR_IDENTITY_PASSPHRASE_FILE"), !f.isEmpty {
                 passphrase = try VaultOptions.readPassphraseFile(f)
             } else {
                 passphrase = try PassphraseInput.typed("Passphrase for identity \(Output.escaped(path)): ", isNew: false)

@@ -53,7 +53,7 @@ struct Unlock: ParsableCommand {
         guard idleMinutes >= 0, idleMinutes <= 24 * 60 else { throw CLIError("--idle must be between 0 and 1440 minutes") }
         if session { try startSession(minutes); return }
         guard Agent.enabled else {
-            throw CLIError("the agent is turned off (TRESOR_AGENT=\(Output.escaped(ProcessEnvironment.values["TRESOR_AGENT"] ?? "")))\nhint: use 'eval \"$(tresor unlock --env)\"' for a session of this shell")
+            throw CLIError("the agent is turned off (TRESOR_AGENT=\(Output.escaped(ProcessEnvironment.value("TRESOR_AGENT") ?? "")))\nhint: use 'eval \"$(tresor unlock --env)\"' for a session of this shell")
         }
         let vault = try options.open(unlock: false)
         let name = PassphraseInput.name(of: vault.root)

@@ -28,7 +28,7 @@ struct Sync: ParsableCommand, CommitsToGit {
         let vault = try options.open(unlock: true)
         let progress = ProgressLine("Syncing")
         var outcome: SyncOutcome
-        let retry = retryTime ?? ProcessEnvironment.values["TRESOR_SYNC_RETRY_TIME"].flatMap(Double.init) ?? Vault.defaultRetryTime
+        let retry = retryTime ?? ProcessEnvironment.value("TRESOR_SYNC_RETRY_TIME").flatMap(Double.init) ?? Vault.defaultRetryTime
         do { defer { progress.finish() }; outcome = try vault.sync(remote: remote, credentials: .standard(), retryTime: retry, repair: repairRemote, progress: progress.report) }
         catch VaultError.rekeyedElsewhere where vault.credential == nil
                 && (options.identityPath != nil || options.passphraseFilePath != nil || Prompt.interactive) {

@@ -96,7 +96,7 @@ final class App {
     /// A path in at most `width` columns: the home directory as "~", then leading folders left out.
     static func abbreviate(_ path: String, width: Int) -> String {
         var p = path
-        if let home = ProcessEnvironment.values["HOME"], home.count > 1, p.hasPrefix(home + "/") { p = "~" + p.dropFirst(home.count) }
+        if let home = ProcessEnvironment.value("HOME"), home.count > 1, p.hasPrefix(home + "/") { p = "~" + p.dropFirst(home.count) }
         guard TextWidth.width(p) > width else { return p }
         var parts = p.split(separator: "/").map(String.init)
         while parts.count > 1, TextWidth.width("…/" + parts.joined(separator: "/")) > width { parts.removeFirst() }
