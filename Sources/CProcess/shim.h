@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,6 +25,18 @@ static inline int tresor_syncfs(int fd) {
     (void)fd;
     sync();
     return 0;
+#endif
+}
+
+/// getdents64(2): a directory's records into `buffer` (glibc declares its wrapper only under _GNU_SOURCE). The number of
+/// bytes written, 0 at the end, -1 with errno on failure; elsewhere, -1 with ENOSYS.
+static inline long tresor_getdents64(int fd, void *buffer, unsigned long length) {
+#ifdef __linux__
+    return syscall(SYS_getdents64, fd, buffer, length);
+#else
+    (void)fd; (void)buffer; (void)length;
+    errno = ENOSYS;
+    return -1;
 #endif
 }
 

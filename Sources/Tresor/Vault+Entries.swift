@@ -27,10 +27,15 @@ public struct SaveOutcome: Sendable {
 extension Vault {
     /// Entry paths (optionally below a folder prefix), with problems met while listing.
     public func list(prefix: String? = nil) -> (paths: [EntryPath], problems: [StoreProblem]) {
-        let all = store.entryPaths()
+        let listing = listing(prefix: prefix)
+        return (listing.paths, listing.problems)
+    }
+
+    /// `list(prefix:)` as bytes, one path per line, for a program that writes them out as they are.
+    package func listing(prefix: String? = nil) -> EntryListing {
+        let all = store.entryListing()
         guard let prefix, !prefix.isEmpty else { return all }
-        let p = prefix.nfc.trimming(ScalarSet(charactersIn: "/"))
-        return (all.paths.filter { $0.string == p || $0.string.hasPrefix(p + "/") }, all.problems)
+        return all.below(prefix.nfc.trimming(ScalarSet(charactersIn: "/")))
     }
 
     /// Entry paths whose path contains `text`, case-insensitively.

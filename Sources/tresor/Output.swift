@@ -24,6 +24,11 @@ enum Output {
             bytes.append(contentsOf: item.utf8)
             bytes.append(0x0A)
         }
+        lines(bytes: bytes)
+    }
+
+    /// Lines already joined, each ending in a line feed, in one write to stdio's buffer.
+    static func lines(bytes: [UInt8]) {
         bytes.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
     }
 

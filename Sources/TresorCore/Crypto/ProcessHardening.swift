@@ -46,6 +46,12 @@ package enum ProcessHardening {
 /// `syncfs(2)` of the file system holding `fd`: 0 on success (`FileSystem.syncFileSystem`).
 func syncFileSystemHolding(_ fd: Int32) -> Int32 { tresor_syncfs(fd) }
 
+/// `getdents64(2)`: the records of the open directory `fd` into `buffer`; the bytes written, 0 at its end, -1 with errno
+/// (`FileSystem.readDirectory`).
+func directoryRecords(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    tresor_getdents64(fd, buffer.baseAddress, UInt(buffer.count))
+}
+
 /// `posix_spawn` of `path` with Foundation's `Process` settings (`tresor_spawn` in the shim): `argv` and `envp` as
 /// NULL-terminated C arrays, the three descriptors as the child's standard streams. Returns `posix_spawn`'s result
 /// (0 or an errno value); the child's id in `pid` (`ChildProgram`).

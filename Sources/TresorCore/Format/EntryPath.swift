@@ -89,7 +89,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// A path already known to be valid and NFC.
-    private init(validated string: String) { self.string = string }
+    init(validated string: String) { self.string = string }
 
     /// The first rule of §4.2 about components that `bytes` (a whole path) breaks, nil if none: depth,
     /// then each component in order, then folders named like entry files. Index arithmetic on one array,
@@ -99,33 +99,43 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
         for b in bytes where b == 0x2F { depth += 1 }
         guard depth <= maxDepth else { return .tooDeep(maxDepth: maxDepth) }
         let n = bytes.count
-        let forbidden = forbiddenTable, ext = extensionBytes
         var folderLikeEntryFile = false
         var start = 0
         while start <= n {
             var end = start
             while end < n && bytes[end] != 0x2F { end += 1 }
-            let length = end - start
-            if length == 0 { return .emptyComponent }
-            let first = bytes[start], last = bytes[end - 1]
-            if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return .dotComponent }
-            if first == 0x2E { return .leadingDot }
-            if first == 0x20 || last == 0x20 || last == 0x2E { return .spaceOrTrailingDot }
-            for i in start..<end where forbidden[Int(bytes[i])] { return .forbiddenCharacter(Unicode.Scalar(bytes[i])) }
-            if length > maxComponentBytes { return .componentTooLong(maxBytes: maxComponentBytes) }
-            // §4.2 rule 10: "git~1" in any ASCII case, the short name of ".git" that git refuses in a tree.
-            if length == 5, bytes[start + 3] == 0x7E, bytes[start + 4] == 0x31, bytes[start] | 0x20 == 0x67,
-               bytes[start + 1] | 0x20 == 0x69, bytes[start + 2] | 0x20 == 0x74 {
-                return .gitShortName(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
-            }
+            if let rule = componentRule(UnsafeBufferPointer(rebasing: bytes[start..<end])) { return rule }
             // A folder named "x.json" would be the same name as the file of entry "x" (§4.2 rule 9); reported
             // after every component's own rules.
-            if end < n, length >= ext.count, (0..<ext.count).allSatisfy({ bytes[end - ext.count + $0] == ext[$0] }) {
-                folderLikeEntryFile = true
-            }
+            if end < n, endsInFileExtension(UnsafeBufferPointer(rebasing: bytes[start..<end])) { folderLikeEntryFile = true }
             start = end + 1
         }
         return folderLikeEntryFile ? .folderEndsInJSON : nil
+    }
+
+    /// The first rule of §4.2 that one component breaks on its own (rules 5 to 8 and 10), nil if none; whether it may
+    /// be a folder's name is `endsInFileExtension` (rule 9).
+    static func componentRule(_ c: UnsafeBufferPointer<UInt8>) -> Rule? {
+        let length = c.count
+        if length == 0 { return .emptyComponent }
+        let first = c[0], last = c[length - 1]
+        if first == 0x2E && (length == 1 || (length == 2 && last == 0x2E)) { return .dotComponent }
+        if first == 0x2E { return .leadingDot }
+        if first == 0x20 || last == 0x20 || last == 0x2E { return .spaceOrTrailingDot }
+        let forbidden = forbiddenTable
+        for b in c where forbidden[Int(b)] { return .forbiddenCharacter(Unicode.Scalar(b)) }
+        if length > maxComponentBytes { return .componentTooLong(maxBytes: maxComponentBytes) }
+        // §4.2 rule 10: "git~1" in any ASCII case, the short name of ".git" that git refuses in a tree.
+        if length == 5, c[3] == 0x7E, c[4] == 0x31, c[0] | 0x20 == 0x67, c[1] | 0x20 == 0x69, c[2] | 0x20 == 0x74 {
+            return .gitShortName(String(decoding: c, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// Whether a name ends in `.json`, the file extension (§4.2 rule 9: no folder may be named so).
+    static func endsInFileExtension(_ c: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ext = extensionBytes
+        return c.count >= ext.count && memcmp(c.baseAddress! + (c.count - ext.count), ext, ext.count) == 0
     }
 
     /// The entry path of a vault-relative file path `a/b.json`, or nil if the file is not an entry file.

@@ -36,32 +36,10 @@ package struct EntryStore: Sendable {
 
     package func absolute(_ relative: String) -> String { root + "/" + relative }
 
-    /// Every entry path in the tree, sorted, with the problems met on the way. Skips everything whose
-    /// name starts with `.` and files not ending in `.json`; never descends into links.
+    /// Every entry path in the tree, sorted, with the problems met on the way (`entryListing()`).
     package func entryPaths() -> (paths: [EntryPath], problems: [StoreProblem]) {
-        var paths: [EntryPath] = [], problems: [StoreProblem] = []
-        func walk(_ rel: String, depth: Int) {
-            // Each folder in name order, so that the paths come out nearly sorted and sorting them (a merge sort that
-            // takes runs as they are) compares each about once rather than log n times.
-            let entries = FileSystem.entries(rel.isEmpty ? root : absolute(rel)).sorted { EntryPath.precedes($0.name, $1.name) }
-            for (name, kind) in entries where name.utf8.first != 0x2E {
-                let r = rel.isEmpty ? name : rel + "/" + name
-                switch kind {
-                case .directory:
-                    if depth < EntryPath.maxDepth { walk(r, depth: depth + 1) }
-                case .file:
-                    guard name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) else { continue }
-                    if let p = EntryPath(filePath: r) { paths.append(p) }
-                    else { problems.append(StoreProblem(file: r, kind: .invalidName)) }
-                case .symlink:
-                    problems.append(StoreProblem(file: r, kind: .symbolicLink))
-                default:
-                    if name.utf8.elementsEqualSuffix(EntryPath.fileExtension.utf8) { problems.append(StoreProblem(file: r, kind: .notRegularFile)) }
-                }
-            }
-        }
-        walk("", depth: 1)
-        return (paths.sorted(), problems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) })
+        let listing = entryListing()
+        return (listing.paths, listing.problems)
     }
 
     /// Refuses a path whose parent directories include a link or a non-directory.

@@ -271,7 +271,12 @@ package enum FileSystem {
     package static func kind(_ path: String) -> FileKind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .missing }
-        switch st.st_mode & S_IFMT {
+        return kind(mode: st.st_mode)
+    }
+
+    /// The kind a `stat` mode says.
+    static func kind(mode: mode_t) -> FileKind {
+        switch mode & S_IFMT {
         case S_IFREG: return .file
         case S_IFDIR: return .directory
         case S_IFLNK: return .symlink
@@ -447,28 +452,76 @@ package enum FileSystem {
         entries(dir).map(\.name).sorted()
     }
 
-    /// The names in a directory with their `lstat` kinds, unsorted (no `.`/`..`), empty if it cannot be
-    /// read. One `readdir` pass: the kind comes from the directory entry, and `lstat` is asked only when
-    /// the file system does not say (`DT_UNKNOWN`). Listing 10,000 entries this way is a few milliseconds.
+    /// The names in a directory with their `lstat` kinds, unsorted (no `.`/`..`), empty if it cannot be read.
     package static func entries(_ dir: String) -> [(name: String, kind: FileKind)] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
         var out: [(name: String, kind: FileKind)] = []
-        while let e = readdir(d) {
-            let (name, type) = withUnsafePointer(to: &e.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: 256) { (String(cString: $0), e.pointee.d_type) }
-            }
-            if name == "." || name == ".." { continue }
-            let kind: FileKind
-            switch Int32(type) {
-            case Int32(DT_REG): kind = .file
-            case Int32(DT_DIR): kind = .directory
-            case Int32(DT_LNK): kind = .symlink
-            case Int32(DT_UNKNOWN): kind = FileSystem.kind(dir + "/" + name)
-            default: kind = .other
-            }
-            out.append((name, kind))
-        }
+        _ = readDirectory(dir) { name, kind in out.append((String(decoding: name, as: UTF8.self), kind)) }
         return out
+    }
+
+    /// Calls `each` with every name in the directory `path` (its bytes, valid only during the call; no `.`/`..`) and
+    /// its `lstat` kind, in the directory's order; false if it cannot be read (after the names read before the error).
+    /// The kind comes from the directory's record, and `lstat` is asked only when the file system does not say
+    /// (`DT_UNKNOWN`). `followingLink: false` refuses a directory that is a symbolic link (one that replaced a folder
+    /// being walked). On Linux the records come from getdents64 into a buffer on the stack: `opendir` added an
+    /// `fstat`, two `fcntl`s and a 32 KB allocation to each folder, which were half of listing 1,000 entries in 50
+    /// folders.
+    package static func readDirectory(_ path: String, followingLink: Bool = true,
+                                      _ each: (UnsafeBufferPointer<UInt8>, FileKind) -> Void) -> Bool {
+        guard let fd = try? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)) else { return false }
+        #if os(Linux)
+        defer { close(fd) }
+        return withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 8) { buffer -> Bool in
+            let base = buffer.baseAddress!
+            while true {
+                let count = directoryRecords(fd, into: buffer)
+                if count == 0 { return true }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                // Each record: inode (8 bytes), offset (8), its length (2), the type (1), the name ending in a zero byte.
+                var offset = 0
+                while offset < count {
+                    let record = base + offset
+                    offset += Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
+                    let name = (record + 19).assumingMemoryBound(to: CChar.self)
+                    report(name, type: record.load(fromByteOffset: 18, as: UInt8.self), in: fd, each)
+                }
+            }
+        }
+        #else
+        guard let d = fdopendir(fd) else { close(fd); return false }
+        defer { closedir(d) }
+        while let e = readdir(d) {
+            withUnsafePointer(to: &e.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { report($0, type: e.pointee.d_type, in: dirfd(d), each) }
+            }
+        }
+        return true
+        #endif
+    }
+
+    /// Hands `each` one directory record, unless it is "." or "..".
+    private static func report(_ name: UnsafePointer<CChar>, type: UInt8, in dir: Int32,
+                               _ each: (UnsafeBufferPointer<UInt8>, FileKind) -> Void) {
+        let count = strlen(name)
+        if name[0] == 0x2E && (count == 1 || (count == 2 && name[1] == 0x2E)) { return }
+        let kind: FileKind
+        switch Int32(type) {
+        case Int32(DT_REG): kind = .file
+        case Int32(DT_DIR): kind = .directory
+        case Int32(DT_LNK): kind = .symlink
+        case Int32(DT_UNKNOWN): kind = Self.kind(at: dir, name)
+        default: kind = .other
+        }
+        UnsafeRawPointer(name).withMemoryRebound(to: UInt8.self, capacity: count) { each(UnsafeBufferPointer(start: $0, count: count), kind) }
+    }
+
+    /// What `name` in the open directory `dir` is, without following a link.
+    private static func kind(at dir: Int32, _ name: UnsafePointer<CChar>) -> FileKind {
+        var st = stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return .missing }
+        return kind(mode: st.st_mode)
     }
 }

@@ -22,17 +22,18 @@ struct List: ParsableCommand {
     /// The command with its words read (by ArgumentParser or by `PlainCommandLine`).
     static func run(prefix: String?, json: Bool, flat: Bool, options: some VaultChoice) throws {
         let vault = try options.open(unlock: false)
-        let (paths, problems) = vault.list(prefix: prefix)
-        for p in problems { Output.warning("skipping \(Output.quoted(p.file)): \(p.message)") }
-        if let prefix, paths.isEmpty, !prefix.isEmpty {
+        let listing = vault.listing(prefix: prefix)
+        for p in listing.problems { Output.warning("skipping \(Output.quoted(p.file)): \(p.message)") }
+        if let prefix, listing.count == 0, !prefix.isEmpty {
             throw VaultError.entryNotFound(path: prefix, suggestions: vault.suggestions(for: prefix))
         }
         if json {
-            Output.json(.array(paths.map { .object(["path": .string($0.string)]) }))
+            Output.json(.array(listing.paths.map { .object(["path": .string($0.string)]) }))
         } else if Output.stdoutIsTerminal && !flat {
-            Output.line(Tree.render(paths.map(\.components)))
+            Output.line(Tree.render(listing.paths.map(\.components)))
         } else {
-            Output.lines(paths.map(\.string))
+            // The listing's own bytes, a path and a line feed each: no string per path.
+            Output.lines(bytes: listing.bytes)
         }
     }
 }
