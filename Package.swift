@@ -2,7 +2,7 @@
 // Tresor: a password vault of individually encrypted JSON entries in a git repository.
 import PackageDescription
 
-// libgit2, libcrypto and ncurses are bound on the first call of one of their functions rather than when the program
+// libgit2, libcrypto, ncurses, libsodium, libargon2 and zlib are bound on the first call of one of their functions rather than when the program
 // starts (Sources/CLateBinding), where its stubs are written (the same condition is in late-binding.c and
 // CNcurses/shim.h); elsewhere they are linked as usual.
 #if os(Linux) && arch(x86_64)
@@ -32,13 +32,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: lateBinding ? nil : "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CGit2", pkgConfig: lateBinding ? nil : "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: lateBinding ? nil : "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLateBinding"),
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
-        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
-        .systemLibrary(name: "CGzip", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: lateBinding ? nil : "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CGzip", pkgConfig: lateBinding ? nil : "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CLateBinding", "CProcess", "CArgon2"]),
         // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
         // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.

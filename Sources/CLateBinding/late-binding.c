@@ -1,14 +1,15 @@
-// libgit2, libcrypto and ncurses bound on the first call of one of their functions, not when the program starts.
+// libgit2, libcrypto, ncurses, libsodium, libargon2 and zlib bound on the first call of one of their functions, not
+// when the program starts.
 //
 // The dynamic loader spent about two thirds of a `tresor show` binding libgit2, the sixteen libraries it needs
 // (mbedTLS, libssh2, Kerberos, pcre2, http_parser, …), libcrypto and ncurses, which `show`, `ls`, `find` and most
-// reading commands never call (Benchmarks/README.md, start-up). Here every function Tresor calls of them
-// (git2-functions.h, crypto-functions.h, ncurses-functions.h) is a stub of one instruction that jumps through a
-// pointer. The pointer first leads to its library's resolver, which saves the registers that carry arguments, opens
-// the library with dlopen (once, under pthread_once), points every pointer of the library at its real function,
-// restores the registers and jumps to the function called, as if it had been called directly. A library that cannot
-// be opened, or lacks a function, ends the program as the dynamic loader would have at start-up (exit 127, its
-// message on stderr).
+// reading commands never call (Benchmarks/README.md, start-up); libsodium, libargon2 and zlib cost `--version` and
+// `ls` a tenth of their time. Here every function Tresor calls of them (the *-functions.h lists) is a stub of one
+// instruction that jumps through a pointer. The pointer first leads to its library's resolver, which saves the
+// registers that carry arguments, opens the library with dlopen (once, under pthread_once), points every pointer of
+// the library at its real function, restores the registers and jumps to the function called, as if it had been called
+// directly. A library that cannot be opened, or lacks a function, ends the program as the dynamic loader would have at
+// start-up (exit 127, its message on stderr).
 //
 // Built where the stubs are written, Linux on x86-64 (the condition `lateBinding` of Package.swift and the one in
 // CNcurses/shim.h); elsewhere the libraries are linked as usual and this file is empty.
@@ -138,6 +139,23 @@ static void *tresor_late_bind(const char *file, const struct tresor_late_functio
 #define TRESOR_LATE_LIBRARY ncurses
 #define TRESOR_LATE_FUNCTIONS "ncurses-functions.h"
 #define TRESOR_LATE_FILE "libncursesw.so." TRESOR_EXPAND_STRING(NCURSES_VERSION_MAJOR)
+#include "late-library.h"
+
+#define TRESOR_LATE_LIBRARY sodium
+#define TRESOR_LATE_FUNCTIONS "sodium-functions.h"
+// The name libsodium has had since 1.0.13 (2017): its headers give no macro for it.
+#define TRESOR_LATE_FILE "libsodium.so.23"
+#include "late-library.h"
+
+#define TRESOR_LATE_LIBRARY argon2
+#define TRESOR_LATE_FUNCTIONS "argon2-functions.h"
+// The reference implementation's ABI version, 1 in every release.
+#define TRESOR_LATE_FILE "libargon2.so.1"
+#include "late-library.h"
+
+#define TRESOR_LATE_LIBRARY zlib
+#define TRESOR_LATE_FUNCTIONS "zlib-functions.h"
+#define TRESOR_LATE_FILE "libz.so.1"
 #include "late-library.h"
 
 // ncurses's variable `stdscr`: the screen's window once newterm and set_term have made it.

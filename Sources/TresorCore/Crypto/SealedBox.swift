@@ -7,10 +7,11 @@ import Foundation
 #endif
 
 extension Sodium {
-    package static let publicKeyBytes = Int(crypto_box_publickeybytes())
-    package static let secretKeyBytes = Int(crypto_box_secretkeybytes())
-    /// What `crypto_box_seal` adds to the plaintext: an ephemeral public key and a Poly1305 tag.
-    package static let sealBytes = Int(crypto_box_sealbytes())
+    package static let publicKeyBytes = Int(crypto_box_PUBLICKEYBYTES)
+    package static let secretKeyBytes = Int(crypto_box_SECRETKEYBYTES)
+    /// What `crypto_box_seal` adds to the plaintext: an ephemeral public key and a Poly1305 tag (`crypto_box_SEALBYTES`,
+    /// a macro Swift does not import).
+    package static let sealBytes = Int(crypto_box_PUBLICKEYBYTES + crypto_box_MACBYTES)
 
     /// A new X25519 secret key (32 random bytes, `crypto_box_keypair`).
     package static func newSecretKey() -> SecretBytes {

@@ -31,12 +31,14 @@ package enum Sodium {
     }
 
     package static let keyBytes = 32
-    package static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
-    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
-    static let saltBytes = Int(crypto_pwhash_saltbytes())
+    // Sizes and bounds from the header's constants, which the functions of the same names return: calling one would
+    // open libsodium (Sources/CLateBinding), and `ls` reads a salt's size from the header without any cryptography.
+    package static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    static let saltBytes = Int(crypto_pwhash_SALTBYTES)
     /// Argon2id's own lower bounds (libsodium `crypto_pwhash_argon2id_*_MIN`).
-    static let minOps = UInt64(crypto_pwhash_argon2id_opslimit_min())
-    static let minMem = UInt64(crypto_pwhash_argon2id_memlimit_min())
+    static let minOps = UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN)
+    static let minMem = UInt64(crypto_pwhash_argon2id_MEMLIMIT_MIN)
 
     /// `count` random bytes (not secret: nonces, salts, ids).
     package static func randomBytes(_ count: Int) -> [UInt8] {
@@ -136,8 +138,8 @@ package enum Sodium {
     static func deriveSubkey(from key: SecretBytes, id: UInt64, context: String) throws -> SecretBytes {
         ensureInitialized()
         let ctx = Array(context.utf8)
-        guard ctx.count == Int(crypto_kdf_contextbytes()) else { throw CryptoError.badLength(.context) }
-        guard key.count == Int(crypto_kdf_keybytes()) else { throw CryptoError.badLength(.key) }
+        guard ctx.count == Int(crypto_kdf_CONTEXTBYTES) else { throw CryptoError.badLength(.context) }
+        guard key.count == Int(crypto_kdf_KEYBYTES) else { throw CryptoError.badLength(.key) }
         let sub = SecretBytes(count: keyBytes)
         let rc = sub.withMutableBytes { o in
             key.withBytes { k in
