@@ -130,11 +130,14 @@ public final class Vault {
         GitRepository.prepareInBackground(defaults: libgit2DefaultsFolder())
     }
 
-    /// Opens the git library on this thread now, before a program changes the terminal: libgit2 is opened on its
-    /// first use, and a missing one ends the program (exit 127) wherever that is. `onlyIfPreparing`: only when
-    /// `prepareGitInBackground` began (its start on another thread may be opening it while a passphrase is asked).
-    package static func openGitLibrary(onlyIfPreparing: Bool) {
-        GitRepository.openLibrary(onlyIfStarted: onlyIfPreparing)
+    /// Opens the libraries a command goes on to use on this thread now, before a program changes the terminal (echo
+    /// off, pinentry's dialog, the full screen): libsodium, which every unlock uses, and the git library
+    /// (`gitOnlyIfPreparing`: only when `prepareGitInBackground` began, whose start on another thread may be opening it
+    /// while a passphrase is asked). Each is opened on its first use (Sources/CLateBinding), and a missing one ends the
+    /// program (exit 127) wherever that is.
+    package static func openLibraries(gitOnlyIfPreparing: Bool) {
+        Sodium.ensureInitialized()
+        GitRepository.openLibrary(onlyIfStarted: gitOnlyIfPreparing)
     }
 
     /// The folder of the data file libgit2/config (libgit2's defaults inside tresor: a delta search of one neighbour),

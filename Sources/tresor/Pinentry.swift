@@ -39,8 +39,9 @@ enum Pinentry {
     /// be started.
     static func ask(description: String, prompt: String, error: String? = nil) throws -> SecretBytes {
         guard let program else { throw Failure(message: "no pinentry program", cancelled: false) }
-        // A missing libgit2 that git's start on another thread is opening ends the program before the dialog opens.
-        Vault.openGitLibrary(onlyIfPreparing: true)
+        // A missing libsodium, or a missing libgit2 that git's start on another thread is opening, ends the program
+        // before the dialog opens.
+        Vault.openLibraries(gitOnlyIfPreparing: true)
         let toChild = try Spawn.privatePipe(), fromChild = try Spawn.privatePipe()
         let null = Spawn.devNull()
         let pid: pid_t

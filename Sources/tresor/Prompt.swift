@@ -80,8 +80,9 @@ enum Prompt {
     /// for `--password-stdin` at a terminal).
     static func secretLine(_ prompt: String, limit: Int = 64 * 1024, on given: Channel? = nil) throws -> [UInt8] {
         guard let ask = given ?? channel else { throw CLIError(noTerminal, code: ExitStatus.auth) }
-        // A missing libgit2 that git's start on another thread is opening ends the program before echo goes off.
-        Vault.openGitLibrary(onlyIfPreparing: true)
+        // A missing libsodium, or a missing libgit2 that git's start on another thread is opening, ends the program
+        // before echo goes off.
+        Vault.openLibraries(gitOnlyIfPreparing: true)
         // Echo goes off before the prompt appears, so nothing typed after seeing it is ever shown.
         var old = termios()
         let fd = ask.fd

@@ -33,11 +33,7 @@ final class LateBindingTests: CLITestCase {
         #endif
         try initVault()
         _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
-        let library = "/usr/lib/x86_64-linux-gnu/libgit2.so.1.5"
-        func withoutLibgit2(_ args: String) throws -> CLIResult {
-            let script = "mount --bind /dev/null \(library) || exit 99; exec \"$0\" \(args)"
-            return try run("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, CLITestCase.binary], stdin: "new password here 1\n", extraEnv: [:])
-        }
+        func withoutLibgit2(_ args: String) throws -> CLIResult { try without("/usr/lib/x86_64-linux-gnu/libgit2.so.1.5", args) }
         let probe = try withoutLibgit2("--version")
         guard probe.code == 0 else { throw XCTSkip("cannot mount in a private namespace here: \(probe.stderr)") }
         let list = try withoutLibgit2("ls")
@@ -51,5 +47,28 @@ final class LateBindingTests: CLITestCase {
         XCTAssertEqual(try git("rev-parse", "HEAD").stdout, head)
         XCTAssertEqual(try ok("ls").stdout, "Email/gmail\n")
         XCTAssertEqual(try ok("fsck").code, 0)
+    }
+
+    /// Without libsodium, `ls` and `--version` still work; `show` stops with the loader's message and exit 127.
+    func testAMissingLibsodiumStopsOnlyTheCommandsThatUseIt() throws {
+        #if !(os(Linux) && arch(x86_64))
+        throw XCTSkip("the libraries are bound at start-up on this platform")
+        #endif
+        try initVault()
+        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
+        let library = "/usr/lib/x86_64-linux-gnu/libsodium.so.23"
+        let probe = try without(library, "--version")
+        guard probe.code == 0 else { throw XCTSkip("cannot mount in a private namespace here: \(probe.stderr)") }
+        XCTAssertEqual(try without(library, "ls").stdout, "Email/gmail\n")
+        let show = try without(library, "show Email/gmail --field password")
+        XCTAssertEqual(show.code, 127, show.stderr)
+        XCTAssertEqual(show.stdout, "")
+        XCTAssertTrue(show.stderr.contains("error while loading shared libraries: ") && show.stderr.contains("libsodium.so.23"), show.stderr)
+    }
+
+    /// Runs tresor with an empty file mounted over `library` in a private mount namespace.
+    private func without(_ library: String, _ args: String) throws -> CLIResult {
+        let script = "mount --bind /dev/null \(library) || exit 99; exec \"$0\" \(args)"
+        return try run("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, CLITestCase.binary], stdin: "new password here 1\n", extraEnv: [:])
     }
 }

@@ -32,9 +32,9 @@ struct UserInterface: ParsableCommand {
         let vault = try Vault.open(at: options.directory)
         let model = VaultModel(vault: vault)
         try unlockWithoutAsking(model)
-        // Its changes commit: libgit2 (opened on first use) is opened before the screen is taken, where a missing one
-        // would end the program with the terminal left in the full-screen mode.
-        Vault.openGitLibrary(onlyIfPreparing: false)
+        // Its changes decrypt and commit: libsodium and libgit2 (opened on first use) are opened before the screen is
+        // taken, where a missing one would end the program with the terminal left in the full-screen mode.
+        Vault.openLibraries(gitOnlyIfPreparing: false)
         let terminal: Terminal
         do { terminal = try Terminal(colors: ColorMode.from(environment: options.environment)) }
         catch let e as TerminalError { throw CLIError(e.message) }
