@@ -34,7 +34,7 @@ package struct EntryListing: Sendable {
     /// Only the paths that are `folder` itself or below it (`folder` as `EntryPath` holds it: NFC, without a leading
     /// or trailing "/"); the problems stay all.
     package func below(_ folder: String) -> EntryListing {
-        var out = ByteBuffer(capacity: 0), starts: [Int] = []
+        var out = ByteBuffer(capacity: bytes.count), starts: [Int] = []
         let want = Array(folder.utf8)
         bytes.withUnsafeBufferPointer { all in
             for i in 0..<count {
@@ -45,7 +45,7 @@ package struct EntryListing: Sendable {
                 out.append(UnsafeBufferPointer(rebasing: all[s.lowerBound...s.upperBound]))
             }
         }
-        var listing = EntryListing(bytes: out.bytes, starts: starts)
+        var listing = EntryListing(bytes: out.take(), starts: starts)
         listing.problems = problems
         return listing
     }
@@ -59,7 +59,7 @@ extension EntryStore {
     package func entryListing() -> EntryListing {
         var walk = ListingWalk(root: root)
         walk.read(folder: [], depth: 1, state: .valid)
-        return walk.listing
+        return walk.listing()
     }
 }
 
@@ -68,14 +68,15 @@ extension EntryStore {
 /// order with no sort of the whole list: every path below a folder begins with the folder's key.
 private struct ListingWalk {
     let root: String
-    var paths = ByteBuffer(capacity: 4096)
+    /// (Room for about 4,000 paths before it first grows: pages of it that are not written are never touched.)
+    var paths = ByteBuffer(capacity: 64 * 1024)
     var starts: [Int] = []
     var problems: [StoreProblem] = []
 
     init(root: String) { self.root = root }
 
-    var listing: EntryListing {
-        var listing = EntryListing(bytes: paths.bytes, starts: starts)
+    mutating func listing() -> EntryListing {
+        var listing = EntryListing(bytes: paths.take(), starts: starts)
         listing.problems = problems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
         return listing
     }
@@ -199,8 +200,11 @@ private struct ByteBuffer {
         [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
-    /// The bytes appended.
-    var bytes: [UInt8] { Array(storage[..<count]) }
+    /// The bytes appended, the buffer's own storage cut to them (no copy).
+    mutating func take() -> [UInt8] {
+        storage.removeSubrange(count...)
+        return storage
+    }
 
     mutating func append(_ b: UnsafeBufferPointer<UInt8>) {
         guard let source = b.baseAddress else { return }
