@@ -95,9 +95,9 @@ private struct ListingWalk {
     /// (big-endian, zeros after a shorter key: names hold no zero byte), which decides nearly every comparison.
     struct Item {
         var head: UInt64
-        var start: Int32
-        var count: UInt16
+        var start: UInt32
         var key: UInt16
+        var count: UInt8
         var kind: FileKind
     }
 
@@ -107,9 +107,9 @@ private struct ListingWalk {
         let extensionCount = UInt16(EntryPath.extensionBytes.count)
         let path = folder.isEmpty ? root : root + "/" + String(decoding: folder.dropLast(), as: UTF8.self)
         _ = FileSystem.readDirectory(path, followingLink: folder.isEmpty) { name, kind in
-            guard name[0] != 0x2E else { return }
-            // (A name is at most 255 bytes, NAME_MAX.)
-            var item = Item(head: 0, start: Int32(names.count), count: UInt16(name.count), key: UInt16(name.count), kind: kind)
+            // (Linux names are at most 255 bytes, NAME_MAX; a longer one could be no entry nor hold one.)
+            guard name[0] != 0x2E, name.count <= 255 else { return }
+            var item = Item(head: 0, start: UInt32(names.count), key: UInt16(name.count), count: UInt8(name.count), kind: kind)
             names.append(name)
             if kind == .directory {
                 names.append(0x2F)
@@ -172,9 +172,7 @@ private struct ListingWalk {
     /// A path that sorts after every path already listed (the walk's order is the byte order), and its line feed.
     private mutating func add(_ folder: UnsafeBufferPointer<UInt8>, _ stem: UnsafeBufferPointer<UInt8>) {
         starts.append(paths.count)
-        paths.append(folder)
-        paths.append(stem)
-        paths.append(0x0A)
+        paths.append(folder, stem, 0x0A)
     }
 
     private mutating func problem(_ folder: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>, _ kind: StoreProblem.Kind) {
@@ -212,6 +210,19 @@ private struct ByteBuffer {
         let at = count
         storage.withUnsafeMutableBufferPointer { _ = memcpy($0.baseAddress! + at, source, b.count) }
         count += b.count
+    }
+
+    /// `a`, `b` and `last`, in one reach into the storage.
+    mutating func append(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ last: UInt8) {
+        reserve(a.count + b.count + 1)
+        let at = count
+        storage.withUnsafeMutableBufferPointer { out in
+            let p = out.baseAddress! + at
+            if let source = a.baseAddress { memcpy(p, source, a.count) }
+            if let source = b.baseAddress { memcpy(p + a.count, source, b.count) }
+            p[a.count + b.count] = last
+        }
+        count += a.count + b.count + 1
     }
 
     mutating func append(_ byte: UInt8) {
