@@ -39,18 +39,22 @@ let package = Package(
         .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
         .systemLibrary(name: "CArgon2", pkgConfig: lateBinding ? nil : "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CGzip", pkgConfig: lateBinding ? nil : "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CLateBinding", "CProcess", "CArgon2"]),
+        // Where the libraries are not bound late, they are linked by name too (not only through pkg-config's flags).
+        .target(name: "TresorCore", dependencies: ["CSodium", "CCrypto", "CLateBinding", "CProcess", "CArgon2"],
+                linkerSettings: lateBinding ? [] : [.linkedLibrary("sodium"), .linkedLibrary("argon2")]),
         // The data files as a resource bundle for the programs built with the tests and benchmarks; tresor itself does
         // not link it (its bundle accessor imports the full Foundation) and reads share/tresor when installed.
         .target(name: "TresorData", resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/zxcvbn"), .copy("Resources/libgit2"),
                                                        .copy("Resources/README.md")]),
-        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CLateBinding", "CProcess"]),
+        .target(name: "TresorGit", dependencies: ["CGit2", "CGzip", "CCrypto", "CLateBinding", "CProcess"],
+                linkerSettings: lateBinding ? [] : [.linkedLibrary("z")]),
         .target(
             name: "Tresor", dependencies: ["TresorCore", "TresorGit", "TresorInterchange"],
             // Test failpoints exist in debug builds only; the release binary never honours them.
             swiftSettings: [.define("TRESOR_FAILPOINTS", .when(configuration: .debug))]
         ),
-        .target(name: "TresorInterchange", dependencies: ["TresorCore", "CGzip"]),
+        .target(name: "TresorInterchange", dependencies: ["TresorCore", "CGzip"],
+                linkerSettings: lateBinding ? [] : [.linkedLibrary("z")]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
         .target(name: "TresorTerminal", dependencies: ["CNcurses", "CLateBinding"],
                 linkerSettings: lateBinding ? [] : [.linkedLibrary("ncursesw")]),

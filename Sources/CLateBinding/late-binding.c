@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <git2/version.h>
 #include <openssl/opensslv.h>
+#include <sodium/version.h>
 #define NCURSES_WIDECHAR 1
 #include <ncursesw/curses.h>
 
@@ -143,8 +144,13 @@ static void *tresor_late_bind(const char *file, const struct tresor_late_functio
 
 #define TRESOR_LATE_LIBRARY sodium
 #define TRESOR_LATE_FUNCTIONS "sodium-functions.h"
-// The name libsodium has had since 1.0.13 (2017): its headers give no macro for it.
+// From 1.0.19 on, the library's major version is its file's number (26); before, the file was libsodium.so.23 from
+// 1.0.13 (2017) to 1.0.18, whose major version was 10.
+#if SODIUM_LIBRARY_VERSION_MAJOR >= 26
+#define TRESOR_LATE_FILE "libsodium.so." TRESOR_EXPAND_STRING(SODIUM_LIBRARY_VERSION_MAJOR)
+#else
 #define TRESOR_LATE_FILE "libsodium.so.23"
+#endif
 #include "late-library.h"
 
 #define TRESOR_LATE_LIBRARY argon2
