@@ -15,6 +15,7 @@ final class EntryListingPropertyTests: XCTestCase {
         " lead", "trail ", "trail.", "a:b", "a*b", "q?", "ctl\u{01}", "del\u{7F}", "c1\u{85}", "caf\u{E9}", "cafe\u{301}",
         "line\u{2028}sep", "日本", "Ωmega", String(repeating: "n", count: 100), String(repeating: "o", count: 101),
         String(repeating: "p", count: 8), String(repeating: "p", count: 9), "pppppppp-", "a b", "~", "x.JSON", ".hidden",
+        "a!b", "a#", "a(1)", "a+b", "a,b", "a'",
     ]
 
     /// 300 trees of seed 1 by default; TRESOR_FIRST_SEED chooses others (a failure names its seed).
@@ -56,6 +57,44 @@ final class EntryListingPropertyTests: XCTestCase {
         XCTAssertFalse(EntryStore(root: root).entryListing().problems.isEmpty, "no path was too long")
     }
 
+    /// One folder of 2,000 entries with long names: several reads of the directory's records, buffers that grow, and
+    /// the sort of many names.
+    func testALargeFolder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-listing-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/Big", withIntermediateDirectories: true)
+        var random = SplitMix64(seed: 7)
+        for i in 0..<2000 {
+            let name = String(repeating: "n", count: Int(random.next() % 90)) + "-\(random.next() % 100_000)-\(i)"
+            XCTAssertTrue(FileManager.default.createFile(atPath: root + "/Big/" + name + ".json", contents: Data("{}".utf8)))
+        }
+        try check(root, seed: 7, random: &random)
+        XCTAssertEqual(EntryStore(root: root).entryListing().count, 2000)
+    }
+
+    /// Names that are not UTF-8 (made with their bytes): no entry, nothing below a folder so named either, each file a
+    /// problem, and the entries around them still in byte order.
+    func testNamesThatAreNotUTF8AreProblems() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-listing-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func bytesPath(_ parts: [UInt8]...) -> [CChar] { (Array(root.utf8) + parts.flatMap { [0x2F] + $0 } + [0]).map { CChar(bitPattern: $0) } }
+        let json = Array(".json".utf8)
+        func make(_ path: [CChar]) {
+            let fd = open(path, O_CREAT | O_WRONLY, 0o600)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            close(fd)
+        }
+        for name: [UInt8] in [[0xFF], [0xFE], [0xC3, 0x28], Array("😀".utf8), Array("a".utf8), [0xF0, 0x9F]] { make(bytesPath(name + json)) }
+        XCTAssertEqual(mkdir(bytesPath([0xFF]), 0o700), 0)
+        make(bytesPath([0xFF], Array("inside.json".utf8)))
+        let listing = EntryStore(root: root).entryListing()
+        XCTAssertEqual(listing.paths.map(\.string), ["a", "😀"])
+        XCTAssertEqual(listing.bytes, Array("a\n😀\n".utf8))
+        XCTAssertEqual(listing.problems.count, 5, "\(listing.problems)")
+        XCTAssertTrue(listing.problems.allSatisfy { $0.kind == .invalidName })
+    }
+
     private func check(_ root: String, seed: UInt64, random: inout SplitMix64) throws {
         let listing = EntryStore(root: root).entryListing()
         let expected = try oracle(root)
@@ -63,9 +102,12 @@ final class EntryListingPropertyTests: XCTestCase {
         XCTAssertEqual(listing.problems.map(\.file), expected.problems.map(\.file), "seed \(seed)")
         XCTAssertEqual(listing.problems.map(\.kind), expected.problems.map(\.kind), "seed \(seed)")
         XCTAssertEqual(listing.bytes, Array(expected.paths.map { $0 + "\n" }.joined().utf8), "seed \(seed)")
-        // Below a folder: the same paths as a filter of the whole listing.
-        let folders = Set(expected.paths.compactMap { $0.split(separator: "/").first.map(String.init) })
-        for folder in folders.sorted().prefix(3) + [Self.names[Int(random.next() % UInt64(Self.names.count))].nfc] {
+        // Below a folder (of one component or two): the same paths as a filter of the whole listing.
+        let folders = Set(expected.paths.flatMap { path -> [String] in
+            let parts = path.split(separator: "/").map(String.init)
+            return parts.count < 2 ? [] : parts.count < 3 ? [parts[0]] : [parts[0], parts[0] + "/" + parts[1]]
+        })
+        for folder in folders.sorted().prefix(4) + [Self.names[Int(random.next() % UInt64(Self.names.count))].nfc] {
             let below = listing.below(folder)
             let want = Array(folder.utf8)
             let inside = expected.paths.filter { Array($0.utf8) == want || Array($0.utf8).starts(with: want + [0x2F]) }
@@ -83,7 +125,7 @@ final class EntryListingPropertyTests: XCTestCase {
             // (A name already taken stays what it is: a folder, a link or a pipe is not made a file.)
             case 0...3: _ = FileManager.default.createFile(atPath: path + ".json", contents: Data("{}".utf8))
             case 4: _ = FileManager.default.createFile(atPath: path, contents: Data())
-            case 5: try? FileManager.default.createSymbolicLink(atPath: path + ".json", withDestinationPath: folder)
+            case 5: try? FileManager.default.createSymbolicLink(atPath: path + (random.next() % 2 == 0 ? ".json" : ""), withDestinationPath: folder)
             case 6: _ = mkfifo(path + ".json", 0o600)
             default:
                 guard depth < 4, (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)) != nil

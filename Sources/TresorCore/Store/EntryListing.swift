@@ -34,7 +34,8 @@ package struct EntryListing: Sendable {
     /// Only the paths that are `folder` itself or below it (`folder` as `EntryPath` holds it: NFC, without a leading
     /// or trailing "/"); the problems stay all.
     package func below(_ folder: String) -> EntryListing {
-        var out = ByteBuffer(capacity: bytes.count), starts: [Int] = []
+        let out = ByteBuffer(capacity: bytes.count)
+        var starts: [Int] = []
         let want = Array(folder.utf8)
         bytes.withUnsafeBufferPointer { all in
             for i in 0..<count {
@@ -68,14 +69,18 @@ extension EntryStore {
 /// order with no sort of the whole list: every path below a folder begins with the folder's key.
 private struct ListingWalk {
     let root: String
+    let rootBytes: [UInt8]
     /// (Room for about 4,000 paths before it first grows: pages of it that are not written are never touched.)
-    var paths = ByteBuffer(capacity: 64 * 1024)
+    let paths = ByteBuffer(capacity: 64 * 1024)
     var starts: [Int] = []
     var problems: [StoreProblem] = []
 
-    init(root: String) { self.root = root }
+    init(root: String) {
+        self.root = root
+        rootBytes = Array(root.utf8)
+    }
 
-    mutating func listing() -> EntryListing {
+    func listing() -> EntryListing {
         var listing = EntryListing(bytes: paths.take(), starts: starts)
         listing.problems = problems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
         return listing
@@ -102,11 +107,13 @@ private struct ListingWalk {
     }
 
     mutating func read(folder: [UInt8], depth: Int, state: State) {
-        var names = ByteBuffer(capacity: 1024), items: [Item] = []
+        let names = ByteBuffer(capacity: 1024)
+        var items: [Item] = []
         items.reserveCapacity(64)
         let extensionCount = UInt16(EntryPath.extensionBytes.count)
-        let path = folder.isEmpty ? root : root + "/" + String(decoding: folder.dropLast(), as: UTF8.self)
-        _ = FileSystem.readDirectory(path, followingLink: folder.isEmpty) { name, kind in
+        // The folder's own bytes, which need not be UTF-8 (a `String` of them would name another folder).
+        let path = rootBytes + (folder.isEmpty ? [] : [0x2F] + folder.dropLast()) + [0]
+        _ = FileSystem.readDirectory(bytes: path, followingLink: folder.isEmpty) { name, kind in
             // (Linux names are at most 255 bytes, NAME_MAX; a longer one could be no entry nor hold one.)
             guard name[0] != 0x2E, name.count <= 255 else { return }
             var item = Item(head: 0, start: UInt32(names.count), key: UInt16(name.count), count: UInt8(name.count), kind: kind)
@@ -119,8 +126,8 @@ private struct ListingWalk {
             }
             items.append(item)
         }
-        names.storage.withUnsafeBufferPointer { all in
-            let base = all.baseAddress!
+        do {
+            let base = names.base
             for i in items.indices {
                 var head: UInt64 = 0
                 let start = Int(items[i].start), key = Int(items[i].key)
@@ -147,7 +154,8 @@ private struct ListingWalk {
         case .directory:
             guard depth < EntryPath.maxDepth else { return }
             let inner: State
-            if state == .invalid || !Self.printable(name) { inner = state == .invalid ? .invalid : .unchecked }
+            if state == .invalid { inner = .invalid }
+            else if !Self.printable(name) { inner = Self.isUTF8(name) ? .unchecked : .invalid }
             else { inner = EntryPath.componentRule(name) == nil && !EntryPath.endsInFileExtension(name) ? state : .invalid }
             read(folder: Array(folder) + name + [0x2F], depth: depth + 1, state: inner)
         case .file:
@@ -156,7 +164,7 @@ private struct ListingWalk {
             if state == .valid, Self.printable(stem) {
                 if folder.count + stem.count <= EntryPath.maxBytes, EntryPath.componentRule(stem) == nil { add(folder, stem) }
                 else { problem(folder, name, .invalidName) }
-            } else if state != .invalid, let p = EntryPath(filePath: String(decoding: Array(folder) + name, as: UTF8.self)) {
+            } else if state != .invalid, Self.isUTF8(name), let p = EntryPath(filePath: String(decoding: Array(folder) + name, as: UTF8.self)) {
                 var valid = p.string
                 valid.withUTF8 { add(UnsafeBufferPointer(start: nil, count: 0), $0) }
             } else {
@@ -183,56 +191,62 @@ private struct ListingWalk {
     static func printable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
+
+    /// Whether a name is UTF-8. One that is not is no entry path, and nothing below a folder so named is an entry
+    /// (decoded, it would become U+FFFD: a name no file has, and two names could become one).
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        String(validating: bytes, as: UTF8.self) != nil
+    }
 }
 
-/// Bytes appended with `memcpy` to an array that grows by doubling: `Array.append(contentsOf:)` of a buffer cost about
-/// 150 instructions a call, a fifth of the listing.
-private struct ByteBuffer {
-    var storage: [UInt8]
+/// Bytes appended with `memcpy` to memory grown by `realloc` (in place or by remapping, for a large one): an array's
+/// `append(contentsOf:)` of a buffer cost about 150 instructions a call, a fifth of the listing, and growing an array
+/// copies it. Pages that are never written are never touched.
+private final class ByteBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
     private(set) var count = 0
 
-    init(capacity: Int) { storage = Self.uninitialized(capacity) }
-
-    /// Room that is written before it is read (zeroing it cost a twentieth of the listing).
-    private static func uninitialized(_ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = Self.allocate(nil, self.capacity)
     }
 
-    /// The bytes appended, the buffer's own storage cut to them (no copy).
-    mutating func take() -> [UInt8] {
-        storage.removeSubrange(count...)
-        return storage
-    }
+    deinit { free(base) }
 
-    mutating func append(_ b: UnsafeBufferPointer<UInt8>) {
+    /// The bytes appended, as an array (one copy).
+    func take() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func append(_ b: UnsafeBufferPointer<UInt8>) {
         guard let source = b.baseAddress else { return }
         reserve(b.count)
-        let at = count
-        storage.withUnsafeMutableBufferPointer { _ = memcpy($0.baseAddress! + at, source, b.count) }
+        memcpy(base + count, source, b.count)
         count += b.count
     }
 
-    /// `a`, `b` and `last`, in one reach into the storage.
-    mutating func append(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ last: UInt8) {
+    /// `a`, `b` and `last`.
+    func append(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ last: UInt8) {
         reserve(a.count + b.count + 1)
-        let at = count
-        storage.withUnsafeMutableBufferPointer { out in
-            let p = out.baseAddress! + at
-            if let source = a.baseAddress { memcpy(p, source, a.count) }
-            if let source = b.baseAddress { memcpy(p + a.count, source, b.count) }
-            p[a.count + b.count] = last
-        }
+        if let source = a.baseAddress { memcpy(base + count, source, a.count) }
+        if let source = b.baseAddress { memcpy(base + count + a.count, source, b.count) }
+        base[count + a.count + b.count] = last
         count += a.count + b.count + 1
     }
 
-    mutating func append(_ byte: UInt8) {
+    func append(_ byte: UInt8) {
         reserve(1)
-        storage[count] = byte
+        base[count] = byte
         count += 1
     }
 
-    private mutating func reserve(_ more: Int) {
-        guard count + more > storage.count else { return }
-        storage.append(contentsOf: Self.uninitialized(max(storage.count, more, 256)))
+    private func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        capacity = max(capacity * 2, count + more)
+        base = Self.allocate(base, capacity)
+    }
+
+    private static func allocate(_ old: UnsafeMutablePointer<UInt8>?, _ count: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = realloc(old, count) else { fatalError("out of memory") }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 }
