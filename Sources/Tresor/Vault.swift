@@ -130,14 +130,22 @@ public final class Vault {
         GitRepository.prepareInBackground(defaults: libgit2DefaultsFolder())
     }
 
-    /// Opens the libraries a command goes on to use on this thread now, before a program changes the terminal (echo
-    /// off, pinentry's dialog, the full screen): libsodium, which every unlock uses, and the git library
-    /// (`gitOnlyIfPreparing`: only when `prepareGitInBackground` began, whose start on another thread may be opening it
-    /// while a passphrase is asked). Each is opened on its first use (Sources/CLateBinding), and a missing one ends the
-    /// program (exit 127) wherever that is.
-    package static func openLibraries(gitOnlyIfPreparing: Bool) {
+    /// When `openLibraries` opens the git library: now, only if `prepareGitInBackground` began (whose start on another
+    /// thread may be opening it while a passphrase is asked), or on its first use.
+    package enum GitLibraryOpening { case now, ifPreparing, onFirstUse }
+
+    /// Opens on this thread now the libraries a command goes on to use, before it changes anything or a program changes
+    /// the terminal (echo off, pinentry's dialog, the full screen): libsodium, which every unlock and every change
+    /// uses, the git library as `git` says, and with `crypto` libcrypto (one-time codes, other managers' files). Each
+    /// is opened on its first use (Sources/CLateBinding), and a missing one ends the program (exit 127) wherever that is.
+    package static func openLibraries(git: GitLibraryOpening, crypto: Bool = false) {
         Sodium.ensureInitialized()
-        GitRepository.openLibrary(onlyIfStarted: gitOnlyIfPreparing)
+        if crypto { LibCrypto.open() }
+        switch git {
+        case .now: GitRepository.openLibrary(onlyIfStarted: false)
+        case .ifPreparing: GitRepository.openLibrary(onlyIfStarted: true)
+        case .onFirstUse: break
+        }
     }
 
     /// The folder of the data file libgit2/config (libgit2's defaults inside tresor: a delta search of one neighbour),

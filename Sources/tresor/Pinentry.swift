@@ -41,7 +41,7 @@ enum Pinentry {
         guard let program else { throw Failure(message: "no pinentry program", cancelled: false) }
         // A missing libsodium, or a missing libgit2 that git's start on another thread is opening, ends the program
         // before the dialog opens.
-        Vault.openLibraries(gitOnlyIfPreparing: true)
+        Vault.openLibraries(git: .ifPreparing)
         let toChild = try Spawn.privatePipe(), fromChild = try Spawn.privatePipe()
         let null = Spawn.devNull()
         let pid: pid_t

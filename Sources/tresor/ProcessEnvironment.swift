@@ -9,6 +9,7 @@ enum ProcessEnvironment {
     /// One variable's value: `environ` searched from its end, no dictionary built. (A first dictionary of strings
     /// instantiates its type by name, which scans every conformance record of the binary: a tenth of an `ls`.)
     static func value(_ name: String) -> String? {
+        precondition(!name.isEmpty && !name.utf8.contains(0x3D), "a variable's name, without \"=\"")
         var name = name
         return name.withUTF8 { wanted -> String? in
             guard let base = wanted.baseAddress else { return nil }

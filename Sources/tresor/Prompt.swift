@@ -82,7 +82,7 @@ enum Prompt {
         guard let ask = given ?? channel else { throw CLIError(noTerminal, code: ExitStatus.auth) }
         // A missing libsodium, or a missing libgit2 that git's start on another thread is opening, ends the program
         // before echo goes off.
-        Vault.openLibraries(gitOnlyIfPreparing: true)
+        Vault.openLibraries(git: .ifPreparing)
         // Echo goes off before the prompt appears, so nothing typed after seeing it is ever shown.
         var old = termios()
         let fd = ask.fd

@@ -74,6 +74,8 @@ struct TresorCommand: ParsableCommand {
         // for a command named as one that commits or syncs; once parsed, the command's type decides.
         let early = arguments.first.map(Self.commandsThatCommit.contains) ?? false
         if early { Vault.prepareGitInBackground() }
+        // A missing libsodium ends a command that changes the vault (or makes one) before it has done anything.
+        if early || arguments.first == Init.configuration.commandName { Vault.openLibraries(git: .onFirstUse) }
         do {
             if let plain {
                 try runShowingUsage(of: plain.command) { try plain.run() }

@@ -132,6 +132,8 @@ extension VaultChoice {
     /// see the credential itself). `offeredOnly`: an identity that opens only scopes offered by a sync and not
     /// accepted yet is enough (`scope accept`); every other command says what to do.
     func open(unlock: Bool, allowSession: Bool = true, interactive: Bool = true, offeredOnly: Bool = false) throws -> Vault {
+        // A missing libsodium ends the command before it has done anything (it is opened on first use).
+        if unlock { Vault.openLibraries(git: .onFirstUse) }
         let vault = try Vault.open(at: directory)
         prepare(vault)
         try vault.recoverIfNeeded()

@@ -30,6 +30,10 @@ public enum HashFunction: String, Sendable, CaseIterable {
 
 /// Thin wrappers over libcrypto. Keys and plaintexts are `SecretBytes`; failures are `CryptoError`.
 package enum LibCrypto {
+    /// Opens libcrypto now (on x86-64 Linux it is opened on the first call of one of its functions, and a missing one
+    /// ends the program there): for a program about to take the terminal.
+    package static func open() { ERR_clear_error() }
+
     /// HMAC of `message` under `key` (RFC 2104).
     package static func hmac(_ hash: HashFunction, key: SecretBytes, message: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

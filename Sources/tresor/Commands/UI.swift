@@ -32,9 +32,10 @@ struct UserInterface: ParsableCommand {
         let vault = try Vault.open(at: options.directory)
         let model = VaultModel(vault: vault)
         try unlockWithoutAsking(model)
-        // Its changes decrypt and commit: libsodium and libgit2 (opened on first use) are opened before the screen is
-        // taken, where a missing one would end the program with the terminal left in the full-screen mode.
-        Vault.openLibraries(gitOnlyIfPreparing: false)
+        // It decrypts, commits and shows one-time codes: libsodium, libgit2 and libcrypto (opened on first use) are
+        // opened before the screen is taken, where a missing one would end the program with the terminal left in the
+        // full-screen mode.
+        Vault.openLibraries(git: .now, crypto: true)
         let terminal: Terminal
         do { terminal = try Terminal(colors: ColorMode.from(environment: options.environment)) }
         catch let e as TerminalError { throw CLIError(e.message) }
