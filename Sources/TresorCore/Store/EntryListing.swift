@@ -68,17 +68,14 @@ extension EntryStore {
 /// keys — a folder's name followed by "/", an entry file's name without ".json" — so that the paths come out in byte
 /// order with no sort of the whole list: every path below a folder begins with the folder's key.
 private struct ListingWalk {
-    let root: String
+    /// The vault root's path, as the folders' paths begin.
     let rootBytes: [UInt8]
     /// (Room for about 4,000 paths before it first grows: pages of it that are not written are never touched.)
     let paths = ByteBuffer(capacity: 64 * 1024)
     var starts: [Int] = []
     var problems: [StoreProblem] = []
 
-    init(root: String) {
-        self.root = root
-        rootBytes = Array(root.utf8)
-    }
+    init(root: String) { rootBytes = Array(root.utf8) }
 
     func listing() -> EntryListing {
         var listing = EntryListing(bytes: paths.take(), starts: starts)
@@ -126,26 +123,26 @@ private struct ListingWalk {
             }
             items.append(item)
         }
-        do {
-            let base = names.base
-            for i in items.indices {
-                var head: UInt64 = 0
-                let start = Int(items[i].start), key = Int(items[i].key)
-                for j in 0..<8 { head = head << 8 | UInt64(j < key ? base[start + j] : 0) }
-                items[i].head = head
-            }
-            items.sort { a, b in
-                if a.head != b.head { return a.head < b.head }
-                let c = memcmp(base + Int(a.start), base + Int(b.start), Int(min(a.key, b.key)))
-                return c != 0 ? c < 0 : a.key < b.key
-            }
-            folder.withUnsafeBufferPointer { folder in
-                for item in items {
-                    let name = UnsafeBufferPointer(start: base + Int(item.start), count: Int(item.count))
-                    visit(name, key: Int(item.key), kind: item.kind, folder: folder, depth: depth, state: state)
-                }
+        let base = names.base
+        for i in items.indices {
+            var head: UInt64 = 0
+            let start = Int(items[i].start), key = Int(items[i].key)
+            for j in 0..<8 { head = head << 8 | UInt64(j < key ? base[start + j] : 0) }
+            items[i].head = head
+        }
+        items.sort { a, b in
+            if a.head != b.head { return a.head < b.head }
+            let c = memcmp(base + Int(a.start), base + Int(b.start), Int(min(a.key, b.key)))
+            return c != 0 ? c < 0 : a.key < b.key
+        }
+        folder.withUnsafeBufferPointer { folder in
+            for item in items {
+                let name = UnsafeBufferPointer(start: base + Int(item.start), count: Int(item.count))
+                visit(name, key: Int(item.key), kind: item.kind, folder: folder, depth: depth, state: state)
             }
         }
+        // `base` points into `names`, which must live until here (its last use above was taking `base`).
+        withExtendedLifetime(names) {}
     }
 
     private mutating func visit(_ name: UnsafeBufferPointer<UInt8>, key: Int, kind: FileKind, folder: UnsafeBufferPointer<UInt8>,
