@@ -7,11 +7,7 @@ import XCTest
 /// loader's own trace, LD_DEBUG=files).
 final class LateBindingTests: CLITestCase {
     func testReadingCommandsStartWithoutTheLibrariesTheyDoNotCall() throws {
-        #if !(os(Linux) && arch(x86_64))
-        throw XCTSkip("the libraries are bound at start-up on this platform")
-        #endif
-        try initVault()
-        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
+        try vaultOfOneEntry()
         func loaded(_ args: String...) throws -> [String] {
             let r = try tresor(Array(args), extraEnv: ["LD_DEBUG": "files"])
             XCTAssertEqual(r.code, 0, "\(args): \(r.stderr)")
@@ -28,11 +24,7 @@ final class LateBindingTests: CLITestCase {
     /// Without a usable libgit2 (a private mount puts an empty file over it), what does not use git still works; a
     /// command that commits stops with the dynamic loader's message and exit 127 and changes nothing.
     func testAMissingLibgit2StopsOnlyTheCommandsThatUseIt() throws {
-        #if !(os(Linux) && arch(x86_64))
-        throw XCTSkip("the libraries are bound at start-up on this platform")
-        #endif
-        try initVault()
-        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
+        try vaultOfOneEntry()
         func withoutLibgit2(_ args: String) throws -> CLIResult { try without("/usr/lib/x86_64-linux-gnu/libgit2.so.1.5", args) }
         let probe = try withoutLibgit2("--version")
         guard probe.code == 0 else { throw XCTSkip("cannot mount in a private namespace here: \(probe.stderr)") }
@@ -51,11 +43,7 @@ final class LateBindingTests: CLITestCase {
 
     /// Without libsodium, `ls` and `--version` still work; `show` stops with the loader's message and exit 127.
     func testAMissingLibsodiumStopsOnlyTheCommandsThatUseIt() throws {
-        #if !(os(Linux) && arch(x86_64))
-        throw XCTSkip("the libraries are bound at start-up on this platform")
-        #endif
-        try initVault()
-        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
+        try vaultOfOneEntry()
         let library = "/usr/lib/x86_64-linux-gnu/libsodium.so.23"
         let probe = try without(library, "--version")
         guard probe.code == 0 else { throw XCTSkip("cannot mount in a private namespace here: \(probe.stderr)") }
@@ -64,6 +52,15 @@ final class LateBindingTests: CLITestCase {
         XCTAssertEqual(show.code, 127, show.stderr)
         XCTAssertEqual(show.stdout, "")
         XCTAssertTrue(show.stderr.contains("error while loading shared libraries: ") && show.stderr.contains("libsodium.so.23"), show.stderr)
+    }
+
+    /// A vault holding Email/gmail; skipped where the libraries are bound at start-up.
+    private func vaultOfOneEntry() throws {
+        #if !(os(Linux) && arch(x86_64))
+        throw XCTSkip("the libraries are bound at start-up on this platform")
+        #endif
+        try initVault()
+        _ = try ok("add", "Email/gmail", "--password-stdin", stdin: "correct horse battery staple\n")
     }
 
     /// Runs tresor with an empty file mounted over `library` in a private mount namespace.
