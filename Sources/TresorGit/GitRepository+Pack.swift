@@ -248,4 +248,17 @@ struct PackFileWriter {
         guard ok == 1, length == 20 else { throw GitError.libgit2(code: -1, message: nil, operation: .writePack) }
         return Array(digest[..<20])
     }
+
+    /// SHA-1 of the bytes `pieces` hold, one after another.
+    static func sha1(_ pieces: [UnsafeRawBufferPointer]) throws -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw GitError.libgit2(code: -1, message: nil, operation: .writePack) }
+        defer { EVP_MD_CTX_free(context) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_DigestInit_ex(context, EVP_sha1(), nil) == 1,
+              pieces.allSatisfy({ EVP_DigestUpdate(context, $0.baseAddress, $0.count) == 1 }),
+              EVP_DigestFinal_ex(context, &digest, &length) == 1, length == 20
+        else { throw GitError.libgit2(code: -1, message: nil, operation: .writePack) }
+        return Array(digest[..<20])
+    }
 }

@@ -183,17 +183,13 @@ extension GitRepository {
         }
         var locked = true
         defer { if locked { close(lock); unlink(lockPath) } }
-        guard let current = Self.readRegularFile(indexPath, limit: Int(Int32.max)),
-              let index = GitIndexFile.parse(current.bytes, written: current.status.st_mtim) else { return false }
-        let edited = try index.edited(changes) { path, blob in
+        guard let index = GitIndexFile.map(indexPath) else { return false }
+        let written = try index.write(changes, to: lock) { path, blob in
             var st = stat()
             guard lstat(workdir + "/" + path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
             return (try? hashFile(workdir + "/" + path)) == blob
         }
-        guard let edited else { return false }
-        var code = Self.writeAll(lock, edited)
-        if code == 0, fsync(lock) != 0 { code = errno }
-        guard code == 0 else { throw GitError.system(errno: code, operation: .writeIndex) }
+        guard written else { return false }
         close(lock)
         locked = false
         try Self.renameTemporary(lockPath, to: indexPath, operation: .writeIndex)

@@ -181,6 +181,75 @@ final class GitIndexFileTests: XCTestCase {
     }
 }
 
+extension GitIndexFileTests {
+    /// An index above a megabyte (its old checksum checked on another thread while the new file is written), edited in
+    /// place on random changes as libgit2 edits it.
+    func testALargeIndexIsEditedAsLibgit2Would() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.path)
+        try fillIndex(repo, temp.path, entries: 15_000)
+        var rng = SplitMix(seed: 20261208)
+        for round in 0..<6 {
+            var decisions: [String: String?] = [:]
+            for _ in 0..<(1 + rng.next() % 30) {
+                let name = "Folder\(rng.next() % 60)/site-\(rng.next() % 16_000).json"
+                decisions[name] = rng.next() % 3 == 0 ? .some(nil) : "round \(round) \(name)"
+            }
+            var known: [String: String] = [:]
+            for (name, text) in decisions {
+                if let text {
+                    try write(text, to: name, in: temp.path)
+                    known[name] = try repo.writeBlob(Array(text.utf8))
+                } else {
+                    try? FileManager.default.removeItem(atPath: temp.sub(name))
+                }
+            }
+            let paths = decisions.keys.sorted()
+            let saved = try index(temp.path)
+            XCTAssertGreaterThan(saved.0.count, 1 << 20)
+            XCTAssertTrue(try repo.refreshIndexInPlace(paths: paths, knownBlobs: known), "round \(round): edited in place")
+            let inPlace = try git("ls-files", "--stage", "--debug", in: temp.path)
+            try restore(saved, in: temp.path)
+            try repo.refreshIndex(paths: paths, knownBlobs: known, inPlace: false)
+            XCTAssertEqual(inPlace, try git("ls-files", "--stage", "--debug", in: temp.path), "round \(round): the same entries")
+        }
+    }
+
+    /// An index whose checksum is wrong, large (checked on another thread) or small, is not edited: nothing is written,
+    /// no lock is left, and libgit2 then reports it.
+    func testAnIndexWithAWrongChecksumIsLeftAsItIs() throws {
+        for entries in [15_000, 20] {
+            let temp = try TempDir()
+            let repo = try GitRepository.create(at: temp.path)
+            try fillIndex(repo, temp.path, entries: entries)
+            var raw = try Data(contentsOf: URL(fileURLWithPath: temp.sub(".git/index")))
+            raw[raw.count / 2] ^= 0x01
+            try raw.write(to: URL(fileURLWithPath: temp.sub(".git/index")))
+            try write("two", to: "new.json", in: temp.path)
+            let known = ["new.json": try repo.writeBlob(Array("two".utf8))]
+            XCTAssertFalse(try repo.refreshIndexInPlace(paths: ["new.json"], knownBlobs: known), "\(entries) entries")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: temp.sub(".git/index"))), raw, "\(entries) entries: untouched")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: temp.sub(".git/index.lock")))
+            XCTAssertThrowsError(try repo.refreshIndex(paths: ["new.json"], knownBlobs: known), "\(entries) entries: libgit2 says so")
+        }
+    }
+
+    /// An index of `entries` paths in 50 folders, all of one blob (staged without their files, as `--index-info` does).
+    private func fillIndex(_ repo: GitRepository, _ dir: String, entries: Int) throws {
+        let blob = try repo.writeBlob(Array("one".utf8))
+        let lines = (0..<entries).map { "100644 \(blob)\tFolder\($0 % 50)/site-\($0).json\n" }.joined()
+        try lines.write(toFile: dir + "/info", atomically: true, encoding: .utf8)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "git update-index --index-info < info && rm info"]
+        shell.currentDirectoryURL = URL(fileURLWithPath: dir)
+        try shell.run()
+        shell.waitUntilExit()
+        XCTAssertEqual(shell.terminationStatus, 0)
+        XCTAssertEqual(try git("ls-files", in: dir).split(separator: "\n").count, entries)
+    }
+}
+
 /// A small seeded generator (SplitMix64), so a failing round can be replayed.
 private struct SplitMix {
     var state: UInt64
