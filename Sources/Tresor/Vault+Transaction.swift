@@ -168,8 +168,11 @@ extension Vault {
         }
         var tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
         if let base = txn.base, try Vault.git({ try repo.treeEntriesID(of: base) }) == tree { return nil }
-        changes += try stateChanges(txn, tree: tree)
-        tree = try Vault.git { try repo.tree(from: txn.base, applying: changes) }
+        // The state records go on top of the tree just written (no entry lies under `.tresor/state`): the folders of the
+        // change's entries are not built again.
+        let records = try stateChanges(txn, tree: tree)
+        changes += records
+        tree = try Vault.git { try repo.tree(fromTree: tree, applying: records) }
         try requireUnchangedWorkTree(repo, base: txn.base, changes: changes)
         let message = txn.message.isEmpty ? "Change the vault" : txn.message
         let commit = try Vault.git { try repo.writeCommit(tree: tree, parents: txn.base.map { [$0] } ?? [], message: message, authentication: nil) }

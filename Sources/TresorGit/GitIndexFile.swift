@@ -86,10 +86,20 @@ final class GitIndexFile {
             let mode = bigEndian(base, at + 24)
             guard mode == 0o100644 || mode == 0o100755 else { return nil }
             let nameStart = at + fixed + (extended ? 2 : 0)
-            guard nameStart < body, let nul = memchr(base.baseAddress! + nameStart, 0, body - nameStart) else { return nil }
-            let nameEnd = UnsafeRawPointer(nul) - base.baseAddress!
+            let nameEnd: Int
+            // The name's length is in the flags, up to 0xffe; its NUL must be there. A longer name is found by its NUL.
+            if flags & 0xfff < 0xfff {
+                nameEnd = nameStart + flags & 0xfff
+                guard nameEnd < body, base[nameEnd] == 0 else { return nil }
+            } else {
+                guard nameStart < body, let nul = memchr(base.baseAddress! + nameStart, 0, body - nameStart) else { return nil }
+                nameEnd = UnsafeRawPointer(nul) - base.baseAddress!
+            }
             let end = at + ((fixed + (extended ? 2 : 0) + nameEnd - nameStart + 8) & ~7)
             guard end <= body else { return nil }
+            // In git's order, each name after the one before: what the binary searches below rely on.
+            if let previous = starts.last,
+               !precedes(name(base, previous, nameEnds[nameEnds.count - 1]), name(base, UInt32(at), UInt32(nameEnd))) { return nil }
             starts.append(UInt32(at))
             nameEnds.append(UInt32(nameEnd))
             at = end
@@ -102,8 +112,6 @@ final class GitIndexFile {
             guard droppedCaches.contains(where: { $0.elementsEqual(signature) }), size <= body - at - 8 else { return nil }
             at += 8 + size
         }
-        for i in starts.indices.dropFirst()
-        where !precedes(name(base, starts[i - 1], nameEnds[i - 1]), name(base, starts[i], nameEnds[i])) { return nil }
         return GitIndexFile(base: base, version: version, starts: starts, nameEnds: nameEnds, entriesEnd: entriesEnd,
                             written: written)
     }
