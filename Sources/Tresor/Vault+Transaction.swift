@@ -610,7 +610,15 @@ extension Vault {
         for folder in Set(paths.map { PathName.deletingLast($0) }) {
             let dir = folder.isEmpty ? root : root + "/" + folder
             // (Tidying: a leftover that stays is tried again after the next change in its folder.)
-            for name in FileSystem.list(dir) where EntryStore.isTemporary(name) { _ = try? FileSystem.removeIfPresent(dir + "/" + name) }
+            // (Only names starting with "." can be temporary files: the others, nearly all of a large folder, are
+            // passed over as bytes.)
+            var temporary: [String] = []
+            _ = FileSystem.readDirectory(dir) { name, _ in
+                guard name.first == UInt8(ascii: "."), case let name = String(decoding: name, as: UTF8.self),
+                      EntryStore.isTemporary(name) else { return }
+                temporary.append(name)
+            }
+            for name in temporary { _ = try? FileSystem.removeIfPresent(dir + "/" + name) }
         }
     }
 }

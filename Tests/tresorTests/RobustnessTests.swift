@@ -112,6 +112,8 @@ final class RobustnessTests: SyncTestCase {
         let fsck = try attempt("A", "fsck")
         XCTAssertTrue(fsck.stdout.contains("interrupted write"), fsck.stdout)
         try on("A", "edit", "Email/gmail", "--set", "notes=n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temp), "removed by the change in its folder")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: replica("A") + "/Email/gmail.json"))
         try on("A", "sync")
         XCTAssertFalse(FileManager.default.fileExists(atPath: temp))
     }
