@@ -87,22 +87,7 @@ extension GitRepository {
             defer { git_commit_free(commit) }
             try addTree(git_commit_tree_id(commit))
         }
-        var entries = [(bytes: [UInt8], crc: UInt32)?](repeating: nil, count: objects.count)
-        entries.withUnsafeMutableBufferPointer { out in
-            let chunks = max(1, min(objects.count, ProcessInfo.processInfo.activeProcessorCount * 4))
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                for i in stride(from: chunk, to: objects.count, by: chunks) {
-                    out[i] = objects[i].data.withUnsafeBytes { PackFileWriter.entry(type: objects[i].type, data: $0) }
-                        .map { ($0, PackFileWriter.crc(of: $0)) }
-                }
-            }
-        }
-        var pack = PackFileWriter()
-        for (object, entry) in zip(objects, entries) {
-            guard let entry else { throw GitError.libgit2(code: Z_MEM_ERROR, message: nil, operation: .compressObject) }
-            pack.append(entry: entry.bytes, crc: entry.crc, id: object.id)
-        }
-        return try pack.finish()
+        return try PackFileWriter.pack(objects)
     }
 
     /// Stores `pack` as git does: the pack file, then its index (which makes it visible to readers), then the folder
@@ -204,6 +189,49 @@ struct PackFileWriter {
     /// The CRC-32 the index records for an entry.
     static func crc(of entry: [UInt8]) -> UInt32 {
         UInt32(entry.withUnsafeBufferPointer { crc32_z(0, $0.baseAddress, z_size_t($0.count)) })
+    }
+
+    /// The pack of `objects`, compressed on every core. With `checkingIDs`, each object is hashed as it is compressed
+    /// and must hash to its id (objects read back from disk, for another repository); `GitError.libgit2` reading that
+    /// object if not.
+    static func pack(_ objects: [(id: git_oid, type: git_object_t, data: [UInt8])], checkingIDs: Bool = false) throws -> Written {
+        var entries = [(bytes: [UInt8], crc: UInt32, named: Bool)?](repeating: nil, count: objects.count)
+        entries.withUnsafeMutableBufferPointer { out in
+            let chunks = max(1, min(objects.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                for i in stride(from: chunk, to: objects.count, by: chunks) {
+                    let object = objects[i]
+                    let named = !checkingIDs || Self.objectID(type: object.type, data: object.data).map { id in
+                        withUnsafeBytes(of: object.id.id) { $0.elementsEqual(id) }
+                    } == true
+                    out[i] = object.data.withUnsafeBytes { PackFileWriter.entry(type: object.type, data: $0) }
+                        .map { ($0, PackFileWriter.crc(of: $0), named) }
+                }
+            }
+        }
+        var pack = PackFileWriter()
+        for (object, entry) in zip(objects, entries) {
+            guard let entry else { throw GitError.libgit2(code: Z_MEM_ERROR, message: nil, operation: .compressObject) }
+            guard entry.named else {
+                throw GitError.libgit2(code: -1, message: "the object's bytes do not hash to its id", operation: .readObject(id: object.id.hex))
+            }
+            pack.append(entry: entry.bytes, crc: entry.crc, id: object.id)
+        }
+        return try pack.finish()
+    }
+
+    /// git's id of an object: the SHA-1 of its type's name, a space, its size in decimal, a zero byte and its content.
+    static func objectID(type: git_object_t, data: [UInt8]) -> [UInt8]? {
+        let name: String
+        switch type {
+        case GIT_OBJECT_COMMIT: name = "commit"
+        case GIT_OBJECT_TREE: name = "tree"
+        case GIT_OBJECT_BLOB: name = "blob"
+        case GIT_OBJECT_TAG: name = "tag"
+        default: return nil
+        }
+        let header = Array("\(name) \(data.count)".utf8) + [0]
+        return header.withUnsafeBytes { h in data.withUnsafeBytes { d in try? sha1([h, d]) } }
     }
 
     mutating func append(entry: [UInt8], crc: UInt32, id: git_oid) {

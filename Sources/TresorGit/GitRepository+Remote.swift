@@ -161,29 +161,98 @@ extension GitRepository {
     /// A leased push to a bare repository on this machine. libgit2's transport for a path checks the lease against the
     /// refs it read on connecting, copies the objects, then overwrites the remote's ref without comparing it again: a
     /// push that landed meanwhile was lost. Here the objects `head` reaches that the lease's commit does not go into the
-    /// remote as one pack, then `main` moves by git's ref lock with the lease compared under it, as `git receive-pack`
-    /// does over the other transports.
+    /// remote as one pack (`objectsToPush`, written by `PackFileWriter` on every core, each object's id checked against
+    /// its bytes as libgit2's indexer did), then `main` moves by git's ref lock with the lease compared under it, as
+    /// `git receive-pack` does over the other transports.
     private func push(into target: GitRepository, name: String, head: String, lease: String?, progress: GitProgressHandler?) throws {
         let packs = target.withRepo { String(cString: git_repository_path($0)) } + "objects/pack"
-        let (objects, bytes) = try withRepo { repo -> (Int, Int) in
-            var builder: OpaquePointer?, walk: OpaquePointer?
-            defer { git_packbuilder_free(builder); git_revwalk_free(walk) }
-            try check(git_packbuilder_new(&builder, repo), .push(remote: name))
-            _ = git_packbuilder_set_threads(builder, 0)  // the delta search on every core (libgit2's default is one thread)
+        let objects = try objectsToPush(head: head, lease: lease, remote: name)
+        var bytes = 0
+        if !objects.isEmpty {
+            let pack = try PackFileWriter.pack(objects, checkingIDs: true)
+            try target.store(pack, in: packs)
+            bytes = pack.bytes.count
+        }
+        progress?(GitTransferProgress(direction: .sending, objects: objects.count, totalObjects: objects.count, bytes: bytes))
+        do { try target.moveRef(Self.mainBranch, from: lease, to: head, log: "push") }
+        catch GitError.branchMoved, GitError.locked { throw GitError.pushRejected(remote: name, reason: .remoteMoved) }
+    }
+
+    /// The objects a repository that holds the commit `lease` and everything it reaches lacks to hold `head`: the commits
+    /// `head` reaches and `lease` does not, and of each of their trees every tree and blob that is not, with the same id,
+    /// at the same path of `lease`'s tree (a tree equal to the lease's there holds nothing new; one moved elsewhere is
+    /// sent again, which is harmless). Without `lease`, or when this repository lacks it, everything `head` reaches.
+    func objectsToPush(head: String, lease: String?, remote name: String) throws -> [(id: git_oid, type: git_object_t, data: [UInt8])] {
+        try withRepo { repo in
+            var objects: [(id: git_oid, type: git_object_t, data: [UInt8])] = []
+            var seen = Set<String>()
+            var odb: OpaquePointer?, walk: OpaquePointer?
+            try check(git_repository_odb(&odb, repo), .push(remote: name))
+            defer { git_odb_free(odb); git_revwalk_free(walk) }
+            func add(_ id: git_oid) throws {
+                var id = id, object: OpaquePointer?
+                try check(git_odb_read(&object, odb, &id), .readObject(id: id.hex))
+                defer { git_odb_object_free(object) }
+                objects.append((id, git_odb_object_type(object), Array(UnsafeRawBufferPointer(
+                    start: git_odb_object_data(object), count: git_odb_object_size(object)))))
+            }
+            func lookupTree(_ id: git_oid) throws -> OpaquePointer? {
+                var id = id, tree: OpaquePointer?
+                try check(git_tree_lookup(&tree, repo, &id), .readTree(id.hex))
+                return tree
+            }
+            // `id`, a tree, against `base`, the lease's tree at the same path (nil: none there).
+            func addTree(_ id: git_oid, against base: git_oid?) throws {
+                if let base, Self.same(id, base) { return }
+                guard seen.insert(id.hex).inserted else { return }
+                try add(id)
+                let tree = try lookupTree(id)
+                defer { git_tree_free(tree) }
+                let baseTree = try base.map(lookupTree)
+                defer { if let baseTree { git_tree_free(baseTree) } }
+                for i in 0..<git_tree_entrycount(tree) {
+                    guard let entry = git_tree_entry_byindex(tree, i), let child = git_tree_entry_id(entry)?.pointee else { continue }
+                    let other = baseTree.flatMap { git_tree_entry_byname($0, git_tree_entry_name(entry)) }
+                    if let other, let otherID = git_tree_entry_id(other)?.pointee, Self.same(child, otherID) { continue }
+                    switch git_tree_entry_type(entry) {
+                    case GIT_OBJECT_TREE:
+                        try addTree(child, against: other.flatMap { git_tree_entry_type($0) == GIT_OBJECT_TREE ? git_tree_entry_id($0)?.pointee : nil })
+                    case GIT_OBJECT_BLOB:
+                        if seen.insert(child.hex).inserted { try add(child) }
+                    default: continue  // (a submodule's commit is not stored here)
+                    }
+                }
+            }
             try check(git_revwalk_new(&walk, repo), .push(remote: name))
             var tip = try Self.oid(head)
             try check(git_revwalk_push(walk, &tip), .push(remote: name))
-            if let lease, var have = try? Self.oid(lease), git_revwalk_hide(walk, &have) < 0 { git_error_clear() }
-            try check(git_packbuilder_insert_walk(builder, walk), .push(remote: name))
-            let count = Int(git_packbuilder_object_count(builder))
-            guard count > 0 else { return (0, 0) }
-            try check(git_packbuilder_write(builder, packs, 0, nil, nil), .push(remote: name))
-            let pack = packs + "/pack-" + String(cString: git_packbuilder_name(builder)) + ".pack"
-            return (count, ((try? FileManager.default.attributesOfItem(atPath: pack))?[.size] as? Int) ?? 0)
+            var leaseTree: git_oid?
+            if let lease, var have = try? Self.oid(lease) {
+                var commit: OpaquePointer?
+                if git_commit_lookup(&commit, repo, &have) == 0 {
+                    defer { git_commit_free(commit) }
+                    if git_revwalk_hide(walk, &have) == 0 { leaseTree = git_commit_tree_id(commit).pointee } else { git_error_clear() }
+                } else {
+                    git_error_clear()
+                }
+            }
+            var next = git_oid()
+            while true {
+                let code = git_revwalk_next(&next, walk)
+                if code == GIT_ITEROVER.rawValue { break }
+                try check(code, .push(remote: name))
+                try add(next)
+                var commit: OpaquePointer?
+                try check(git_commit_lookup(&commit, repo, &next), .readCommit(next.hex))
+                defer { git_commit_free(commit) }
+                try addTree(git_commit_tree_id(commit).pointee, against: leaseTree)
+            }
+            return objects
         }
-        progress?(GitTransferProgress(direction: .sending, objects: objects, totalObjects: objects, bytes: bytes))
-        do { try target.moveRef(Self.mainBranch, from: lease, to: head, log: "push") }
-        catch GitError.branchMoved, GitError.locked { throw GitError.pushRejected(remote: name, reason: .remoteMoved) }
+    }
+
+    private static func same(_ a: git_oid, _ b: git_oid) -> Bool {
+        withUnsafeBytes(of: a.id) { x in withUnsafeBytes(of: b.id) { y in x.elementsEqual(y) } }
     }
 
     /// Pushes `refspec` to `remote` (see `push`).
