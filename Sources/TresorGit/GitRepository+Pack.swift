@@ -95,12 +95,13 @@ extension GitRepository {
     /// crash between the two renames leaves the index's temporary file beside its pack, which the next large change
     /// puts in place (`finishInterruptedPacks`). The pack is named by its checksum; the objects were named by their
     /// bytes when they were written, so nothing is hashed again (libgit2's indexer inflated and hashed every object
-    /// once more: a tenth of a rekey). Read-only to their owner: git keeps pack files read-only, tresor its files private.
-    func store(_ pack: PackFileWriter.Written, in folder: String) throws {
+    /// once more: a tenth of a rekey). `mode`: read-only to their owner by default (git keeps pack files read-only,
+    /// tresor its files private); a push into another repository writes them as git would there (0444, less the umask).
+    func store(_ pack: PackFileWriter.Written, in folder: String, mode: mode_t = 0o400) throws {
         let name = folder + "/pack-" + Self.hex(pack.checksum[...])
-        let packFile = try Self.writeTemporaryFile(for: name + ".pack", pack.bytes, durable: true, mode: 0o400, operation: .writePack)
+        let packFile = try Self.writeTemporaryFile(for: name + ".pack", pack.bytes, durable: true, mode: mode, operation: .writePack)
         let indexFile: String
-        do { indexFile = try Self.writeTemporaryFile(for: name + ".idx", pack.index, durable: true, mode: 0o400, operation: .writePack) }
+        do { indexFile = try Self.writeTemporaryFile(for: name + ".idx", pack.index, durable: true, mode: mode, operation: .writePack) }
         catch { unlink(packFile); throw error }
         do { try Self.renameTemporary(packFile, to: name + ".pack", operation: .writePack) } catch { unlink(indexFile); throw error }
         try Self.renameTemporary(indexFile, to: name + ".idx", operation: .writePack)

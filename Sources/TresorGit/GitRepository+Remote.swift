@@ -170,7 +170,7 @@ extension GitRepository {
         var bytes = 0
         if !objects.isEmpty {
             let pack = try PackFileWriter.pack(objects, checkingIDs: true)
-            try target.store(pack, in: packs)
+            try target.store(pack, in: packs, mode: 0o444)
             bytes = pack.bytes.count
         }
         progress?(GitTransferProgress(direction: .sending, objects: objects.count, totalObjects: objects.count, bytes: bytes))

@@ -76,6 +76,14 @@ final class GitPushTests: XCTestCase {
             lease = head
         }
         XCTAssertGreaterThan(sent, 30)
+        // Its packs as git writes them there (read-only, readable as the umask allows), not private to tresor.
+        let mask = umask(0)
+        umask(mask)
+        for name in try FileManager.default.contentsOfDirectory(atPath: bare + "/objects/pack") {
+            var st = stat()
+            XCTAssertEqual(lstat(bare + "/objects/pack/" + name, &st), 0)
+            XCTAssertEqual(st.st_mode & 0o777, 0o444 & ~mask, name)
+        }
         // The remote's work tree, checked out by git, is the local one.
         let check = temp.sub("check")
         try git("clone", "-q", bare, check)
