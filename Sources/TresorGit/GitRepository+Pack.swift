@@ -165,7 +165,8 @@ struct PackFileWriter {
 
     /// One object as the pack holds it: its header and its zlib-compressed content; nil if zlib fails (out of
     /// memory, its only failure here).
-    static func entry(type: git_object_t, data: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// A delta (`type` `GIT_OBJECT_REF_DELTA`, `data` the delta) names its `base` by id after its header.
+    static func entry(type: git_object_t, base: git_oid? = nil, data: UnsafeRawBufferPointer) -> [UInt8]? {
         var entry: [UInt8] = []
         var size = data.count
         var byte = UInt8(truncatingIfNeeded: type.rawValue) << 4 | UInt8(size & 0x0f)
@@ -176,6 +177,7 @@ struct PackFileWriter {
             size >>= 7
         }
         entry.append(byte)
+        if let base { withUnsafeBytes(of: base.id) { entry += $0 } }
         var length = compressBound(uLong(data.count))
         let header = entry.count
         entry += repeatElement(0, count: Int(length))
@@ -195,7 +197,10 @@ struct PackFileWriter {
     /// The pack of `objects`, compressed on every core. With `checkingIDs`, each object is hashed as it is compressed
     /// and must hash to its id (objects read back from disk, for another repository); `GitError.libgit2` reading that
     /// object if not.
-    static func pack(_ objects: [(id: git_oid, type: git_object_t, data: [UInt8])], checkingIDs: Bool = false) throws -> Written {
+    /// `bases`: for an object (by its place in `objects`), an earlier object of the same type to store it as a delta
+    /// against (`delta(from:to:)`), when that is worth it.
+    static func pack(_ objects: [(id: git_oid, type: git_object_t, data: [UInt8])], bases: [Int: Int] = [:],
+                     checkingIDs: Bool = false) throws -> Written {
         var entries = [(bytes: [UInt8], crc: UInt32, named: Bool)?](repeating: nil, count: objects.count)
         entries.withUnsafeMutableBufferPointer { out in
             let chunks = max(1, min(objects.count, ProcessInfo.processInfo.activeProcessorCount * 4))
@@ -205,8 +210,13 @@ struct PackFileWriter {
                     let named = !checkingIDs || Self.objectID(type: object.type, data: object.data).map { id in
                         withUnsafeBytes(of: object.id.id) { $0.elementsEqual(id) }
                     } == true
-                    out[i] = object.data.withUnsafeBytes { PackFileWriter.entry(type: object.type, data: $0) }
-                        .map { ($0, PackFileWriter.crc(of: $0), named) }
+                    let entry: [UInt8]?
+                    if let base = bases[i].map({ objects[$0] }), let delta = Self.delta(from: base.data, to: object.data) {
+                        entry = delta.withUnsafeBytes { PackFileWriter.entry(type: GIT_OBJECT_REF_DELTA, base: base.id, data: $0) }
+                    } else {
+                        entry = object.data.withUnsafeBytes { PackFileWriter.entry(type: object.type, data: $0) }
+                    }
+                    out[i] = entry.map { ($0, PackFileWriter.crc(of: $0), named) }
                 }
             }
         }
@@ -219,6 +229,53 @@ struct PackFileWriter {
             pack.append(entry: entry.bytes, crc: entry.crc, id: object.id)
         }
         return try pack.finish()
+    }
+
+    /// git's delta of `target` against `base` (the two sizes as little-endian base-128 numbers, then instructions: copy a
+    /// range of the base, or insert up to 127 bytes), as the bytes both share at their start and at their end copied and
+    /// the rest inserted: a tree that gained, lost or changed a few entries is mostly kept. nil when the delta would not
+    /// be under half of `target` (stored whole then, as git's heuristic also leaves such objects).
+    static func delta(from base: [UInt8], to target: [UInt8]) -> [UInt8]? {
+        let common = min(base.count, target.count)
+        var prefix = 0
+        while prefix < common, base[prefix] == target[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < common - prefix, base[base.count - 1 - suffix] == target[target.count - 1 - suffix] { suffix += 1 }
+        let inserted = target.count - prefix - suffix
+        guard inserted + 64 < target.count / 2 else { return nil }
+        var out: [UInt8] = []
+        func number(_ value: Int) {
+            var value = value
+            while value >= 0x80 { out.append(UInt8(value & 0x7f) | 0x80); value >>= 7 }
+            out.append(UInt8(value))
+        }
+        // Copies of at most 0xffff bytes each (a size of 0 would mean 0x10000): an instruction, then the offset's and
+        // the size's non-zero bytes, low first, each flagged in the instruction.
+        func copy(_ offset: Int, _ count: Int) {
+            var offset = offset, left = count
+            while left > 0 {
+                let size = min(left, 0xffff)
+                var op: UInt8 = 0x80, operands: [UInt8] = []
+                for i in 0..<4 where (offset >> (8 * i)) & 0xff != 0 { op |= 1 << i; operands.append(UInt8((offset >> (8 * i)) & 0xff)) }
+                for i in 0..<2 where (size >> (8 * i)) & 0xff != 0 { op |= 0x10 << i; operands.append(UInt8((size >> (8 * i)) & 0xff)) }
+                out.append(op)
+                out += operands
+                offset += size
+                left -= size
+            }
+        }
+        number(base.count)
+        number(target.count)
+        copy(0, prefix)
+        var at = prefix
+        while at < prefix + inserted {
+            let n = min(127, prefix + inserted - at)
+            out.append(UInt8(n))
+            out += target[at..<at + n]
+            at += n
+        }
+        copy(base.count - suffix, suffix)
+        return out
     }
 
     /// git's id of an object: the SHA-1 of its type's name, a space, its size in decimal, a zero byte and its content.

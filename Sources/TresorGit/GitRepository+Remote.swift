@@ -166,10 +166,10 @@ extension GitRepository {
     /// `git receive-pack` does over the other transports.
     private func push(into target: GitRepository, name: String, head: String, lease: String?, progress: GitProgressHandler?) throws {
         let packs = target.withRepo { String(cString: git_repository_path($0)) } + "objects/pack"
-        let objects = try objectsToPush(head: head, lease: lease, remote: name)
+        let (objects, bases) = try objectsToPush(head: head, lease: lease, remote: name)
         var bytes = 0
         if !objects.isEmpty {
-            let pack = try PackFileWriter.pack(objects, checkingIDs: true)
+            let pack = try PackFileWriter.pack(objects, bases: bases, checkingIDs: true)
             try target.store(pack, in: packs, mode: 0o444)
             bytes = pack.bytes.count
         }
@@ -182,9 +182,13 @@ extension GitRepository {
     /// `head` reaches and `lease` does not, and of each of their trees every tree and blob that is not, with the same id,
     /// at the same path of `lease`'s tree (a tree equal to the lease's there holds nothing new; one moved elsewhere is
     /// sent again, which is harmless). Without `lease`, or when this repository lacks it, everything `head` reaches.
-    func objectsToPush(head: String, lease: String?, remote name: String) throws -> [(id: git_oid, type: git_object_t, data: [UInt8])] {
+    /// `bases`: each tree's delta base, the one sent before it at the same path (the next version of that folder, chains
+    /// of at most 10), as git's own packs keep the versions of a folder.
+    func objectsToPush(head: String, lease: String?, remote name: String) throws
+        -> (objects: [(id: git_oid, type: git_object_t, data: [UInt8])], bases: [Int: Int]) {
         try withRepo { repo in
             var objects: [(id: git_oid, type: git_object_t, data: [UInt8])] = []
+            var bases: [Int: Int] = [:], lastAtPath: [String: (index: Int, depth: Int)] = [:]
             var seen = Set<String>()
             var odb: OpaquePointer?, walk: OpaquePointer?
             try check(git_repository_odb(&odb, repo), .push(remote: name))
@@ -201,10 +205,16 @@ extension GitRepository {
                 try check(git_tree_lookup(&tree, repo, &id), .readTree(id.hex))
                 return tree
             }
-            // `id`, a tree, against `base`, the lease's tree at the same path (nil: none there).
-            func addTree(_ id: git_oid, against base: git_oid?) throws {
+            // `id`, the tree at `path`, against `base`, the lease's tree there (nil: none there).
+            func addTree(_ id: git_oid, at path: String, against base: git_oid?) throws {
                 if let base, Self.same(id, base) { return }
                 guard seen.insert(id.hex).inserted else { return }
+                if let last = lastAtPath[path], last.depth < 10 {
+                    bases[objects.count] = last.index
+                    lastAtPath[path] = (objects.count, last.depth + 1)
+                } else {
+                    lastAtPath[path] = (objects.count, 0)
+                }
                 try add(id)
                 let tree = try lookupTree(id)
                 defer { git_tree_free(tree) }
@@ -216,7 +226,8 @@ extension GitRepository {
                     if let other, let otherID = git_tree_entry_id(other)?.pointee, Self.same(child, otherID) { continue }
                     switch git_tree_entry_type(entry) {
                     case GIT_OBJECT_TREE:
-                        try addTree(child, against: other.flatMap { git_tree_entry_type($0) == GIT_OBJECT_TREE ? git_tree_entry_id($0)?.pointee : nil })
+                        try addTree(child, at: path + "/" + String(cString: git_tree_entry_name(entry)),
+                                    against: other.flatMap { git_tree_entry_type($0) == GIT_OBJECT_TREE ? git_tree_entry_id($0)?.pointee : nil })
                     case GIT_OBJECT_BLOB:
                         if seen.insert(child.hex).inserted { try add(child) }
                     default: continue  // (a submodule's commit is not stored here)
@@ -245,9 +256,9 @@ extension GitRepository {
                 var commit: OpaquePointer?
                 try check(git_commit_lookup(&commit, repo, &next), .readCommit(next.hex))
                 defer { git_commit_free(commit) }
-                try addTree(git_commit_tree_id(commit).pointee, against: leaseTree)
+                try addTree(git_commit_tree_id(commit).pointee, at: "", against: leaseTree)
             }
-            return objects
+            return (objects, bases)
         }
     }
 

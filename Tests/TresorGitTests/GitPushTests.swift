@@ -17,12 +17,19 @@ final class GitPushTests: XCTestCase {
         var contents: [String] = []
         var lease: String? = nil
         var sent = 0
+        // A folder large enough that the versions of its tree pushed together are stored as deltas of each other.
+        let big = (0..<60).map { "big/g\($0)" }
+        for path in big {
+            present[path] = "big \(path)"
+            try write(present[path]!, to: path, in: repo.workdir)
+        }
+        try repo.commit(message: "big", adding: big)
         for round in 0..<40 {
             for _ in 0..<(1 + rng.next() % 3) {
                 // Operations on distinct paths, applied to the next state, then committed as one.
                 var next = present, touched = Set<String>()
                 for _ in 0..<(1 + rng.next() % 6) {
-                    let folder = ["", "a/", "a/b/", "c/", "c/d/e/"][Int(rng.next() % 5)]
+                    let folder = ["", "a/", "a/b/", "c/", "c/d/e/", "big/"][Int(rng.next() % 6)]
                     let path = folder + "f\(rng.next() % 12)"
                     guard !touched.contains(path) else { continue }
                     switch rng.next() % 5 {
@@ -76,6 +83,14 @@ final class GitPushTests: XCTestCase {
             lease = head
         }
         XCTAssertGreaterThan(sent, 30)
+        // Some trees went as deltas, and git reads them back (`verify-pack` hashes every object it rebuilds).
+        var deltas = 0
+        for pack in try FileManager.default.contentsOfDirectory(atPath: bare + "/objects/pack") where pack.hasSuffix(".idx") {
+            let verified = try runGit(["verify-pack", "-v", bare + "/objects/pack/" + pack])
+            XCTAssertEqual(verified.status, 0, verified.stderr)
+            deltas += verified.stdout.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }.count
+        }
+        XCTAssertGreaterThan(deltas, 5, "trees stored as deltas")
         // Its packs as git writes them there (read-only, readable as the umask allows), not private to tresor.
         let mask = umask(0)
         umask(mask)
