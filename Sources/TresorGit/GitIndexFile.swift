@@ -137,7 +137,9 @@ final class GitIndexFile {
                 written = Result { try writeEdited(sorted, to: fd, unchanged: unchanged) }
             }
         }
-        return try written.get() && right
+        // (A wrong checksum first: libgit2 then reports it, whatever became of the new file.)
+        guard right else { return false }
+        return try written.get()
     }
 
     /// Whether the trailer is the SHA-1 of everything before it.
