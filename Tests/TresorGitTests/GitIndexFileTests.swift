@@ -2,6 +2,7 @@
 // changes with racily clean entries among them, read back by real git.
 import Foundation
 import XCTest
+import TestSupport
 @testable import TresorGit
 
 final class GitIndexFileTests: XCTestCase {
@@ -36,7 +37,7 @@ final class GitIndexFileTests: XCTestCase {
         for name in files { try write("first \(name)", to: name, in: temp.path) }
         Thread.sleep(forTimeInterval: 0.02)
         _ = try repo.commit(message: "First", adding: files)
-        var rng = SplitMix(seed: 20261207)
+        var rng = SplitMix64(seed: 20261207)
         var present = Set(files)
         // Files staged with a modification time after the index was written: racily clean in the next round.
         var racy: [String] = []
@@ -188,7 +189,7 @@ extension GitIndexFileTests {
         let temp = try TempDir()
         let repo = try GitRepository.create(at: temp.path)
         try fillIndex(repo, temp.path, entries: 15_000)
-        var rng = SplitMix(seed: 20261208)
+        var rng = SplitMix64(seed: 20261208)
         for round in 0..<6 {
             var decisions: [String: String?] = [:]
             for _ in 0..<(1 + rng.next() % 30) {
@@ -247,18 +248,5 @@ extension GitIndexFileTests {
         shell.waitUntilExit()
         XCTAssertEqual(shell.terminationStatus, 0)
         XCTAssertEqual(try git("ls-files", in: dir).split(separator: "\n").count, entries)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing round can be replayed.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

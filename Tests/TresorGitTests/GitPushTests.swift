@@ -2,6 +2,7 @@
 // (files added, changed, moved, removed, folders emptied, old contents brought back, merges) by real git.
 import Foundation
 import XCTest
+import TestSupport
 @testable import TresorGit
 
 final class GitPushTests: XCTestCase {
@@ -12,7 +13,7 @@ final class GitPushTests: XCTestCase {
         let bare = temp.sub("server.git")
         try git("init", "-q", "--bare", "--initial-branch=main", bare)
         let repo = try GitRepository.clone(url: bare, to: temp.sub("local"), credentials: .none)
-        var rng = PushSplitMix(seed: 20261207)
+        var rng = SplitMix64(seed: 20261207)
         var present: [String: String] = [:]  // path → content
         var contents: [String] = []
         var lease: String? = nil
@@ -131,18 +132,5 @@ final class GitPushTests: XCTestCase {
 
     private func packCount(_ bare: String) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: bare + "/objects/pack").filter { $0.hasSuffix(".pack") }.count
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing run can be replayed.
-private struct PushSplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
