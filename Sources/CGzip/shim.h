@@ -11,4 +11,12 @@ static inline int tresor_inflate_init_raw(z_stream *s) { return inflateInit2(s, 
 static inline int tresor_deflate_init_gzip(z_stream *s) {
     return deflateInit2(s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 }
+// deflateInit2 for a git object of `size` bytes (a zlib stream, as git reads them): the window and the hash table
+// no larger than the object needs, so that a small object does not pay for clearing zlib's default 64 KiB table.
+static inline int tresor_deflate_init_object(z_stream *s, int level, unsigned long size) {
+    int bits = 9;
+    while (bits < MAX_WBITS && (1UL << bits) < size) bits++;
+    int mem = bits - 7 < 1 ? 1 : (bits - 7 > 8 ? 8 : bits - 7);
+    return deflateInit2(s, level, Z_DEFLATED, bits, mem, Z_DEFAULT_STRATEGY);
+}
 #endif

@@ -1,7 +1,5 @@
 // The zlib functions Tresor calls, one LATE(name) each, bound on the first call of any of them (late-binding.c).
 // A function missing here fails the link with "undefined reference to <name>": add it, in name order.
-LATE(compress2)
-LATE(compressBound)
 LATE(crc32)
 LATE(crc32_z)
 LATE(deflate)

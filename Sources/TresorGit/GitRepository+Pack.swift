@@ -164,7 +164,7 @@ struct PackFileWriter {
     init(largeOffsetsFrom threshold: UInt64 = 0x8000_0000) { largeOffsets = min(threshold, 0x8000_0000) }
 
     /// One object as the pack holds it: its header and its zlib-compressed content; nil if zlib fails (out of
-    /// memory, its only failure here).
+    /// memory) or the object is 2 GiB or more (more than one call of deflate can take).
     /// A delta (`type` `GIT_OBJECT_REF_DELTA`, `data` the delta) names its `base` by id after its header.
     static func entry(type: git_object_t, base: git_oid? = nil, data: UnsafeRawBufferPointer) -> [UInt8]? {
         var entry: [UInt8] = []
@@ -178,14 +178,23 @@ struct PackFileWriter {
         }
         entry.append(byte)
         if let base { withUnsafeBytes(of: base.id) { entry += $0 } }
-        var length = compressBound(uLong(data.count))
+        // compress2 at Z_BEST_SPEED, with a window and hash table the object's size (compress2's default ones cost
+        // more to set up than to compress an entry).
+        var stream = z_stream()
+        guard data.count < Int(uInt.max) / 2, tresor_deflate_init_object(&stream, Z_BEST_SPEED, uLong(data.count)) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(data.count)))
         let header = entry.count
-        entry += repeatElement(0, count: Int(length))
+        entry += repeatElement(0, count: bound)
         let status = entry.withUnsafeMutableBufferPointer { out in
-            compress2(out.baseAddress! + header, &length, data.bindMemory(to: Bytef.self).baseAddress, uLong(data.count), Z_BEST_SPEED)
+            stream.next_in = UnsafeMutablePointer(mutating: data.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(data.count)
+            stream.next_out = out.baseAddress! + header
+            stream.avail_out = uInt(bound)
+            return deflate(&stream, Z_FINISH)
         }
-        guard status == Z_OK else { return nil }
-        entry.removeLast(entry.count - header - Int(length))
+        guard status == Z_STREAM_END else { return nil }
+        entry.removeLast(bound - Int(stream.total_out))
         return entry
     }
 

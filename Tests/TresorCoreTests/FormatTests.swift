@@ -1,4 +1,6 @@
 // Canonical base64, entry paths, timestamps and the envelope version check (Spec/FORMAT.md §1.2, §4, §5.2, §6.2).
+import Foundation
+import TestSupport
 @testable import TresorCore
 import XCTest
 
@@ -23,6 +25,27 @@ final class Base64Tests: XCTestCase {
             "AA=A", "====", "A===", "AA*A",
         ]
         for s in bad { XCTAssertNil(Base64.decodeCanonical(s), s) }
+    }
+
+    /// Random texts over the alphabet, its padding and a few bytes outside it: a text decodes exactly when
+    /// Foundation's decoder reads it and encoding what it read gives the text back, and then to the same bytes.
+    func testTextsDecodeExactlyWhenTheyAreCanonical() {
+        var rng = SplitMix64(seed: 0xB64)
+        let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let odd = Array("==-_ \n*\u{0}".utf8) + [0xC3, 0xA9]
+        var decoded = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...5, using: &rng) * 4 + (Int.random(in: 0..<8, using: &rng) == 0 ? Int.random(in: 1...3, using: &rng) : 0)
+            var bytes = (0..<count).map { _ in symbols.randomElement(using: &rng)! }
+            // Padding where it belongs often, elsewhere sometimes; a stray byte now and then.
+            if count >= 4, Bool.random(using: &rng) { bytes[count - 1] = 0x3D; if Bool.random(using: &rng) { bytes[count - 2] = 0x3D } }
+            if count > 0, Int.random(in: 0..<6, using: &rng) == 0 { bytes[Int.random(in: 0..<count, using: &rng)] = odd.randomElement(using: &rng)! }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let reference = Data(base64Encoded: text).map { [UInt8]($0) }.flatMap { Base64.encode($0) == text ? $0 : nil }
+            XCTAssertEqual(Base64.decodeCanonical(text), reference, text)
+            if reference != nil { decoded += 1 }
+        }
+        XCTAssertGreaterThan(decoded, 2_000, "the generator reaches canonical texts")
     }
 }
 
@@ -138,6 +161,23 @@ final class TimestampTests: XCTestCase {
             "+2026-11-21T18:40:00.000Z", "2026-1-21T18:40:00.000Z", "２０26-11-21T18:40:00.000Z", " 2026-11-21T18:40:00.000Z", "",
         ]
         for s in bad { XCTAssertNil(Timestamp(parsing: s), s) }
+    }
+
+    /// Days 1 to 31 of every month of common and leap years (1900 and 2100 are not, 2000 is): a date parses
+    /// exactly when the C library's timegm keeps it as it is rather than carrying it into the next month.
+    func testADayPastItsMonthsEndIsRefused() {
+        for year: Int32 in [1600, 1900, 1970, 2000, 2023, 2024, 2100] {
+            for month: Int32 in 1...12 {
+                for day: Int32 in 1...31 {
+                    let text = String(format: "%04d-%02d-%02dT12:34:56.789Z", year, month, day)
+                    var fields = tm()
+                    fields.tm_year = year - 1900; fields.tm_mon = month - 1; fields.tm_mday = day; fields.tm_hour = 12
+                    let secs = timegm(&fields)
+                    let real = fields.tm_mday == day && fields.tm_mon == month - 1
+                    XCTAssertEqual(Timestamp(parsing: text)?.milliseconds, real ? (Int64(secs) + 34 * 60 + 56) * 1000 + 789 : nil, text)
+                }
+            }
+        }
     }
 
     /// The calendar arithmetic agrees with the C library's gmtime_r and timegm on every day from year 0 to

@@ -13,33 +13,45 @@ package enum Base64 {
     /// decodes (nonces, ciphertexts, wrapped keys) is public, so it need not run in constant time, and
     /// decoding then re-encoding every entry was a third of `tresor grep`.
     package static func decodeCanonical(_ text: String) -> [UInt8]? {
-        let c = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decodeCanonical(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The same over the text's UTF-8 bytes: four characters at a time through the table, straight into the
+    /// result's storage (a decoder over arrays cost as much as the AEAD that opens an entry).
+    package static func decodeCanonical(_ c: UnsafeRawBufferPointer) -> [UInt8]? {
         if c.isEmpty { return [] }
         guard c.count % 4 == 0 else { return nil }
         let pad = c[c.count - 1] == 0x3D ? (c[c.count - 2] == 0x3D ? 2 : 1) : 0
-        var out = [UInt8]()
-        out.reserveCapacity(c.count / 4 * 3)
-        var i = 0
-        while i < c.count {
-            let last = i + 4 == c.count
-            let a = table[Int(c[i])], b = table[Int(c[i + 1])]
-            let cc = last && pad == 2 ? 0 : table[Int(c[i + 2])], d = last && pad >= 1 ? 0 : table[Int(c[i + 3])]
-            guard a | b | cc | d < 64 else { return nil }
-            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(cc) << 6 | UInt32(d)
-            out.append(UInt8(v >> 16))
-            if last && pad == 2 {
-                guard v & 0xFFFF == 0 else { return nil }  // the pad bits of "xx==" must be zero
-            } else {
-                out.append(UInt8(v >> 8 & 0xFF))
-                if last && pad == 1 {
-                    guard v & 0xFF == 0 else { return nil }
-                } else {
-                    out.append(UInt8(v & 0xFF))
+        let quads = c.count / 4
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: quads * 3) { out, initialized in
+            table.withUnsafeBufferPointer { t in
+                // Every quad but the last: four symbols, three bytes; any byte outside the alphabet (padding too)
+                // leaves a high bit set in `bad`.
+                var bad: UInt8 = 0, o = 0, i = 0
+                while i < (quads - 1) * 4 {
+                    let a = t[Int(c[i])], b = t[Int(c[i + 1])], cc = t[Int(c[i + 2])], d = t[Int(c[i + 3])]
+                    bad |= a | b | cc | d
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(cc) << 6 | UInt32(d)
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16); out[o + 1] = UInt8(truncatingIfNeeded: v >> 8); out[o + 2] = UInt8(truncatingIfNeeded: v)
+                    o += 3; i += 4
                 }
+                // The last quad, with its padding: the pad bits of "xx==" and "xxx=" must be zero.
+                let a = t[Int(c[i])], b = t[Int(c[i + 1])]
+                let cc = pad == 2 ? 0 : t[Int(c[i + 2])], d = pad >= 1 ? 0 : t[Int(c[i + 3])]
+                bad |= a | b | cc | d
+                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(cc) << 6 | UInt32(d)
+                out[o] = UInt8(truncatingIfNeeded: v >> 16); o += 1
+                if pad == 2 { valid = v & 0xFFFF == 0 } else {
+                    out[o] = UInt8(truncatingIfNeeded: v >> 8); o += 1
+                    if pad == 1 { valid = v & 0xFF == 0 } else { out[o] = UInt8(truncatingIfNeeded: v); o += 1 }
+                }
+                valid = valid && bad < 64
+                initialized = o
             }
-            i += 4
         }
-        return out
+        return valid ? out : nil
     }
 
     /// The value of each byte in the standard alphabet, 0xFF for anything else ("=" included: padding

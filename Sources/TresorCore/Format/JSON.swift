@@ -22,7 +22,8 @@ public enum JSONValue: Equatable, Sendable {
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
     /// The value as a non-negative integer, if it is a plain integer literal.
     public var uint64Value: UInt64? {
-        if case .number(let n) = self, n.allSatisfy(\.isASCII), n.allSatisfy(\.isNumber) { return UInt64(n) }
+        // Digits only, by byte (an ASCII character that is a number is one of 0–9); too large is nil.
+        if case .number(let n) = self, n.utf8.allSatisfy({ $0 &- 0x30 <= 9 }) { return UInt64(n) }
         return nil
     }
     public static func integer<T: BinaryInteger>(_ n: T) -> JSONValue { .number(String(n)) }
@@ -293,23 +294,33 @@ private struct JSONParser {
 
     mutating func object(depth: Int, place: PayloadPlace) throws -> JSONValue {
         i += 1
-        var o: [String: JSONValue] = [:]
         skipWhitespace()
-        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
+        // The members in order, then the dictionary made once (each name hashed once, the table sized once); a
+        // name given twice is found among the names so far, by comparing them while they are few.
+        var keys: [String] = [], values: [JSONValue] = []
+        var seen: Set<String> = []
         while true {
             skipWhitespace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw error(.expectedKey) }
             let k = try string()
-            guard o[k] == nil else { throw error(.duplicateKey(k)) }
+            if keys.count < 16 {
+                guard !keys.contains(k) else { throw error(.duplicateKey(k)) }
+                if keys.count == 15 { seen = Set(keys + [k]) }
+            } else {
+                guard seen.insert(k).inserted else { throw error(.duplicateKey(k)) }
+            }
             skipWhitespace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error(.expectedColon) }
             i += 1
             skipWhitespace()
-            o[k] = try value(depth: depth + 1, place: place.child(key: k))
+            let v = try value(depth: depth + 1, place: place.child(key: k))
+            keys.append(k)
+            values.append(v)
             skipWhitespace()
             guard i < b.count else { throw error(.unexpectedEnd) }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+            if b[i] == UInt8(ascii: "}") { i += 1; return .object(Dictionary(uniqueKeysWithValues: zip(keys, values))) }
             throw error(.expectedCommaOrBrace)
         }
     }
@@ -376,7 +387,10 @@ private struct JSONParser {
         // Fast path: most strings (base64, names) have no escapes; take them in one slice.
         let start = i
         var high: UInt8 = 0
-        while i < b.count, b[i] != 0x22, b[i] != 0x5C, b[i] >= 0x20 { high |= b[i]; i += 1 }
+        // (A local index: the parser's own would be stored back at every byte.)
+        var j = i
+        while j < b.count, b[j] != 0x22, b[j] != 0x5C, b[j] >= 0x20 { high |= b[j]; j += 1 }
+        i = j
         if i < b.count, b[i] == 0x22 {
             let part = UnsafeRawBufferPointer(rebasing: b[start..<i])
             // ASCII is valid UTF-8 as it is (the generic validation of a slice cost a tenth of reading an envelope).

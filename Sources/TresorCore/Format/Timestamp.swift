@@ -39,20 +39,29 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
     /// Parses exactly the text form; nil otherwise.
     public init?(parsing s: String) {
-        let b = Array(s.utf8)
+        var s = s
+        guard let ms = s.withUTF8({ Self.milliseconds(UnsafeRawBufferPointer($0)) }) else { return nil }
+        milliseconds = ms
+    }
+
+    /// The time the text form `b` names, if `b` is exactly that form: what formatting it gives back `b`, so a day
+    /// past its month's end (which `days` would carry into the next month) is refused. Without a copy of the text
+    /// or a formatted one to compare (every entry read parses several).
+    static func milliseconds(_ b: UnsafeRawBufferPointer) -> Int64? {
         guard b.count == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
               b[19] == 0x2E, b[23] == 0x5A else { return nil }
-        func num(_ r: Range<Int>) -> Int32? {
+        func num(_ from: Int, _ to: Int) -> Int32? {
             var v: Int32 = 0
-            for i in r { guard (0x30...0x39).contains(b[i]) else { return nil }; v = v * 10 + Int32(b[i] - 0x30) }
+            for i in from..<to { let d = b[i] &- 0x30; guard d <= 9 else { return nil }; v = v * 10 + Int32(d) }
             return v
         }
-        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13),
-              let mi = num(14..<16), let se = num(17..<19), let ms = num(20..<23),
+        guard let y = num(0, 4), let mo = num(5, 7), let d = num(8, 10), let h = num(11, 13),
+              let mi = num(14, 16), let se = num(17, 19), let ms = num(20, 23),
               (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 60 else { return nil }
-        let secs = Self.days(year: Int64(y), month: Int64(mo), day: Int64(d)) * 86_400 + Int64(h) * 3600 + Int64(mi) * 60 + Int64(se)
-        self.milliseconds = secs * 1000 + Int64(ms)
-        guard description.utf8.elementsEqual(b) else { return nil }
+        let days = Self.days(year: Int64(y), month: Int64(mo), day: Int64(d))
+        let back = civil(secondsSinceEpoch: days * 86_400)
+        guard back.tm_year + 1900 == y, back.tm_mon + 1 == mo, back.tm_mday == d else { return nil }
+        return (days * 86_400 + Int64(h) * 3600 + Int64(mi) * 60 + Int64(se)) * 1000 + Int64(ms)
     }
 
     // Proleptic Gregorian calendar in UTC by arithmetic (the days-from-civil algorithms of H. Hinnant), as
