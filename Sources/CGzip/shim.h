@@ -12,11 +12,14 @@ static inline int tresor_deflate_init_gzip(z_stream *s) {
     return deflateInit2(s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 }
 // deflateInit2 for a git object of `size` bytes (a zlib stream, as git reads them): the window and the hash table
-// no larger than the object needs, so that a small object does not pay for clearing zlib's default 64 KiB table.
-static inline int tresor_deflate_init_object(z_stream *s, int level, unsigned long size) {
+// no larger than the object needs, so that a small object does not pay for clearing zlib's default 64 KiB table;
+// `strategy` Z_HUFFMAN_ONLY codes bytes without looking for repeated strings.
+static inline int tresor_deflate_init_object(z_stream *s, int level, unsigned long size, int strategy) {
     int bits = 9;
     while (bits < MAX_WBITS && (1UL << bits) < size) bits++;
-    int mem = bits - 7 < 1 ? 1 : (bits - 7 > 8 ? 8 : bits - 7);
-    return deflateInit2(s, level, Z_DEFLATED, bits, mem, Z_DEFAULT_STRATEGY);
+    // memLevel sets both the hash table (2^(mem+7) slots) and how many symbols a block holds (2^(mem+6) - 1): one
+    // block for the whole object, as zlib's default would make it, each block costing a Huffman tree.
+    int mem = bits - 5 > 8 ? 8 : bits - 5;
+    return deflateInit2(s, level, Z_DEFLATED, bits, mem, strategy);
 }
 #endif

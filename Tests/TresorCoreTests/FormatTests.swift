@@ -27,6 +27,17 @@ final class Base64Tests: XCTestCase {
         for s in bad { XCTAssertNil(Base64.decodeCanonical(s), s) }
     }
 
+    /// The table encoder for public bytes writes what libsodium's writes, for every length up to 100 and random bytes.
+    func testThePublicEncoderWritesWhatLibsodiumWrites() {
+        var rng = SplitMix64(seed: 0xE64)
+        for n in 0...100 {
+            for _ in 0..<20 {
+                let b = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                XCTAssertEqual(Base64.encodePublic(b), Base64.encode(b), "\(b)")
+            }
+        }
+    }
+
     /// Random texts over the alphabet, its padding and a few bytes outside it: a text decodes exactly when
     /// Foundation's decoder reads it and encoding what it read gives the text back, and then to the same bytes.
     func testTextsDecodeExactlyWhenTheyAreCanonical() {

@@ -84,6 +84,15 @@ final class JSONTests: XCTestCase {
         // Canonically equivalent names (NFC "é" and NFD "e" + U+0301) are the same name (§1.3).
         assertRejects("{\"\u{E9}\":1,\"e\u{301}\":2}")
         XCTAssertNoThrow(try parse(#"{"a":1,"A":2}"#))
+        // Past the sixteenth member too (names are then kept in a set), and just at it.
+        let many = (0..<20).map { "\"k\($0)\":\($0)" }
+        XCTAssertNoThrow(try parse("{" + many.joined(separator: ",") + "}"))
+        for (at, again) in [(15, 3), (16, 0), (19, 15), (19, 18)] {
+            var members = many
+            members[at] = "\"k\(again)\":0"
+            assertRejects(Array(("{" + members.joined(separator: ",") + "}").utf8), "member \(at) repeats \(again)")
+        }
+        assertRejects("{" + many.joined(separator: ",") + ",\"\u{E9}\":1,\"e\u{301}\":2}")
     }
 
     func testNestingDepthLimitIs64Values() throws {

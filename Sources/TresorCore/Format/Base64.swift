@@ -6,7 +6,36 @@ import Foundation
 #endif
 
 package enum Base64 {
+    /// Any bytes, secret ones too: libsodium's encoder, which runs in constant time.
     package static func encode(_ bytes: [UInt8]) -> String { Sodium.base64Encode(bytes) }
+
+    /// Public bytes only (an entry's nonce and ciphertext): a table encoder, whose memory accesses depend on the
+    /// bytes. The same text as `encode`, at a tenth of its cost (it was a fortieth of a rekey).
+    package static func encodePublic(_ bytes: [UInt8]) -> String {
+        let count = (bytes.count + 2) / 3 * 4
+        return bytes.withUnsafeBufferPointer { b in
+            String(unsafeUninitializedCapacity: count) { out in
+                symbols.withUnsafeBufferPointer { t in
+                    var i = 0, o = 0
+                    while i + 3 <= b.count {
+                        let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
+                        out[o] = t[Int(v >> 18)]; out[o + 1] = t[Int(v >> 12 & 63)]; out[o + 2] = t[Int(v >> 6 & 63)]; out[o + 3] = t[Int(v & 63)]
+                        i += 3; o += 4
+                    }
+                    if i < b.count {
+                        let two = i + 1 < b.count
+                        let v = UInt32(b[i]) << 16 | (two ? UInt32(b[i + 1]) << 8 : 0)
+                        out[o] = t[Int(v >> 18)]; out[o + 1] = t[Int(v >> 12 & 63)]
+                        out[o + 2] = two ? t[Int(v >> 6 & 63)] : 0x3D; out[o + 3] = 0x3D
+                        o += 4
+                    }
+                    return o
+                }
+            }
+        }
+    }
+
+    private static let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Decodes `text`, refusing anything that does not re-encode to exactly the same text
     /// (missing padding, non-zero pad bits, white space, the URL alphabet). A table decoder: what it
@@ -58,7 +87,7 @@ package enum Base64 {
     /// is handled by position).
     private static let table: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
-        for (v, ch) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() { t[Int(ch)] = UInt8(v) }
+        for (v, ch) in symbols.enumerated() { t[Int(ch)] = UInt8(v) }
         return t
     }()
 }

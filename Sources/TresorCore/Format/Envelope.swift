@@ -21,14 +21,14 @@ package struct Envelope: Equatable, Sendable {
 
     /// AEAD additional data: `"tresor-entry" 0x00 version 0x00 id 0x00 nonce-base64`, ASCII.
     package var associatedData: [UInt8] {
-        Array("tresor-entry\u{0}\(version)\u{0}\(id)\u{0}\(Base64.encode(nonce))".utf8)
+        Array("tresor-entry\u{0}\(version)\u{0}\(id)\u{0}\(Base64.encodePublic(nonce))".utf8)
     }
 
     /// File bytes: canonical JSON followed by one newline.
     package func serialized() -> [UInt8] {
         JSONValue.object([
             "version": .integer(version), "id": .string(id),
-            "nonce": .string(Base64.encode(nonce)), "ciphertext": .string(Base64.encode(ciphertext)),
+            "nonce": .string(Base64.encodePublic(nonce)), "ciphertext": .string(Base64.encodePublic(ciphertext)),
         ]).canonicalBytes() + [0x0A]
     }
 

@@ -298,15 +298,16 @@ private struct JSONParser {
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
         // The members in order, then the dictionary made once (each name hashed once, the table sized once); a
         // name given twice is found among the names so far, by comparing them while they are few.
-        var keys: [String] = [], values: [JSONValue] = []
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
         var seen: Set<String> = []
         while true {
             skipWhitespace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw error(.expectedKey) }
             let k = try string()
-            if keys.count < 16 {
-                guard !keys.contains(k) else { throw error(.duplicateKey(k)) }
-                if keys.count == 15 { seen = Set(keys + [k]) }
+            if members.count < 16 {
+                guard !members.contains(where: { $0.key == k }) else { throw error(.duplicateKey(k)) }
+                if members.count == 15 { seen = Set(members.map(\.key) + [k]) }
             } else {
                 guard seen.insert(k).inserted else { throw error(.duplicateKey(k)) }
             }
@@ -314,13 +315,11 @@ private struct JSONParser {
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw error(.expectedColon) }
             i += 1
             skipWhitespace()
-            let v = try value(depth: depth + 1, place: place.child(key: k))
-            keys.append(k)
-            values.append(v)
+            members.append((k, try value(depth: depth + 1, place: place.child(key: k))))
             skipWhitespace()
             guard i < b.count else { throw error(.unexpectedEnd) }
             if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            if b[i] == UInt8(ascii: "}") { i += 1; return .object(Dictionary(uniqueKeysWithValues: zip(keys, values))) }
+            if b[i] == UInt8(ascii: "}") { i += 1; return .object(Dictionary(uniqueKeysWithValues: members)) }
             throw error(.expectedCommaOrBrace)
         }
     }
