@@ -156,7 +156,7 @@ extension Vault {
         let repo = txn.repo
         var changes: [GitTreeChange] = []
         var contents: [String: (blob: String, bytes: [UInt8])] = [:]
-        for (path, bytes) in txn.staged.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+        for (path, bytes) in txn.staged.sorted(by: { EntryPath.precedes($0.key, $1.key) }) {
             if Failpoint.fails("enospc-objects") { throw VaultError.io(path: root + "/.git/objects", errno: ENOSPC) }
             if let bytes {
                 let blob = try Vault.git { try repo.writeBlob(bytes) }
@@ -274,8 +274,9 @@ extension Vault {
     /// would make a write land outside the vault, nor a file.
     func checkWorkTreeFolders(of path: String) throws {
         var folder = ""
-        for part in path.split(separator: "/").dropLast() {
-            folder = folder.isEmpty ? String(part) : folder + "/" + part
+        for part in path.utf8.split(separator: 0x2F).dropLast() {
+            let name = String(decoding: part, as: UTF8.self)
+            folder = folder.isEmpty ? name : folder + "/" + name
             switch FileSystem.kind(root + "/" + folder) {
             case .directory: continue
             case .missing: return

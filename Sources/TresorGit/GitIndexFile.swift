@@ -301,6 +301,14 @@ final class GitIndexFile {
     }
 
     /// git's order of index entries of stage 0: by the bytes of their paths.
+    /// `a` before `b` in the order of their UTF-8 bytes (git's order of paths), by `memcmp`: the standard library's
+    /// `lexicographicallyPrecedes` over two UTF-8 views went byte by byte through generic iterators (a rekey sorted
+    /// 10,000 paths with it at 130 M instructions).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in precedes(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+    }
+
     private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let common = min(a.count, b.count)
         let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)

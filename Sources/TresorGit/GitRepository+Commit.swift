@@ -59,7 +59,7 @@ extension GitRepository {
     }
 
     private func updatedTree(_ base: GitHandle, _ changes: [GitTreeChange]) throws -> String {
-        let sorted = try changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map { change -> (git_tree_update_t, git_oid, String) in
+        let sorted = try changes.sorted { GitIndexFile.precedes($0.path, $1.path) }.map { change -> (git_tree_update_t, git_oid, String) in
             let path = try Self.validated(change.path)
             switch change {
             case .put(_, let blob): return (GIT_TREE_UPDATE_UPSERT, try Self.oid(blob), path)
@@ -371,9 +371,19 @@ extension GitRepository {
 
     /// A relative path with `/` separators that stays inside the work tree.
     static func validated(_ path: String) throws -> String {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, !path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.lowercased() == ".git" }),
-              !path.contains("\0") else {
+        // By byte, as git reads a path: every `/` separates (a combining mark after one does not hide it), and
+        // `.git` in any case of its ASCII letters (no other character lowercases to one of them).
+        func componentIsBad(_ c: Substring.UTF8View) -> Bool {
+            switch c.count {
+            case 0: return true
+            case 1, 2: return c.allSatisfy { $0 == 0x2E }
+            case 4: return c.first == 0x2E && zip(c.dropFirst(), [0x67, 0x69, 0x74] as [UInt8]).allSatisfy { $0 | 0x20 == $1 }
+            default: return false
+            }
+        }
+        let u = path.utf8
+        guard !u.isEmpty, u.first != 0x2F, !u.contains(0),
+              !u.split(separator: 0x2F, omittingEmptySubsequences: false).contains(where: componentIsBad) else {
             throw GitError.invalidPath(path)
         }
         return path

@@ -149,7 +149,7 @@ extension GitRepository {
                 default: continue
                 }
             }
-            return changes.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            return changes.sorted { GitIndexFile.precedes($0.path, $1.path) }
         }
     }
 

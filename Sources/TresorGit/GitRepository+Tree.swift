@@ -64,7 +64,7 @@ extension GitRepository {
                 .readTree(context)
             )
         }
-        return collector.entries.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return collector.entries.sorted { GitIndexFile.precedes($0.path, $1.path) }
     }
 
     /// The names directly inside folder `folder` ("" for the root) of commit `rev`, each with whether it

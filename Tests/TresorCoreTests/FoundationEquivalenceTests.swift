@@ -119,6 +119,13 @@ final class FoundationEquivalenceTests: XCTestCase {
             XCTAssertEqual(PathName.expandingTilde(p), (p as NSString).expandingTildeInPath, p)
             for c in ["", "x", "x/y", "/x"] { XCTAssertEqual(PathName.appending(p, c), (p as NSString).appendingPathComponent(c), "\(p) + \(c)") }
         }
+        // A combining mark after a slash makes one Character of the two, but the slash still separates, for the kernel
+        // as for Darwin's NSString (by UTF-16 unit); swift-corelibs-foundation's NSString goes by Character there.
+        for (p, last, parent) in [("a/\u{301}b", "\u{301}b", "a"), ("/a//\u{301}b/", "\u{301}b", "/a"), ("x/../\u{301}y", "\u{301}y", "x/.."),
+                                  ("\u{301}/b", "b", "\u{301}"), ("a/\u{301}/", "\u{301}", "a")] {
+            XCTAssertEqual(PathName.last(p).unicodeScalars.map(\.value), last.unicodeScalars.map(\.value), p)
+            XCTAssertEqual(PathName.deletingLast(p).unicodeScalars.map(\.value), parent.unicodeScalars.map(\.value), p)
+        }
         // "~" is the password database's home directory, also when HOME says otherwise.
         let home = getenv("HOME").map { String(cString: $0) }
         setenv("HOME", "/tmp/elsewhere", 1)

@@ -91,7 +91,10 @@ final class GitRepositoryTests: XCTestCase {
         let temp = try TempDir()
         let repo = try GitRepository.create(at: temp.sub("repo"))
         try write("secret", to: "outside", in: temp.path)
-        for bad in ["../outside", "/etc/passwd", "a//b", "./a", ""] {
+        // Also where a combining mark after a slash makes one Character of "/" and the mark (git reads bytes), and
+        // ".git" in another case.
+        for bad in ["../outside", "/etc/passwd", "a//b", "./a", "", "a/", "a/../\u{301}b", "x/.\u{301}/../../outside", ".GiT/config",
+                    "a/.gIt", "a\u{0}b"] {
             assertGitError(.invalidPath(bad), try repo.commit(message: "bad", adding: [bad]))
         }
         assertGitError(.fileNotFound(path: "missing"), try repo.commit(message: "bad", adding: ["missing"]))

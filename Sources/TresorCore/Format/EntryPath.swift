@@ -189,7 +189,7 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `a < b` as a memcmp of the UTF-8 bytes (the same order; the standard library's comparison first checks
     /// both strings' NFC flags and small-string forms, which sorting 10,000 paths paid ~130,000 times).
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         let order = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y -> Bool in
                 let n = min(x.count, y.count)

@@ -187,7 +187,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            let keys = o.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let keys = o.keys.sorted(by: EntryPath.precedes)
             for (i, k) in keys.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(k, into: &out)

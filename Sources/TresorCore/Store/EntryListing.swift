@@ -79,7 +79,7 @@ private struct ListingWalk {
 
     func listing() -> EntryListing {
         var listing = EntryListing(bytes: paths.take(), starts: starts)
-        listing.problems = problems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+        listing.problems = problems.sorted { EntryPath.precedes($0.file, $1.file) }
         return listing
     }
 

@@ -424,8 +424,8 @@ package enum FileSystem {
     /// Creates `dir` and missing parents below `root` with mode 0700, refusing links on the way.
     package static func makeDirectories(_ relative: String, under root: String) throws {
         var current = root
-        for part in relative.split(separator: "/") {
-            current += "/" + part
+        for part in relative.utf8.split(separator: 0x2F) {
+            current += "/" + String(decoding: part, as: UTF8.self)
             switch kind(current) {
             case .directory: continue
             case .missing:

@@ -10,13 +10,15 @@ import Glibc
 #endif
 
 /// NSString's path methods (`lastPathComponent`, `deletingLastPathComponent`, `appendingPathComponent`,
-/// `expandingTildeInPath`, `standardizingPath`) with the same results, `/` the only separator.
+/// `expandingTildeInPath`, `standardizingPath`) with the same results, `/` the only separator: every `/` byte, as
+/// the kernel reads a path.
 package enum PathName {
     /// NSString's `lastPathComponent`: `"/a/b/"` → `"b"`, `"/"` → `"/"`, `"a"` → `"a"`, `""` → `""`.
     package static func last(_ path: String) -> String {
         let fixed = fixingSlashes(path)
-        guard fixed.count > 1 else { return fixed }
-        return String(fixed[startOfLast(fixed)...])
+        guard fixed.utf8.count > 1 else { return fixed }
+        let start = startOfLast(fixed)
+        return start == 0 ? fixed : String(decoding: fixed.utf8.dropFirst(start), as: UTF8.self)
     }
 
     /// NSString's `deletingLastPathComponent`: `"/a/b"` → `"/a"`, `"/a"` → `"/"`, `"a"` → `""`, `"/"` → `"/"`.
@@ -24,9 +26,9 @@ package enum PathName {
         let fixed = fixingSlashes(path)
         if fixed == "/" || fixed.isEmpty { return fixed }
         let start = startOfLast(fixed)
-        if start == fixed.startIndex { return "" }
-        if start == fixed.index(after: fixed.startIndex) { return "/" }
-        return String(fixed[..<fixed.index(before: start)])
+        if start == 0 { return "" }
+        if start == 1 { return "/" }
+        return String(decoding: fixed.utf8.prefix(start - 1), as: UTF8.self)
     }
 
     /// NSString's `appendingPathComponent`: one `/` between the two unless either is empty or `path` ends in one.
@@ -117,32 +119,31 @@ package enum PathName {
         return home
     }
 
-    /// Runs of `/` made one, and a trailing `/` removed (`"/"` stays).
+    /// Runs of `/` made one, and a trailing `/` removed (`"/"` stays). By byte, as NSString goes by UTF-16 unit: a
+    /// `/` is a separator whatever follows it (a combining mark after it makes one `Character` of the two).
     static func fixingSlashes(_ path: String) -> String {
         if path == "/" { return path }
-        var out = ""
-        out.reserveCapacity(path.utf8.count)
-        var lastWasSlash = false
-        for c in path {
-            if c == "/" { if lastWasSlash { continue }; lastWasSlash = true } else { lastWasSlash = false }
-            out.append(c)
-        }
-        if out.hasSuffix("/") { out.removeLast() }
-        return out
+        let u = path.utf8
+        // Most paths have neither a doubled nor a trailing slash: those are returned as they are.
+        var previous: UInt8 = 0, doubled = false
+        for b in u { if b == 0x2F && previous == 0x2F { doubled = true; break }; previous = b }
+        if !doubled && u.last != 0x2F { return path }
+        var out: [UInt8] = []
+        out.reserveCapacity(u.count)
+        for b in u where !(b == 0x2F && out.last == 0x2F) { out.append(b) }
+        if out.last == 0x2F { out.removeLast() }
+        // (Dropping ASCII bytes leaves UTF-8 valid.)
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func strippingTrailingSlash(_ path: String) -> String {
         path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
-    /// The index after the last `/` of a path without a trailing one.
-    static func startOfLast(_ fixed: String) -> String.Index {
-        var i = fixed.endIndex
-        while i > fixed.startIndex {
-            let before = fixed.index(before: i)
-            if fixed[before] == "/" { break }
-            i = before
-        }
-        return i
+    /// The UTF-8 offset after the last `/` of a path without a trailing one (0 when it has none).
+    static func startOfLast(_ fixed: String) -> Int {
+        let u = fixed.utf8
+        guard let slash = u.lastIndex(of: 0x2F) else { return 0 }
+        return u.distance(from: u.startIndex, to: slash) + 1
     }
 }

@@ -66,7 +66,7 @@ package struct SearchCache: Sendable {
             var at = 0
             func put(_ bytes: some Collection<UInt8>) { for b in bytes { out[at] = b; at += 1 } }
             func le<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { put($0) } }
-            for r in records.sorted(by: { $0.filePath.utf8.lexicographicallyPrecedes($1.filePath.utf8) }) {
+            for r in records.sorted(by: { EntryPath.precedes($0.filePath, $1.filePath) }) {
                 le(UInt16(r.filePath.utf8.count)); put(r.filePath.utf8)
                 put(r.blobID)
                 le(r.size); le(r.modified); le(r.changed); le(r.inode)
