@@ -16,10 +16,11 @@ static inline int tresor_deflate_init_gzip(z_stream *s) {
 // `strategy` Z_HUFFMAN_ONLY codes bytes without looking for repeated strings.
 static inline int tresor_deflate_init_object(z_stream *s, int level, unsigned long size, int strategy) {
     int bits = 9;
-    while (bits < MAX_WBITS && (1UL << bits) < size) bits++;
-    // memLevel sets both the hash table (2^(mem+7) slots) and how many symbols a block holds (2^(mem+6) - 1): one
-    // block for the whole object, as zlib's default would make it, each block costing a Huffman tree.
-    int mem = bits - 5 > 8 ? 8 : bits - 5;
+    while (bits < MAX_WBITS && (1UL << bits) <= size) bits++;
+    // memLevel sets both the hash table (2^(mem+7) slots, cleared for each object) and how many symbols a block
+    // holds (2^(mem+6) - 1): one block for the whole object, as zlib's default would make it, each block costing a
+    // Huffman tree.
+    int mem = bits - 6 > 8 ? 8 : bits - 6;
     return deflateInit2(s, level, Z_DEFLATED, bits, mem, strategy);
 }
 #endif

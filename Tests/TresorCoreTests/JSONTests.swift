@@ -77,6 +77,28 @@ final class JSONTests: XCTestCase {
         assertRejects([0x22, 0x00, 0x22], "raw NUL in a string")
     }
 
+    /// Strings of every length with a quote, a backslash, a control character or a non-ASCII letter at every place
+    /// (the parser scans eight bytes at a time): what the serializer writes parses back, and a raw control character
+    /// anywhere is refused.
+    func testStringsReadBackWhateverSitsWhereInThem() throws {
+        for length in 0..<26 {
+            for at in 0..<max(length, 1) {
+                for special in ["\"", "\\", "\n", "\u{1}", "é", "\u{7F}", "/"] {
+                    var chars = Array(repeating: "a", count: length)
+                    if length > 0 { chars[at] = special }
+                    let text = chars.joined()
+                    let bytes = JSONValue.string(text).canonicalBytes()
+                    XCTAssertEqual(try JSONValue.parse(bytes), .string(text), text)
+                    if length > 0 {
+                        var raw = Array("\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array("\"".utf8)
+                        raw[1 + at] = 0x1F
+                        assertRejects(raw, "a raw control character at \(at) of \(length)")
+                    }
+                }
+            }
+        }
+    }
+
     func testDuplicateKeysAreRejected() {
         assertRejects(#"{"a":1,"a":1}"#)
         assertRejects(#"{"a":1,"b":{"c":1,"c":2}}"#)

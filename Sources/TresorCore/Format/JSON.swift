@@ -386,8 +386,21 @@ private struct JSONParser {
         // Fast path: most strings (base64, names) have no escapes; take them in one slice.
         let start = i
         var high: UInt8 = 0
-        // (A local index: the parser's own would be stored back at every byte.)
+        // (A local index: the parser's own would be stored back at every byte.) Eight bytes at a time while none is
+        // a quote, a backslash or a control character (each test says whether any byte of the word is one, exactly:
+        // (x - 0x01…) & ~x & 0x80… is non-zero when a byte of x is zero, and x - 0x20… in place of x - 0x01… when
+        // one is below 0x20); then byte by byte to the end.
         var j = i
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var wide: UInt64 = 0
+        while j &+ 8 <= b.count {
+            let w = b.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+            let q = w ^ (ones &* 0x22), s = w ^ (ones &* 0x5C)
+            if ((q &- ones) & ~q | (s &- ones) & ~s | (w &- ones &* 0x20) & ~w) & highs != 0 { break }
+            wide |= w
+            j &+= 8
+        }
+        if wide & highs != 0 { high = 0x80 }
         while j < b.count, b[j] != 0x22, b[j] != 0x5C, b[j] >= 0x20 { high |= b[j]; j += 1 }
         i = j
         if i < b.count, b[i] == 0x22 {
