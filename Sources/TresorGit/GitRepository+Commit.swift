@@ -317,8 +317,11 @@ extension GitRepository {
         }
     }
 
-    /// The blob id git would give the file at `path` (absolute), without storing it.
-    package func hashFile(_ path: String) throws -> String {
+    /// The blob id git would give the file at `path` (absolute), without storing it; a symbolic link there is an
+    /// error (`ELOOP`), as is a file whose size changes while it is read (`EAGAIN`). A file of up to `inMemoryUpTo`
+    /// bytes (every file of a vault) is read whole and hashed by OpenSSL; a larger one by libgit2, in pieces.
+    package func hashFile(_ path: String, inMemoryUpTo limit: Int = 16 << 20) throws -> String {
+        if let id = try PackFileWriter.blobID(ofFile: path, upTo: limit) { return id.hex }
         var id = git_oid()
         try check(git_odb_hashfile(&id, path, GIT_OBJECT_BLOB), .hashFile(path: path))
         return id.hex

@@ -1,6 +1,7 @@
 // Tests for creating and opening repositories, committing, and reading files back, checked with real git.
 import Foundation
 import XCTest
+import TestSupport
 @testable import TresorGit
 
 final class GitRepositoryTests: XCTestCase {
@@ -122,6 +123,30 @@ final class GitRepositoryTests: XCTestCase {
         XCTAssertNil(try repo.blob(at: "HEAD", path: "e"), "a directory is not a file")
         assertGitError(.unknownRevision("HEAD~9"), try repo.blob(at: "HEAD~9", path: "e/f.json"))
         assertGitError(.unknownRevision("nonsense"), try repo.blob(at: "nonsense", path: "e/f.json"))
+    }
+
+    /// A file's blob id is what git's own `hash-object` says, read whole or (above the limit) by libgit2; a symbolic
+    /// link, a folder and a missing file are errors naming the file.
+    func testAFileHashesAsGitSaysAndALinkIsRefused() throws {
+        let temp = try TempDir()
+        let repo = try GitRepository.create(at: temp.sub("repo"))
+        var rng = SplitMix64(seed: 0x4A5)
+        for size in [0, 1, 100, 65_535, 65_536, 65_537, 200_000] {
+            let path = temp.sub("repo/f\(size)")
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            let expected = try git("hash-object", "--no-filters", path)
+            XCTAssertEqual(try repo.hashFile(path), expected, "\(size) bytes")
+            XCTAssertEqual(try repo.hashFile(path, inMemoryUpTo: size / 2), expected, "\(size) bytes, by libgit2")
+        }
+        try FileManager.default.createSymbolicLink(atPath: temp.sub("repo/link"), withDestinationPath: temp.sub("repo/f100"))
+        try FileManager.default.createDirectory(atPath: temp.sub("repo/dir"), withIntermediateDirectories: true)
+        for name in ["link", "dir", "missing"] {
+            XCTAssertThrowsError(try repo.hashFile(temp.sub("repo/" + name)), name) { error in
+                guard case .system(_, .hashFile(let path))? = error as? GitError else { return XCTFail("\(error)") }
+                XCTAssertEqual(path, temp.sub("repo/" + name))
+            }
+        }
     }
 
     func testConfigAndDefaultSignature() throws {
