@@ -300,7 +300,6 @@ final class GitIndexFile {
         return indexSeconds < seconds || (indexSeconds == seconds && UInt32(truncatingIfNeeded: written.tv_nsec) <= nanoseconds)
     }
 
-    /// git's order of index entries of stage 0: by the bytes of their paths.
     /// `a` before `b` in the order of their UTF-8 bytes (git's order of paths), by `memcmp`: the standard library's
     /// `lexicographicallyPrecedes` over two UTF-8 views went byte by byte through generic iterators (a rekey sorted
     /// 10,000 paths with it at 130 M instructions).
@@ -309,6 +308,7 @@ final class GitIndexFile {
         return a.withUTF8 { x in b.withUTF8 { y in precedes(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
     }
 
+    /// git's order of index entries of stage 0: by the bytes of their paths.
     private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let common = min(a.count, b.count)
         let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)

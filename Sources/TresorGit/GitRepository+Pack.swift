@@ -305,11 +305,10 @@ struct PackFileWriter {
         return header.withUnsafeBytes { h in data.withUnsafeBytes { d in try? sha1([h, d]) } }
     }
 
-    /// git's id of the blob the regular file at `path` would be: its header and content read into one buffer and
-    /// hashed with OpenSSL's SHA-1 at once (what the file says is checked by its own AEAD or MAC when it is read).
+    /// git's id of the blob the regular file at `path` would be (`objectID`, OpenSSL's SHA-1), the file read whole;
+    /// nil for a file larger than `limit` bytes.
     /// - Throws: `GitError.system` with `.hashFile`: a file that cannot be opened (a symbolic link: `ELOOP`) or read,
     ///   or whose size changes while it is read (`EAGAIN`).
-    /// nil for a file larger than `limit` bytes.
     static func blobID(ofFile path: String, upTo limit: Int) throws -> git_oid? {
         func failure(_ code: Int32) -> GitError { .system(errno: code, operation: .hashFile(path: path)) }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -320,12 +319,10 @@ struct PackFileWriter {
         guard st.st_mode & S_IFMT == S_IFREG else { throw failure(EINVAL) }
         let size = Int(st.st_size)
         guard size <= limit else { return nil }
-        let header = Array("blob \(size)".utf8) + [0]
         // One byte more than the file should hold, to see it grow.
         var readError: Int32 = 0
-        let object = [UInt8](unsafeUninitializedCapacity: header.count + size + 1) { buffer, initialized in
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[..<header.count]).initialize(from: header)
-            var at = header.count
+        let content = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            var at = 0
             while at < buffer.count {
                 let n = read(fd, buffer.baseAddress! + at, buffer.count - at)
                 if n < 0 { if errno == EINTR { continue }; readError = errno; break }
@@ -335,8 +332,8 @@ struct PackFileWriter {
             initialized = at
         }
         guard readError == 0 else { throw failure(readError) }
-        guard object.count == header.count + size else { throw failure(EAGAIN) }
-        guard let digest = try? sha1(object[...]) else { throw failure(ENOMEM) }
+        guard content.count == size else { throw failure(EAGAIN) }
+        guard let digest = objectID(type: GIT_OBJECT_BLOB, data: content) else { throw failure(ENOMEM) }
         var id = git_oid()
         withUnsafeMutableBytes(of: &id.id) { $0.copyBytes(from: digest) }
         return id
