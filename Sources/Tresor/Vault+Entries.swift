@@ -77,10 +77,10 @@ extension Vault {
             exact.append(String(text.dropLast(EntryPath.fileExtension.count)))
         }
         let t = text.lowercased()
-        let last = t.split(separator: "/").last.map(String.init) ?? t
+        let last = EntryPath.split(t).last ?? t
         let scored = all.compactMap { p -> (Int, String)? in
             let l = p.lowercased()
-            let name = l.split(separator: "/").last.map(String.init) ?? l
+            let name = EntryPath.split(l).last ?? l
             if name == last { return (0, p) }
             let d = min(Vault.editDistance(l, t), Vault.editDistance(name, last))
             if d <= (last.count >= 4 ? max(2, last.count / 3) : 1) { return (d, p) }

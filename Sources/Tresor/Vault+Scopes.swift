@@ -244,7 +244,7 @@ extension Vault {
         let oldCipher = try requireCipher()
         let (count, id, key) = try transaction { txn -> (Int, String, SecretBytes) in
             let current = try txn.header()
-            if let other = current.scopes.values.first(where: { $0 == folder.string || $0.hasPrefix(folder.string + "/") || folder.string.hasPrefix($0 + "/") }) {
+            if let other = current.scopes.values.first(where: { $0 == folder.string || EntryPath.isInside($0, folder: folder.string) || EntryPath.isInside(folder.string, folder: $0) }) {
                 throw VaultError.scopeNests(folder: folder.string, other: other)
             }
             let scope: ScopeHeader, key: SecretBytes, newHeader: VaultHeader
@@ -256,7 +256,7 @@ extension Vault {
             let keys = try ScopeKeys(key, epoch: 1)
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder.string + "/") {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath.isInside(file.path, folder: folder.string) {
                     guard let path = EntryPath(filePath: file.path) else { continue }
                     var entry: Entry
                     do { entry = try oldCipher.open(try Vault.git { try txn.repo.blob(id: file.id) }, expectedPath: path) }
@@ -333,7 +333,7 @@ extension Vault {
         let folder = try txn.header().scopes[id] ?? id
         var count = 0
         if let base = txn.base {
-            for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(folder + "/") && EntryPath(filePath: file.path) != nil {
+            for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath.isInside(file.path, folder: folder) && EntryPath(filePath: file.path) != nil {
                 let bytes = try txn.file(file.path) ?? Vault.git { try txn.repo.blob(id: file.id) }
                 do { txn.putFile(file.path, try new.cipher.reseal(bytes, from: old.cipher)) }
                 catch let e as CoreError { throw VaultError.entry(path: String(file.path.dropLast(EntryPath.fileExtension.count)), e) }
@@ -393,7 +393,7 @@ extension Vault {
             do { newHeader = try authenticator.authenticated(current.removingScope(id, change: txn.change)) } catch let e as CoreError { throw VaultError.header(e) }
             var count = 0
             if let base = txn.base {
-                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where file.path.hasPrefix(scopeFolder + "/") {
+                for file in try Vault.git({ try txn.repo.treeEntries(at: base) }) where EntryPath.isInside(file.path, folder: scopeFolder) {
                     guard let path = EntryPath(filePath: file.path) else { continue }
                     var entry: Entry
                     do { entry = try keys.cipher.open(try Vault.git { try txn.repo.blob(id: file.id) }, expectedPath: path) }

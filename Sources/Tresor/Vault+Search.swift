@@ -196,6 +196,6 @@ extension Vault {
     static func isBelow(_ filePath: String, prefix: String?) -> Bool {
         guard let prefix, !prefix.isEmpty else { return true }
         let p = prefix.nfc.trimming(ScalarSet(charactersIn: "/"))
-        return filePath.hasPrefix(p + "/") || filePath == p + EntryPath.fileExtension
+        return EntryPath.isInside(filePath, folder: p) || filePath == p + EntryPath.fileExtension
     }
 }

@@ -98,11 +98,13 @@ public final class VaultTransaction {
     /// The names in folder `folder` ("" for the root): the base commit's, with staged changes applied.
     func names(in folder: String) throws -> [String] {
         var names = Set(try base.map { rev in try Vault.git { try repo.folderNames(at: rev, folder: folder) }.map(\.name) } ?? [])
-        let prefix = folder.isEmpty ? "" : folder + "/"
-        for (path, change) in staged where path.hasPrefix(prefix) {
-            let rest = path.dropFirst(prefix.count)
-            let name = String(rest.split(separator: "/", maxSplits: 1).first ?? rest)
-            if change != nil { names.insert(name) } else if !rest.contains("/") { names.remove(name) }
+        // By component, not by `Character` (Spec/FORMAT.md §4.2).
+        let prefix = folder.isEmpty ? [] : EntryPath.split(folder)
+        for (path, change) in staged {
+            let parts = EntryPath.split(path)
+            guard parts.count > prefix.count, parts.starts(with: prefix) else { continue }
+            let name = parts[prefix.count]
+            if change != nil { names.insert(name) } else if parts.count == prefix.count + 1 { names.remove(name) }
         }
         return names.sorted()
     }

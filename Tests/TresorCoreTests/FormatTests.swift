@@ -60,6 +60,29 @@ final class Base64Tests: XCTestCase {
     }
 }
 
+/// "Inside a folder" is one rule, by byte: random paths over an alphabet with combining marks and slashes agree with
+/// the definition by components split at every `/` byte.
+final class PathInsideFolderTests: XCTestCase {
+    func testInsideAFolderIsByComponentsOfBytes() {
+        var rng = SplitMix64(seed: 0x1F5)
+        let pieces = ["a", "b", "/", "\u{301}", "é", "e\u{301}", "."]
+        func random() -> String { (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined() }
+        var inside = 0
+        for _ in 0..<20_000 {
+            let folder = random()
+            let path = Bool.random(using: &rng) ? folder + "/" + random() : random()
+            let (p, f) = (EntryPath.split(path), EntryPath.split(folder))
+            // (Components compared as bytes: `==` on strings would take "e\u{301}" for "é".)
+            let expected = p.count > f.count && p.prefix(f.count).map { Array($0.utf8) } == f.map { Array($0.utf8) }
+            XCTAssertEqual(EntryPath.isInside(path, folder: folder), expected, "\(Array(path.unicodeScalars)) in \(Array(folder.unicodeScalars))")
+            if expected { inside += 1 }
+        }
+        XCTAssertGreaterThan(inside, 2_000)
+        XCTAssertTrue(EntryPath.isInside("Zz/\u{301}b/e.json", folder: "Zz"), "a mark after the slash does not hide it")
+        XCTAssertFalse(EntryPath.isInside("Zz\u{301}/e.json", folder: "Zz"))
+    }
+}
+
 final class EntryPathTests: XCTestCase {
     func testGoodPaths() throws {
         let good: [(String, String)] = [

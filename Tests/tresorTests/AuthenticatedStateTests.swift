@@ -324,6 +324,29 @@ final class AuthenticatedStateTests: SyncTestCase {
         XCTAssertEqual(try on("B", "show", "Team/y", "--field", "notes").stdout, "still syncs\n")
     }
 
+    /// A combining mark right after a `/` makes one `Character` of the two: folders compared or split by `Character`
+    /// put such entries in the wrong domain, and a scope whose folder had one could not be cloned or synced by
+    /// another replica ("state-files"). Paths go by byte (Spec/FORMAT.md §4.2).
+    func testScopesWhosePathsHaveACombiningMarkAfterASlashSync() throws {
+        try setUpReplicas()
+        let marked = "Zz/\u{301}b"                         // a scope's folder with the mark in it
+        try on("A", "add", marked + "/e", "--password-stdin", stdin: "e\n")
+        try on("A", "add", "Yy/\u{301}c/f", "--password-stdin", stdin: "f\n")  // inside the scope "Yy"
+        try on("A", "add", "Yy/g", "--password-stdin", stdin: "g\n")
+        try on("A", "scope", "create", marked)
+        let yy = try on("A", "scope", "create", "Yy").stderr
+        XCTAssertTrue(yy.contains("2 entries re-encrypted"), yy)
+        try on("A", "sync")
+        try ok("clone", remote, replica("B"))
+        try on("B", "edit", marked + "/e", "--set", "notes=from B")
+        try on("B", "edit", "Yy/\u{301}c/f", "--set", "notes=from B")
+        try on("B", "sync")
+        try on("A", "sync")
+        XCTAssertEqual(try on("A", "show", marked + "/e", "--field", "notes").stdout, "from B\n")
+        XCTAssertEqual(try on("A", "show", "Yy/\u{301}c/f", "--field", "notes").stdout, "from B\n")
+        XCTAssertEqual(try contents("A"), try contents("B"))
+    }
+
     func testAScopeMemberRemovedAndTheScopeRemovedReachAnotherReplica() throws {
         try setUpReplicas()
         let c = try ok("identity", "new", dir + "/c-id").stdout.trimmingCharacters(in: .whitespacesAndNewlines)

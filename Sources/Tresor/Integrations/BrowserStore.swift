@@ -55,7 +55,7 @@ package enum BrowserStore {
         var out = Set<String>()
         for f in files {
             var prefix = ""
-            for part in f.split(separator: "/").dropLast() {
+            for part in EntryPath.split(f).dropLast() {
                 prefix += (prefix.isEmpty ? "" : "/") + part
                 out.insert(prefix)
             }

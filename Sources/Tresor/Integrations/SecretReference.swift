@@ -55,7 +55,7 @@ package struct SecretReference: Hashable, Sendable, CustomStringConvertible {
     package init(path: EntryPath, field: String) {
         self.path = path
         self.field = field
-        text = SecretReference.scheme + path.string.split(separator: "/").map { SecretReference.encode(String($0), slash: false) }
+        text = SecretReference.scheme + path.components.map { SecretReference.encode($0, slash: false) }
             .joined(separator: "/") + "/" + SecretReference.encode(field, slash: true)
     }
 

@@ -40,12 +40,12 @@ package enum DomainTree {
     package static func id(domain: String, scopes: [String: String], source: TreeSource) throws -> String {
         if domain == Domain.vault {
             var removed: [[String]] = [[EntryStore.metadataDirectory, "state"], [EntryStore.metadataDirectory, "scopes"]]
-            removed += scopes.values.map { $0.split(separator: "/").map(String.init) }
+            removed += scopes.values.map(EntryPath.split)
             return try build([], removed: removed, source: source) ?? treeID([])
         }
         guard let folder = scopes[domain] else { throw CoreError.malformed(.mismatch(.noSuchScope(domain))) }
         var entries: [RawTreeEntry] = []
-        let parts = folder.split(separator: "/").map(String.init)
+        let parts = EntryPath.split(folder)
         if let e = try source.entries(of: Array(parts.dropLast()))?.first(where: { $0.mode == 0o40000 && $0.name == Array(parts.last!.utf8) }) {
             entries.append(RawTreeEntry(name: Array("entries".utf8), mode: 0o40000, id: e.id))
         }
@@ -90,7 +90,7 @@ package final class FileMapTree: TreeSource {
 
     package init(_ blobs: [String: String]) {
         for (path, blob) in blobs {
-            let parts = path.split(separator: "/").map(String.init)
+            let parts = EntryPath.split(path)
             let folder = Array(parts.dropLast())
             files[folder, default: []].append(RawTreeEntry(name: Array(parts.last!.utf8), mode: 0o100644, id: blob))
             for i in 0..<folder.count { folders[Array(folder.prefix(i)), default: []].insert(folder[i]) }

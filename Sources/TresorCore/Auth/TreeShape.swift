@@ -23,7 +23,7 @@ package enum TreeShape {
             let path = item.path
             func refuse(_ rule: AcceptanceRule, _ finding: AcceptanceRefusal.Finding) -> AcceptanceRefusal { AcceptanceRefusal(rule, path: path, finding) }
             if let folder = refusedFolder {
-                guard path.hasPrefix(folder + "/") else { throw AcceptanceRefusal(.treeShape, path: folder, .nameGitRefuses(folder: nil)) }
+                guard EntryPath.isInside(path, folder: folder) else { throw AcceptanceRefusal(.treeShape, path: folder, .nameGitRefuses(folder: nil)) }
                 if item.mode != 0o40000 { throw refuse(.treeShape, .nameGitRefuses(folder: folder)) }
                 continue
             }
@@ -76,7 +76,7 @@ package enum TreeShape {
     static func isVaultFile(_ path: String) -> Bool {
         if path == ".gitattributes" || path == VaultHeader.relativePath { return true }
         if ScopeHeader.scopeID(ofPath: path) != nil || StateRecord.domain(ofPath: path) != nil { return true }
-        if path.hasPrefix(EntryStore.metadataDirectory + "/") { return false }
+        if EntryPath.isInside(path, folder: EntryStore.metadataDirectory) { return false }
         return EntryPath(filePath: path) != nil
     }
 }

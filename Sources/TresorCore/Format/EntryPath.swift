@@ -179,8 +179,18 @@ public struct EntryPath: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public var description: String { string }
 
-    /// Splits at the byte `/` (splitting valid UTF-8 at an ASCII byte leaves valid UTF-8).
-    static func split(_ s: String) -> [String] {
+    /// Whether `path` lies inside `folder` (a path below it, not the folder itself): its bytes start with the folder's
+    /// and a `/` (Spec/FORMAT.md §4.2: by byte; `String.hasPrefix(folder + "/")` compares `Character`s, and a
+    /// combining mark after the `/` makes it fail). Every "in this folder" question about vault paths asks this.
+    package static func isInside(_ path: String, folder: String) -> Bool {
+        let p = path.utf8, f = folder.utf8
+        guard p.count > f.count, p.starts(with: f) else { return false }
+        return p[p.index(p.startIndex, offsetBy: f.count)] == 0x2F
+    }
+
+    /// Splits at the byte `/` (splitting valid UTF-8 at an ASCII byte leaves valid UTF-8): how every vault path is
+    /// split (Spec/FORMAT.md §4.2), never at `Character`s, where a combining mark after a `/` hides it.
+    package static func split(_ s: String) -> [String] {
         s.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
     /// Byte order of the UTF-8. Paths are NFC, and Swift orders strings by the scalars of their NFC form,

@@ -95,7 +95,7 @@ package struct ScopeHeader: Equatable, Sendable {
 
     /// The scope id of a file path `.tresor/scopes/<id>.json`, if it is one.
     package static func scopeID(ofPath path: String) -> String? {
-        guard path.hasPrefix(directory + "/"), path.hasSuffix(".json") else { return nil }
+        guard EntryPath.isInside(path, folder: directory), path.hasSuffix(".json") else { return nil }
         let id = String(path.dropFirst(directory.count + 1).dropLast(5))
         return Envelope.isCanonicalUUID(id) ? id : nil
     }

@@ -41,7 +41,7 @@ package struct StateRecord: Equatable, Sendable {
 
     /// The domain of a path `.tresor/state/<domain>.json`, if it is one (`vault` or a lowercase UUID).
     package static func domain(ofPath path: String) -> String? {
-        guard path.hasPrefix(directory + "/"), path.hasSuffix(".json") else { return nil }
+        guard EntryPath.isInside(path, folder: directory), path.hasSuffix(".json") else { return nil }
         let d = String(path.dropFirst(directory.count + 1).dropLast(5))
         return d == Domain.vault || Envelope.isCanonicalUUID(d) ? d : nil
     }
@@ -51,7 +51,7 @@ package struct StateRecord: Equatable, Sendable {
         if domain(ofPath: path) != nil { return nil }
         if let s = ScopeHeader.scopeID(ofPath: path) { return s }
         if path.hasPrefix(".") { return Domain.vault }
-        for (id, folder) in scopes where path.hasPrefix(folder + "/") { return id }
+        for (id, folder) in scopes where EntryPath.isInside(path, folder: folder) { return id }
         return Domain.vault
     }
 

@@ -269,7 +269,7 @@ package struct VaultHeader: Equatable, Sendable {
 
     /// The id of the scope whose folder holds `path`, or nil when the vault key seals it (Spec/FORMAT.md §3.12.3).
     package func scope(containing path: EntryPath) -> String? {
-        scopes.first { path.string.hasPrefix($0.value + "/") }?.key
+        scopes.first { EntryPath.isInside(path.string, folder: $0.value) }?.key
     }
 
     /// The domain (Spec/FORMAT.md §11.2) of an entry path: `vault` or the id of the scope it lies in.
@@ -302,7 +302,7 @@ package struct VaultHeader: Equatable, Sendable {
         }
         let folders = Array(scopes.values)
         for (i, a) in folders.enumerated() {
-            for (j, b) in folders.enumerated() where i != j && (a == b || b.hasPrefix(a + "/")) {
+            for (j, b) in folders.enumerated() where i != j && (a == b || EntryPath.isInside(b, folder: a)) {
                 throw CoreError.malformed(.mismatch(.scopesNest(a, b)))
             }
         }

@@ -178,7 +178,7 @@ package enum HeaderJoin {
         var scopes: [String: String] = [:], dots: [String: Dot] = [:], folded: [String: String] = [:]
         for id in ranked {
             let folder = live[id]!.0
-            if let (keptID, keptFolder) = scopes.first(where: { $0.value == folder || $0.value.hasPrefix(folder + "/") || folder.hasPrefix($0.value + "/") }) {
+            if let (keptID, keptFolder) = scopes.first(where: { $0.value == folder || EntryPath.isInside($0.value, folder: folder) || EntryPath.isInside(folder, folder: $0.value) }) {
                 if keptFolder == folder { folded[id] = keptID }
                 continue
             }

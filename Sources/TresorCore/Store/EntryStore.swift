@@ -99,7 +99,7 @@ package struct EntryStore: Sendable {
 
     /// Whether a vault-relative path is a temporary file of an atomic write (`.NAME.tmp-XXXXXXXX`).
     package static func isTemporary(_ relative: String) -> Bool {
-        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        let name = EntryPath.split(relative).last ?? relative
         return name.hasPrefix(".") && name.contains(".tmp-")
     }
 

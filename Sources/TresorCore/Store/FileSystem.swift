@@ -440,7 +440,7 @@ package enum FileSystem {
     package static func removeFile(_ relative: String, under root: String) throws {
         let path = root + "/" + relative
         guard unlink(path) == 0 else { throw failure(.remove, path) }
-        var parts = relative.split(separator: "/").dropLast()
+        var parts = EntryPath.split(relative).dropLast()
         while !parts.isEmpty {
             let dir = root + "/" + parts.joined(separator: "/")
             if rmdir(dir) != 0 { break }

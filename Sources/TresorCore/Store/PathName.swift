@@ -89,8 +89,8 @@ package enum PathName {
         guard !path.isEmpty else { return [] }
         var out: [String] = []
         if path.hasPrefix("/") { out.append("/") }
-        out += path.split(separator: "/").map(String.init)
-        if path.count > 1, path.hasSuffix("/") { out.append("/") }
+        out += path.utf8.split(separator: 0x2F).map { String(decoding: $0, as: UTF8.self) }
+        if path.utf8.count > 1, path.utf8.last == 0x2F { out.append("/") }
         return out
     }
 
@@ -137,7 +137,7 @@ package enum PathName {
     }
 
     static func strippingTrailingSlash(_ path: String) -> String {
-        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        path.utf8.count > 1 && path.utf8.last == 0x2F ? String(decoding: path.utf8.dropLast(), as: UTF8.self) : path
     }
 
     /// The UTF-8 offset after the last `/` of a path without a trailing one (0 when it has none).

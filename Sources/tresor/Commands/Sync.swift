@@ -159,7 +159,7 @@ struct Clone: ParsableCommand, CommitsToGit {
     static func readable(_ paths: [EntryPath], in vault: Vault) -> Int {
         let scopes = (try? vault.scopes()) ?? []
         return paths.filter { p in
-            if let scope = scopes.first(where: { p.string.hasPrefix($0.folder + "/") }) { return scope.isHeld }
+            if let scope = scopes.first(where: { EntryPath.isInside(p.string, folder: $0.folder) }) { return scope.isHeld }
             return vault.holdsVaultKey
         }.count
     }
